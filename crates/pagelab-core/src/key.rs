@@ -1,0 +1,82 @@
+//! The engine's vocabulary for pages, disk locations and their owners.
+
+use std::fmt;
+
+/// A file known to the engine. Block traces use [`FileId::BLOCK_DEVICE`], a single pseudo-file whose
+/// page index is the LBN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+impl FileId {
+    pub const BLOCK_DEVICE: FileId = FileId(0);
+    /// Largest file id that packs into a [`PageKey`].
+    pub const MAX: u32 = (1 << PageKey::FILE_BITS) - 1;
+}
+
+/// A disk location in pages (page-sized logical block number).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lbn(pub u64);
+
+/// The owner of accesses and prefetches: a request handler in the simulator, an open file handle live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StreamId(pub u32);
+
+/// A cached page: `(file, index)` packed into one `u64` so that every table hashes and stores one word.
+/// The top [`PageKey::FILE_BITS`] bits hold the file, the rest the page index within the file.
+///
+/// Policies see keys as opaque `u64`s ([`PageKey::raw`]); object traces (whose ids are arbitrary 64-bit
+/// numbers) use [`PageKey::from_raw`] and never call [`PageKey::file`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PageKey(u64);
+
+impl PageKey {
+    pub const FILE_BITS: u32 = 24;
+    pub const INDEX_BITS: u32 = 64 - Self::FILE_BITS;
+    /// Largest page index that packs (2^40 pages = 4 PiB of 4 KiB pages per file).
+    pub const INDEX_MAX: u64 = (1 << Self::INDEX_BITS) - 1;
+
+    /// Caller guarantees `file.0 <= FileId::MAX` and `index <= PageKey::INDEX_MAX`.
+    pub fn new(file: FileId, index: u64) -> PageKey {
+        assert!(file.0 <= FileId::MAX, "file id {} does not fit in a PageKey", file.0);
+        assert!(index <= Self::INDEX_MAX, "page index {index} does not fit in a PageKey");
+        PageKey(((file.0 as u64) << Self::INDEX_BITS) | index)
+    }
+    pub const fn from_raw(raw: u64) -> PageKey {
+        PageKey(raw)
+    }
+    pub const fn raw(self) -> u64 {
+        self.0
+    }
+    pub const fn file(self) -> FileId {
+        FileId((self.0 >> Self::INDEX_BITS) as u32)
+    }
+    pub const fn index(self) -> u64 {
+        self.0 & Self::INDEX_MAX
+    }
+}
+
+impl fmt::Debug for PageKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PageKey({}:{})", self.file().0, self.index())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_key_round_trips() {
+        let k = PageKey::new(FileId(77), 123_456_789);
+        assert_eq!(k.file(), FileId(77));
+        assert_eq!(k.index(), 123_456_789);
+        let max = PageKey::new(FileId(FileId::MAX), PageKey::INDEX_MAX);
+        assert_eq!(max.raw(), u64::MAX);
+    }
+
+    #[test]
+    #[should_panic(expected = "does not fit")]
+    fn oversized_index_is_rejected() {
+        PageKey::new(FileId(1), PageKey::INDEX_MAX + 1);
+    }
+}

@@ -1,0 +1,28 @@
+//! pagelab-core: the engine of pagelab, taken out of the kernel.
+//!
+//! Everything here is a pure, deterministic state machine: no I/O, no threads, no clock, no randomness it
+//! does not own. Drivers (the simulator in `pagelab-sim`, the trace-driven tools in `pagelab-cli`, later a
+//! live FUSE driver) pass time in explicitly and carry out the decisions the engine returns.
+//!
+//! Layout (see `../shared/DESIGN.md`):
+//! - [`policy`]: replacement policies over resident, already-accessed pages, one file each, behind
+//!   [`policy::Replacement`].
+//! - [`cache`]: [`cache::KeyedCache`], a hit/miss cache of opaque 64-bit keys driven by one policy
+//!   (what `pagelab cachesim` runs).
+//! - [`frames`]: the key → frame table every cache shares.
+//! - [`list`]: intrusive doubly-linked lists over `u32` indices, the building block of the policies.
+//! - [`whatif`]: miss-ratio curves (exact stack distances, SHARDS).
+
+pub mod cache;
+pub mod error;
+pub mod frames;
+pub mod hash;
+pub mod key;
+pub mod list;
+pub mod policy;
+pub mod time;
+pub mod whatif;
+
+pub use error::CoreError;
+pub use key::{FileId, Lbn, PageKey, StreamId};
+pub use time::Nanos;

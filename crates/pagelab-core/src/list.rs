@@ -1,0 +1,228 @@
+//! Intrusive doubly-linked lists over `u32` node indices.
+//!
+//! One [`Links`] arena holds the `prev`/`next` links of every node; any number of [`List`] heads thread
+//! disjoint subsets of those nodes (ARC's T1/T2/B1/B2, Linux's active and inactive lists, ...). A node is
+//! in at most one list at a time. The front is the most recently inserted end (MRU); the back is the
+//! eviction end (LRU). All operations are O(1) and allocation-free.
+
+/// "No node": the link value of a list end.
+pub const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Link {
+    prev: u32,
+    next: u32,
+}
+
+const UNLINKED: Link = Link { prev: NIL, next: NIL };
+
+/// The head of one list threaded through a [`Links`] arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct List {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List::new()
+    }
+}
+
+impl List {
+    pub const fn new() -> List {
+        List { head: NIL, tail: NIL, len: 0 }
+    }
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The most recently pushed-front node.
+    pub fn front(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
+    /// The eviction end.
+    pub fn back(&self) -> Option<u32> {
+        (self.tail != NIL).then_some(self.tail)
+    }
+}
+
+/// Link storage for nodes `0..capacity`.
+#[derive(Clone, Debug)]
+pub struct Links {
+    links: Vec<Link>,
+}
+
+impl Links {
+    pub fn new(capacity: u32) -> Links {
+        Links { links: vec![UNLINKED; capacity as usize] }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.links.len() as u32
+    }
+
+    /// Grow the arena so that nodes `0..capacity` exist (new nodes are unlinked).
+    pub fn grow(&mut self, capacity: u32) {
+        if capacity as usize > self.links.len() {
+            self.links.resize(capacity as usize, UNLINKED);
+        }
+    }
+
+    /// Caller guarantees `node` is in no list.
+    #[inline]
+    pub fn push_front(&mut self, list: &mut List, node: u32) {
+        debug_assert!(!self.is_linked(list, node), "node {node} pushed twice");
+        let old = list.head;
+        self.links[node as usize] = Link { prev: NIL, next: old };
+        if old == NIL {
+            list.tail = node;
+        } else {
+            self.links[old as usize].prev = node;
+        }
+        list.head = node;
+        list.len += 1;
+    }
+
+    /// Caller guarantees `node` is in no list.
+    #[inline]
+    pub fn push_back(&mut self, list: &mut List, node: u32) {
+        debug_assert!(!self.is_linked(list, node), "node {node} pushed twice");
+        let old = list.tail;
+        self.links[node as usize] = Link { prev: old, next: NIL };
+        if old == NIL {
+            list.head = node;
+        } else {
+            self.links[old as usize].next = node;
+        }
+        list.tail = node;
+        list.len += 1;
+    }
+
+    /// Caller guarantees `node` is in `list`.
+    #[inline]
+    pub fn remove(&mut self, list: &mut List, node: u32) {
+        debug_assert!(list.len > 0, "remove from an empty list");
+        let Link { prev, next } = self.links[node as usize];
+        if prev == NIL {
+            debug_assert_eq!(list.head, node, "node {node} is not in this list");
+            list.head = next;
+        } else {
+            self.links[prev as usize].next = next;
+        }
+        if next == NIL {
+            debug_assert_eq!(list.tail, node, "node {node} is not in this list");
+            list.tail = prev;
+        } else {
+            self.links[next as usize].prev = prev;
+        }
+        self.links[node as usize] = UNLINKED;
+        list.len -= 1;
+    }
+
+    #[inline]
+    pub fn pop_back(&mut self, list: &mut List) -> Option<u32> {
+        let node = list.back()?;
+        self.remove(list, node);
+        Some(node)
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self, list: &mut List) -> Option<u32> {
+        let node = list.front()?;
+        self.remove(list, node);
+        Some(node)
+    }
+
+    /// Caller guarantees `node` is in `list`.
+    #[inline]
+    pub fn move_to_front(&mut self, list: &mut List, node: u32) {
+        if list.head != node {
+            self.remove(list, node);
+            self.push_front(list, node);
+        }
+    }
+
+    /// Caller guarantees `node` is in `from`; afterwards it is at the front of `to`.
+    #[inline]
+    pub fn move_to_front_of(&mut self, from: &mut List, to: &mut List, node: u32) {
+        self.remove(from, node);
+        self.push_front(to, node);
+    }
+
+    /// The node after `node` towards the back, if any.
+    #[inline]
+    pub fn next(&self, node: u32) -> Option<u32> {
+        let n = self.links[node as usize].next;
+        (n != NIL).then_some(n)
+    }
+
+    /// The node before `node` towards the front, if any.
+    #[inline]
+    pub fn prev(&self, node: u32) -> Option<u32> {
+        let p = self.links[node as usize].prev;
+        (p != NIL).then_some(p)
+    }
+
+    /// Nodes from front (MRU) to back; bounded by the list length.
+    pub fn iter<'a>(&'a self, list: &List) -> impl Iterator<Item = u32> + 'a {
+        let mut cur = list.head;
+        let mut left = list.len;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                assert_eq!(left, 0, "list shorter than its length");
+                return None;
+            }
+            assert!(left > 0, "list longer than its length (cycle?)");
+            left -= 1;
+            let node = cur;
+            cur = self.links[node as usize].next;
+            Some(node)
+        })
+    }
+
+    /// Nodes front to back, collected (for tests and reports).
+    pub fn to_vec(&self, list: &List) -> Vec<u32> {
+        self.iter(list).collect()
+    }
+
+    /// Debug-only membership check: walks the list, so never call it on a hot path in release builds.
+    fn is_linked(&self, list: &List, node: u32) -> bool {
+        let l = self.links[node as usize];
+        l.prev != NIL || l.next != NIL || list.head == node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_remove_and_move_keep_order() {
+        let mut links = Links::new(8);
+        let mut a = List::new();
+        let mut b = List::new();
+        for n in [1, 2, 3] {
+            links.push_front(&mut a, n);
+        }
+        assert_eq!(links.to_vec(&a), vec![3, 2, 1]);
+        links.move_to_front(&mut a, 1);
+        assert_eq!(links.to_vec(&a), vec![1, 3, 2]);
+        links.move_to_front_of(&mut a, &mut b, 3);
+        assert_eq!(links.to_vec(&a), vec![1, 2]);
+        assert_eq!(links.to_vec(&b), vec![3]);
+        links.push_back(&mut b, 5);
+        assert_eq!(links.to_vec(&b), vec![3, 5]);
+        assert_eq!(links.pop_back(&mut a), Some(2));
+        assert_eq!(links.pop_front(&mut b), Some(3));
+        assert_eq!((a.len(), b.len()), (1, 1));
+        assert_eq!(links.pop_back(&mut a), Some(1));
+        assert_eq!(links.pop_back(&mut a), None);
+        assert!(a.is_empty());
+        assert_eq!(links.prev(5), None);
+        assert_eq!(links.next(5), None);
+    }
+}

@@ -1,0 +1,69 @@
+//! FIFO: evict the page that entered first; references do not reorder.
+//!
+//! The baseline of every replacement study (Belady 1966 discusses it as the simplest realizable rule).
+//! Li & Shen (papers/000, §2) note that, lacking access history, prefetched pages are evicted in FIFO
+//! order by any history-based policy. Matches libCacheSim's `FIFO` to the reference.
+
+use super::{format_keys, Access, FrameId, Replacement};
+use crate::list::{Links, List};
+
+#[derive(Clone, Debug)]
+pub struct Fifo {
+    links: Links,
+    queue: List,
+}
+
+impl Fifo {
+    pub fn new(capacity: u32) -> Fifo {
+        Fifo { links: Links::new(capacity), queue: List::new() }
+    }
+}
+
+impl Replacement for Fifo {
+    fn name(&self) -> &'static str {
+        "FIFO"
+    }
+    fn capacity(&self) -> u32 {
+        self.links.capacity()
+    }
+    fn len(&self) -> u32 {
+        self.queue.len()
+    }
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, _: &Access) {
+        self.links.push_front(&mut self.queue, frame);
+    }
+    #[inline]
+    fn on_hit(&mut self, _: FrameId, _: &Access) {}
+    #[inline]
+    fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
+        self.links.pop_back(&mut self.queue).expect("evict from an empty FIFO")
+    }
+    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+        self.links.remove(&mut self.queue, frame);
+    }
+    fn state(&self, keys: &[u64]) -> String {
+        format_keys(self.links.iter(&self.queue), keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testing::trace;
+
+    #[test]
+    fn hand_traced() {
+        trace(
+            Fifo::new(3),
+            &[
+                (1, false, "[1]"),
+                (2, false, "[2 1]"),
+                (3, false, "[3 2 1]"),
+                (1, true, "[3 2 1]"), // a hit does not reorder
+                (4, false, "[4 3 2]"), // 1 entered first
+                (1, false, "[1 4 3]"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! LRU: evict the page referenced least recently.
+//!
+//! Mattson, Gecsei, Slutz, Traiger, "Evaluation Techniques for Storage Hierarchies", IBM Systems Journal
+//! 9(2), 1970 — the stack algorithm whose inclusion property lets one pass compute every cache size's miss
+//! count (`crate::whatif::stack_distance`). One list, MRU at the front; a hit moves the page to the front.
+//! Matches libCacheSim's `LRU` to the reference.
+
+use super::{format_keys, Access, FrameId, Replacement};
+use crate::list::{Links, List};
+
+#[derive(Clone, Debug)]
+pub struct Lru {
+    links: Links,
+    queue: List,
+}
+
+impl Lru {
+    pub fn new(capacity: u32) -> Lru {
+        Lru { links: Links::new(capacity), queue: List::new() }
+    }
+}
+
+impl Replacement for Lru {
+    fn name(&self) -> &'static str {
+        "LRU"
+    }
+    fn capacity(&self) -> u32 {
+        self.links.capacity()
+    }
+    fn len(&self) -> u32 {
+        self.queue.len()
+    }
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, _: &Access) {
+        self.links.push_front(&mut self.queue, frame);
+    }
+    #[inline]
+    fn on_hit(&mut self, frame: FrameId, _: &Access) {
+        self.links.move_to_front(&mut self.queue, frame);
+    }
+    #[inline]
+    fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
+        self.links.pop_back(&mut self.queue).expect("evict from an empty LRU")
+    }
+    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+        self.links.remove(&mut self.queue, frame);
+    }
+    fn state(&self, keys: &[u64]) -> String {
+        format_keys(self.links.iter(&self.queue), keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testing::trace;
+
+    #[test]
+    fn hand_traced() {
+        trace(
+            Lru::new(3),
+            &[
+                (1, false, "[1]"),
+                (2, false, "[2 1]"),
+                (3, false, "[3 2 1]"),
+                (1, true, "[1 3 2]"),
+                (4, false, "[4 1 3]"), // 2 was least recent
+                (3, true, "[3 4 1]"),
+                (5, false, "[5 3 4]"),
+                (1, false, "[1 5 3]"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,278 @@
+//! Replacement policies over resident pages, one file each, behind one small trait.
+//!
+//! The hook set follows cache_ext's (`../shared/reference/cache_ext.md`): a page was inserted, a resident
+//! page was accessed, a page was removed, choose a victim. The cache that drives a policy owns the
+//! key → frame table ([`crate::frames::FrameTable`]); the policy owns the order. Pages are named by
+//! [`FrameId`], so a policy's per-page state lives in flat arrays indexed by frame.
+
+use crate::error::CoreError;
+use std::fmt;
+use std::str::FromStr;
+
+mod arc;
+mod clock;
+mod fifo;
+mod lirs;
+mod lru;
+mod opt;
+mod two_list;
+mod two_q;
+
+pub use arc::Arc;
+pub use clock::Clock;
+pub use fifo::Fifo;
+pub use lirs::Lirs;
+pub use lru::Lru;
+pub use opt::Opt;
+pub use two_list::TwoList;
+pub use two_q::TwoQ;
+
+/// Index of a page frame, `0..capacity`.
+pub type FrameId = u32;
+
+/// `next_vtime` of a reference whose key is never referenced again (or whose future is unknown).
+pub const NEVER: u64 = u64::MAX;
+
+/// One reference to a page, as a policy sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The page (or object): opaque to policies.
+    pub key: u64,
+    /// Logical time: the number of references the driver issued before this one.
+    pub vtime: u64,
+    /// `vtime` of the next reference to `key`, or [`NEVER`]. Only the offline OPT reads it.
+    pub next_vtime: u64,
+    /// Disk location of the page in pages (equal to `key` for block traces); DULO reads it.
+    pub lbn: u64,
+    /// The page is being inserted by a prefetch, not by a demand access: it has no access history yet
+    /// (Linux puts such pages on the inactive list without the referenced bit).
+    pub prefetch: bool,
+}
+
+impl Access {
+    /// A demand reference to `key` at logical time `vtime`, future unknown.
+    pub fn demand(key: u64, vtime: u64) -> Access {
+        Access { key, vtime, next_vtime: NEVER, lbn: key, prefetch: false }
+    }
+}
+
+/// A replacement policy: decides which resident page leaves when room is needed.
+///
+/// The driver (a cache) calls the hooks in this protocol, and a policy may assert it:
+/// - `on_insert(f, a)` after placing a new page in the free frame `f`;
+/// - `on_hit(f, a)` when the resident page in `f` is referenced;
+/// - `evict(a, keys)` when it needs a frame: the policy picks a victim among the pages it tracks, forgets
+///   it (and may remember its key as history), and returns its frame, which the driver then frees;
+/// - `on_remove(f)` when the driver drops a page on its own (invalidation, a page moved to another cache):
+///   the policy forgets the frame without counting it as an eviction.
+///
+/// `keys[f]` is the key of the page in frame `f` (the driver's frame table), for policies that keep
+/// non-resident history by key.
+pub trait Replacement {
+    /// The paper's name for the policy (`"LRU"`, `"ARC"`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Frames the policy was built for; the driver never holds more pages than this.
+    fn capacity(&self) -> u32;
+
+    /// Pages the policy currently tracks. Must equal the number of `on_insert`s minus `evict`s and
+    /// `on_remove`s.
+    fn len(&self) -> u32;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Caller guarantees frame `frame` is free in the policy and now holds `access.key`.
+    fn on_insert(&mut self, frame: FrameId, access: &Access);
+
+    /// Caller guarantees the policy tracks `frame` and it holds `access.key`.
+    fn on_hit(&mut self, frame: FrameId, access: &Access);
+
+    /// Caller guarantees `len() > 0`. `incoming` is the reference the room is for (ARC's REPLACE and OPT
+    /// read it). Must return a frame the policy tracked and no longer tracks.
+    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId;
+
+    /// Caller guarantees the policy tracks `frame`. The page leaves without becoming history.
+    fn on_remove(&mut self, frame: FrameId, keys: &[u64]);
+
+    /// The policy's queues as text, keys in queue order (MRU first), for hand-traced tests and
+    /// `--debug` output; e.g. `"T1=[3 2] T2=[1] B1=[5] B2=[] p=1"`.
+    fn state(&self, keys: &[u64]) -> String;
+}
+
+/// The policies pagelab knows, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PolicyKind {
+    Lru,
+    Fifo,
+    Clock,
+    TwoList,
+    TwoQ,
+    Arc,
+    Lirs,
+    Opt,
+}
+
+impl PolicyKind {
+    pub const ALL: [PolicyKind; 8] = [
+        PolicyKind::Lru,
+        PolicyKind::Fifo,
+        PolicyKind::Clock,
+        PolicyKind::TwoList,
+        PolicyKind::TwoQ,
+        PolicyKind::Arc,
+        PolicyKind::Lirs,
+        PolicyKind::Opt,
+    ];
+
+    /// The name users type (`--policy lru,arc`).
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            PolicyKind::Lru => "lru",
+            PolicyKind::Fifo => "fifo",
+            PolicyKind::Clock => "clock",
+            PolicyKind::TwoList => "linux",
+            PolicyKind::TwoQ => "2q",
+            PolicyKind::Arc => "arc",
+            PolicyKind::Lirs => "lirs",
+            PolicyKind::Opt => "opt",
+        }
+    }
+
+    /// OPT reads each reference's next use, so its driver must know the whole trace first.
+    pub fn needs_future(self) -> bool {
+        self == PolicyKind::Opt
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.cli_name())
+    }
+}
+
+impl FromStr for PolicyKind {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        let kind = match lower.as_str() {
+            "lru" => PolicyKind::Lru,
+            "fifo" => PolicyKind::Fifo,
+            "clock" => PolicyKind::Clock,
+            "linux" | "two-list" | "twolist" | "active-inactive" => PolicyKind::TwoList,
+            "2q" | "twoq" => PolicyKind::TwoQ,
+            "arc" => PolicyKind::Arc,
+            "lirs" => PolicyKind::Lirs,
+            "opt" | "belady" | "min" => PolicyKind::Opt,
+            _ => {
+                return Err(CoreError::UnknownName {
+                    what: "replacement policy",
+                    got: s.to_string(),
+                    expected: PolicyKind::ALL.map(|k| k.cli_name()).join(", "),
+                })
+            }
+        };
+        Ok(kind)
+    }
+}
+
+/// Any policy, dispatched by `match` (cheaper than a vtable on the per-reference path, and `Clone`).
+#[derive(Clone, Debug)]
+pub enum AnyPolicy {
+    Lru(Lru),
+    Fifo(Fifo),
+    Clock(Clock),
+    TwoList(TwoList),
+    TwoQ(TwoQ),
+    Arc(Arc),
+    Lirs(Lirs),
+    Opt(Opt),
+}
+
+impl AnyPolicy {
+    /// A policy of `kind` for `capacity` frames with its paper's default parameters.
+    /// Caller guarantees `capacity >= 1`.
+    pub fn new(kind: PolicyKind, capacity: u32) -> AnyPolicy {
+        assert!(capacity >= 1, "a policy needs at least one frame");
+        match kind {
+            PolicyKind::Lru => AnyPolicy::Lru(Lru::new(capacity)),
+            PolicyKind::Fifo => AnyPolicy::Fifo(Fifo::new(capacity)),
+            PolicyKind::Clock => AnyPolicy::Clock(Clock::new(capacity)),
+            PolicyKind::TwoList => AnyPolicy::TwoList(TwoList::new(capacity)),
+            PolicyKind::TwoQ => AnyPolicy::TwoQ(TwoQ::new(capacity)),
+            PolicyKind::Arc => AnyPolicy::Arc(Arc::new(capacity)),
+            PolicyKind::Lirs => AnyPolicy::Lirs(Lirs::new(capacity)),
+            PolicyKind::Opt => AnyPolicy::Opt(Opt::new(capacity)),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $p:ident => $e:expr) => {
+        match $self {
+            AnyPolicy::Lru($p) => $e,
+            AnyPolicy::Fifo($p) => $e,
+            AnyPolicy::Clock($p) => $e,
+            AnyPolicy::TwoList($p) => $e,
+            AnyPolicy::TwoQ($p) => $e,
+            AnyPolicy::Arc($p) => $e,
+            AnyPolicy::Lirs($p) => $e,
+            AnyPolicy::Opt($p) => $e,
+        }
+    };
+}
+
+impl Replacement for AnyPolicy {
+    fn name(&self) -> &'static str {
+        dispatch!(self, p => p.name())
+    }
+    fn capacity(&self) -> u32 {
+        dispatch!(self, p => p.capacity())
+    }
+    fn len(&self) -> u32 {
+        dispatch!(self, p => p.len())
+    }
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, access: &Access) {
+        dispatch!(self, p => p.on_insert(frame, access))
+    }
+    #[inline]
+    fn on_hit(&mut self, frame: FrameId, access: &Access) {
+        dispatch!(self, p => p.on_hit(frame, access))
+    }
+    #[inline]
+    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId {
+        dispatch!(self, p => p.evict(incoming, keys))
+    }
+    fn on_remove(&mut self, frame: FrameId, keys: &[u64]) {
+        dispatch!(self, p => p.on_remove(frame, keys))
+    }
+    fn state(&self, keys: &[u64]) -> String {
+        dispatch!(self, p => p.state(keys))
+    }
+}
+
+/// `"[k1 k2 k3]"`: the keys of `frames` in order, for [`Replacement::state`].
+pub fn format_keys(frames: impl IntoIterator<Item = FrameId>, keys: &[u64]) -> String {
+    let parts: Vec<String> = frames.into_iter().map(|f| keys[f as usize].to_string()).collect();
+    format!("[{}]", parts.join(" "))
+}
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_round_trip() {
+        for k in PolicyKind::ALL {
+            assert_eq!(k.cli_name().parse::<PolicyKind>().unwrap(), k);
+        }
+        assert_eq!("Belady".parse::<PolicyKind>().unwrap(), PolicyKind::Opt);
+        let err = "lfu".parse::<PolicyKind>().unwrap_err();
+        assert!(err.to_string().contains("lru, fifo, clock, linux, 2q, arc, lirs, opt"), "{err}");
+    }
+}

@@ -1,0 +1,45 @@
+//! The trace crate's single error type: every failure says which file and, for bad records, which line,
+//! what was there and what was expected.
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TraceError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record that does not parse. `line` is 1-based (for binary formats: the record number).
+    #[error("{path}:{line}: bad record `{text}`: expected {expected}")]
+    BadRecord { path: PathBuf, line: u64, text: String, expected: String },
+    /// The trace as a whole is unusable (unknown format, bad synthetic spec, bad column mapping, ...).
+    #[error("{what}: {why}")]
+    Invalid { what: String, why: String },
+}
+
+impl TraceError {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
+        TraceError::Io { path: path.into(), source }
+    }
+
+    /// A bad record; `text` is cut to 120 characters so that a binary blob cannot flood the terminal.
+    pub fn bad_record(
+        path: impl Into<PathBuf>,
+        line: u64,
+        text: &str,
+        expected: impl Into<String>,
+    ) -> TraceError {
+        let mut shown: String = text.chars().take(120).collect();
+        if shown.len() < text.len() {
+            shown.push('…');
+        }
+        TraceError::BadRecord { path: path.into(), line, text: shown, expected: expected.into() }
+    }
+
+    pub fn invalid(what: impl Into<String>, why: impl Into<String>) -> TraceError {
+        TraceError::Invalid { what: what.into(), why: why.into() }
+    }
+}
