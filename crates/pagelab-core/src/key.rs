@@ -18,7 +18,7 @@ impl FileId {
 pub struct Lbn(pub u64);
 
 /// The owner of accesses and prefetches: a request handler in the simulator, an open file handle live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StreamId(pub u32);
 
 /// A cached page: `(file, index)` packed into one `u64` so that every table hashes and stores one word.

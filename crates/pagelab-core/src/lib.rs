@@ -7,12 +7,16 @@
 //! Layout (see `../shared/DESIGN.md`):
 //! - [`policy`]: replacement policies over resident, already-accessed pages, one file each, behind
 //!   [`policy::Replacement`].
+//! - [`buffer`]: [`buffer::BufferCache`], the OS buffer cache: policy + prefetcher + in-flight pages under
+//!   one memory budget; the contract between the engine and its drivers.
+//! - [`prefetch`]: what to read ahead (none, Linux on-demand readahead, fixed T-P).
 //! - [`cache`]: [`cache::KeyedCache`], a hit/miss cache of opaque 64-bit keys driven by one policy
 //!   (what `pagelab cachesim` runs).
 //! - [`frames`]: the key → frame table every cache shares.
 //! - [`list`]: intrusive doubly-linked lists over `u32` indices, the building block of the policies.
 //! - [`whatif`]: miss-ratio curves (exact stack distances, SHARDS).
 
+pub mod buffer;
 pub mod cache;
 pub mod error;
 pub mod frames;
@@ -20,9 +24,16 @@ pub mod hash;
 pub mod key;
 pub mod list;
 pub mod policy;
+pub mod prefetch;
+pub mod spec;
 pub mod time;
+pub mod units;
 pub mod whatif;
 
 pub use error::CoreError;
 pub use key::{FileId, Lbn, PageKey, StreamId};
 pub use time::Nanos;
+
+/// The engine's page size. Traces may be expanded with another page size (`--page-size`), but the buffer
+/// cache, its prefetchers and the simulator work in 4 KiB pages, as the papers' Linux kernels did.
+pub const PAGE_SIZE_BYTES: u64 = 4096;

@@ -2,4 +2,13 @@
 //! request handlers, CPU, the buffer cache from `pagelab-core`, prefetching, an I/O scheduler and a
 //! device model, all in virtual nanoseconds.
 
+pub mod config;
+pub mod cpu;
+pub mod device;
+pub mod event;
 pub mod io;
+pub mod layout;
+pub mod metrics;
+pub mod sched;
+pub mod server;
+pub mod workload;

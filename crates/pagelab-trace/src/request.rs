@@ -36,8 +36,9 @@ pub struct Request {
     pub volume: u32,
     /// Issuing process or stream (blkparse pid); 0 where the trace has none.
     pub stream: u32,
-    /// Index of the next request to the same object, as oracle-general traces record it; [`NO_NEXT`]
-    /// where unknown.
+    /// 0-based index (in this trace's request sequence) of the next request to the same object, as
+    /// oracle-general traces record it (they count from 1; the reader converts); [`NO_NEXT`] where unknown
+    /// or never.
     pub next_vtime: u64,
 }
 

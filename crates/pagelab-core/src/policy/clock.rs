@@ -7,7 +7,7 @@
 //! with the bit clear. The circular buffer is kept as a FIFO list with reinsertion, which visits pages in
 //! the same order as a hand over a ring. Matches libCacheSim's `Clock` (1-bit counter, init-freq 0).
 
-use super::{format_keys, Access, FrameId, Replacement};
+use super::{Access, FrameId, Replacement};
 use crate::list::{Links, List};
 
 #[derive(Clone, Debug)]
@@ -97,7 +97,13 @@ mod tests {
     fn all_referenced_degenerates_to_fifo() {
         trace(
             Clock::new(2),
-            &[(1, false, "[1]"), (2, false, "[2 1]"), (1, true, "[2 1*]"), (2, true, "[2* 1*]"), (3, false, "[3 2]")],
+            &[
+                (1, false, "[1]"),
+                (2, false, "[2 1]"),
+                (1, true, "[2 1*]"),
+                (2, true, "[2* 1*]"),
+                (3, false, "[3 2]"),
+            ],
         );
     }
 }

@@ -60,7 +60,7 @@ mod tests {
                 (1, false, "[1]"),
                 (2, false, "[2 1]"),
                 (3, false, "[3 2 1]"),
-                (1, true, "[3 2 1]"), // a hit does not reorder
+                (1, true, "[3 2 1]"),  // a hit does not reorder
                 (4, false, "[4 3 2]"), // 1 entered first
                 (1, false, "[1 4 3]"),
             ],

@@ -1,0 +1,173 @@
+//! Spec parsing, and property tests of the protocol contracts for every prefetcher.
+
+use super::testing::{Driver, BIG_FILE_PAGES, PAGE};
+use super::*;
+use proptest::prelude::*;
+use std::collections::{HashMap, HashSet};
+
+#[test]
+fn specs_parse_with_their_defaults() {
+    let linux = |s: &str, page| match AnyPrefetcher::parse(s, page).unwrap() {
+        AnyPrefetcher::Linux(l) => (l.ra_pages(), l.io_pages()),
+        other => panic!("{s} gave {other:?}"),
+    };
+    assert_eq!(linux("linux", PAGE), (32, 32));
+    assert_eq!(linux("linux:512KiB", PAGE), (128, 128));
+    assert_eq!(linux(" Linux:1MiB ", PAGE), (256, 256));
+    assert_eq!(linux("linux:ra=128KiB,io=1MiB", PAGE), (32, 256));
+    assert_eq!(linux("linux:512KiB", 8192), (64, 64), "the page size converts KiB to pages");
+    let tp = |s: &str| match s.parse::<AnyPrefetcher>().unwrap() {
+        AnyPrefetcher::Fixed(f) => (f.trigger_distance_pages(), f.prefetch_degree_pages()),
+        other => panic!("{s} gave {other:?}"),
+    };
+    assert_eq!(tp("tp:32-32"), (32, 32));
+    assert_eq!(tp("tp:24-48"), (24, 48));
+    assert_eq!(tp("tp"), (32, 32));
+    assert_eq!(tp("tp:trigger=8,degree=64"), (8, 64));
+    assert!(matches!("none".parse::<AnyPrefetcher>().unwrap(), AnyPrefetcher::None(_)));
+    assert!(matches!(AnyPrefetcher::default(), AnyPrefetcher::Linux(ref l) if l.ra_pages() == 32));
+}
+
+#[test]
+fn specs_round_trip() {
+    for s in [
+        "none",
+        "linux:128KiB",
+        "linux:512KiB",
+        "linux:ra=128KiB,io=1MiB",
+        "linux:4MiB",
+        "tp:32-32",
+        "tp:24-48",
+    ] {
+        let p: AnyPrefetcher = s.parse().unwrap();
+        assert_eq!(p.to_string(), s);
+        assert_eq!(p.to_string().parse::<AnyPrefetcher>().unwrap().to_string(), s);
+    }
+    assert_eq!(AnyPrefetcher::parse("linux:12KiB", PAGE).unwrap().to_string(), "linux:12KiB");
+}
+
+#[test]
+fn bad_specs_say_what_is_expected() {
+    let err = |s: &str| s.parse::<AnyPrefetcher>().unwrap_err().to_string();
+    assert!(matches!("lru".parse::<AnyPrefetcher>(), Err(CoreError::UnknownName { .. })));
+    assert!(err("ets").contains("none, linux[:SIZE]"), "{}", err("ets"));
+    assert!(err("linux:6000B").contains("not a whole number of 4096-byte pages"), "{}", err("linux:6000B"));
+    assert!(err("linux:0KiB").contains("use `none`"), "{}", err("linux:0KiB"));
+    assert!(err("linux:lots").contains("window"), "{}", err("linux:lots"));
+    assert!(err("linux:8GiB").contains("exceeds the limit"), "{}", err("linux:8GiB"));
+    assert!(err("linux:512KiB,ra=1MiB").contains("once"), "{}", err("linux:512KiB,ra=1MiB"));
+    assert!(
+        err("linux:512KiB,depth=3").contains("unknown parameter(s) depth"),
+        "{}",
+        err("linux:512KiB,depth=3")
+    );
+    assert!(err("tp:48-24").contains("must be in 1..=P (24)"), "{}", err("tp:48-24"));
+    assert!(err("tp:0-32").contains("trigger distance T = 0"), "{}", err("tp:0-32"));
+    assert!(err("tp:32").contains("expected T-P in pages"), "{}", err("tp:32"));
+    assert!(err("tp:32-0").contains("prefetch degree P = 0"), "{}", err("tp:32-0"));
+    assert!(err("none:4").contains("unknown parameter(s) 4"), "{}", err("none:4"));
+}
+
+/// One step of a random workload.
+#[derive(Clone, Debug)]
+enum Op {
+    /// `stream` reads `len` pages of `file`, from where it stopped (`follow`) or from `start`.
+    Read {
+        stream: u32,
+        file: u32,
+        follow: bool,
+        start: u64,
+        len: u64,
+    },
+    CloseStream(u32),
+    CloseFile {
+        stream: u32,
+        file: u32,
+    },
+    Evict {
+        file: u32,
+        page: u64,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => (0..4u32, 0..2u32, any::<bool>(), 0..600u64, 1..70u64)
+            .prop_map(|(stream, file, follow, start, len)| Op::Read { stream, file, follow, start, len }),
+        1 => (0..4u32).prop_map(Op::CloseStream),
+        1 => (0..4u32, 0..2u32).prop_map(|(stream, file)| Op::CloseFile { stream, file }),
+        2 => (0..2u32, 0..600u64).prop_map(|(file, page)| Op::Evict { file, page }),
+    ]
+}
+
+const SPECS: [&str; 8] = [
+    "none",
+    "linux",
+    "linux:512KiB",
+    "linux:ra=64KiB,io=256KiB",
+    "linux:4KiB",
+    "tp:32-32",
+    "tp:24-48",
+    "tp:1-8",
+];
+
+/// Replays `ops`; the driver asserts every hook contract (demanded page inside the sync window, sizes in
+/// `1..=window_pages_max`, async tail inside the window, no sync marker on the demanded page, scans
+/// bounded). Here: states never outnumber the open (stream, file) pairs, and closing frees them all.
+fn replay(spec: &str, ops: &[Op]) {
+    let file_pages = |f: u32| if f == 0 { 300 } else { BIG_FILE_PAGES };
+    let mut d = Driver::new(AnyPrefetcher::parse(spec, PAGE).unwrap()).with_file_pages(FileId(0), 300);
+    let mut open: HashSet<(u32, u32)> = HashSet::new();
+    let mut next: HashMap<(u32, u32), u64> = HashMap::new();
+    for op in ops {
+        match *op {
+            Op::Read { stream, file, follow, start, len } => {
+                let eof = file_pages(file);
+                let from =
+                    if follow { next.get(&(stream, file)).copied().unwrap_or(start) } else { start } % eof;
+                let to = (from + len).min(eof);
+                d.read(StreamId(stream), FileId(file), from..to);
+                open.insert((stream, file));
+                next.insert((stream, file), to);
+            }
+            Op::CloseStream(s) => {
+                d.pf.stream_closed(StreamId(s));
+                open.retain(|&(os, _)| os != s);
+            }
+            Op::CloseFile { stream, file } => {
+                d.pf.file_closed(StreamId(stream), FileId(file));
+                open.remove(&(stream, file));
+            }
+            Op::Evict { file, page } => d.evict(FileId(file), page),
+        }
+        let tracked = d.pf.tracked_states();
+        assert!(tracked <= open.len(), "{spec}: {tracked} states for {} open pairs", open.len());
+        if let AnyPrefetcher::Linux(_) | AnyPrefetcher::Fixed(_) = d.pf {
+            assert_eq!(tracked, open.len(), "{spec}: every open pair that read has a state");
+        }
+    }
+    for s in 0..4 {
+        d.pf.stream_closed(StreamId(s));
+    }
+    assert_eq!(d.pf.tracked_states(), 0, "{spec}: states left after every stream closed");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn hooks_keep_their_contracts(ops in prop::collection::vec(op(), 1..80)) {
+        for spec in SPECS {
+            replay(spec, &ops);
+        }
+    }
+}
+
+#[test]
+fn window_helpers_clamp_to_eof() {
+    let w = Window { start: 8, size: 8, async_size: 3 };
+    assert_eq!((w.pages(100), w.marker_page(100)), (8..16, Some(13)));
+    assert_eq!((w.pages(12), w.marker_page(12)), (8..12, None));
+    assert_eq!((w.pages(5), w.marker_page(5)), (5..5, None));
+    assert_eq!(Window::exact(3, 2).marker_page(100), None);
+}

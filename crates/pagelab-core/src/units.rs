@@ -1,0 +1,204 @@
+//! Units on the command line: sizes (`512MiB`, `4KiB`, `1000`, `5%`) and durations (`120s`, `500us`),
+//! parsed into bytes and nanoseconds, and printed back with their units. Pure functions: the CLI and every
+//! `name:key=value` spec (workloads, devices, schedulers, prefetchers) parse through here.
+
+use crate::error::CoreError;
+
+type Result<T> = std::result::Result<T, CoreError>;
+
+fn bad(what: &'static str, why: String) -> CoreError {
+    CoreError::InvalidParameter { what, why }
+}
+
+/// Bytes from `4096`, `4KiB`, `64MiB`, `1GiB`, `1.5GB`, `4k` (binary for `k`/`KiB`, decimal for `KB`).
+pub fn parse_bytes(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| {
+        bad("size", format!("`{text}`: expected a number with an optional unit like 4KiB, 64MiB, 1GiB"))
+    })?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        other => {
+            return Err(bad(
+                "size",
+                format!("`{text}`: unknown unit `{other}` (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"),
+            ))
+        }
+    };
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(bad("size", format!("`{text}`: out of range")));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(bad("size", format!("`{text}`: not a whole number of bytes")));
+    }
+    Ok(bytes as u64)
+}
+
+/// Nanoseconds from `120s`, `500us`, `2.5ms`, `100ns`, `2m`, `1h`. A bare number is an error: the unit matters.
+pub fn parse_duration_ns(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| {
+        bad("duration", format!("`{text}`: expected a number with a unit like 120s, 500us, 2.5ms"))
+    })?;
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "m" | "min" => 60e9,
+        "h" => 3600e9,
+        "" => return Err(bad("duration", format!("`{text}`: missing unit (ns, us, ms, s, m, h)"))),
+        other => {
+            return Err(bad(
+                "duration",
+                format!("`{text}`: unknown unit `{other}` (expected ns, us, ms, s, m, h)"),
+            ))
+        }
+    };
+    let ns = value * scale;
+    if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
+        return Err(bad("duration", format!("`{text}`: out of range")));
+    }
+    Ok(ns.round() as u64)
+}
+
+/// A cache size as the user wrote it: pages, bytes, or a percentage of the trace's distinct pages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CacheSize {
+    Pages(u64),
+    Bytes(u64),
+    Percent(f64),
+}
+
+impl CacheSize {
+    /// `1000` (pages), `64MiB` (bytes), `5%` (of distinct pages).
+    pub fn parse(text: &str) -> Result<CacheSize> {
+        let t = text.trim();
+        if let Some(p) = t.strip_suffix('%') {
+            let v: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| bad("cache size", format!("`{text}`: expected a percentage like 5%")))?;
+            if !(v > 0.0 && v <= 100.0) {
+                return Err(bad("cache size", format!("`{text}`: a percentage must be in (0, 100]")));
+            }
+            return Ok(CacheSize::Percent(v));
+        }
+        if t.chars().all(|c| c.is_ascii_digit()) && !t.is_empty() {
+            let v: u64 = t.parse().map_err(|_| bad("cache size", format!("`{text}`: too large")))?;
+            if v == 0 {
+                return Err(bad("cache size", format!("`{text}`: a cache needs at least one page")));
+            }
+            return Ok(CacheSize::Pages(v));
+        }
+        parse_bytes(t).map(CacheSize::Bytes).map_err(|_| {
+            bad("cache size", format!("`{text}`: expected pages (1000), bytes (64MiB) or a percentage (5%)"))
+        })
+    }
+
+    /// Pages, given the page size and the trace's distinct page count (for percentages). At least 1.
+    pub fn pages(self, page_size: u64, distinct_pages: u64) -> u64 {
+        let p = match self {
+            CacheSize::Pages(p) => p,
+            CacheSize::Bytes(b) => b / page_size,
+            CacheSize::Percent(pct) => ((distinct_pages as f64) * pct / 100.0).round() as u64,
+        };
+        p.max(1)
+    }
+
+    pub fn needs_distinct_count(self) -> bool {
+        matches!(self, CacheSize::Percent(_))
+    }
+}
+
+/// A comma-separated list of sizes.
+pub fn parse_sizes(text: &str) -> Result<Vec<CacheSize>> {
+    let sizes: Vec<CacheSize> =
+        text.split(',').filter(|s| !s.trim().is_empty()).map(CacheSize::parse).collect::<Result<_>>()?;
+    if sizes.is_empty() {
+        return Err(bad("cache size", "none given: expected e.g. --size 1000,10000,5%,64MiB".into()));
+    }
+    Ok(sizes)
+}
+
+/// `4.00 KiB`, `512.00 MiB`, ...
+pub fn fmt_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// A count with a metric suffix: `12.3M`, `850`, `1.2k`.
+pub fn fmt_count(n: f64) -> String {
+    if n >= 1e9 {
+        format!("{:.2}G", n / 1e9)
+    } else if n >= 1e6 {
+        format!("{:.2}M", n / 1e6)
+    } else if n >= 1e3 {
+        format!("{:.1}k", n / 1e3)
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_in_every_form() {
+        assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
+        assert_eq!(parse_bytes("4k").unwrap(), 4096);
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("1.5GB").unwrap(), 1_500_000_000);
+        assert_eq!(parse_bytes("100").unwrap(), 100);
+        assert!(parse_bytes("12 parsecs").unwrap_err().to_string().contains("unknown unit"));
+        assert!(parse_bytes("0.5").is_err());
+        assert_eq!(CacheSize::parse("1000").unwrap(), CacheSize::Pages(1000));
+        assert_eq!(CacheSize::parse("64MiB").unwrap(), CacheSize::Bytes(64 << 20));
+        assert_eq!(CacheSize::parse("5%").unwrap(), CacheSize::Percent(5.0));
+        assert!(CacheSize::parse("0").is_err());
+        assert!(CacheSize::parse("150%").is_err());
+        assert_eq!(CacheSize::Bytes(64 << 20).pages(4096, 0), 16384);
+        assert_eq!(CacheSize::Percent(5.0).pages(4096, 1000), 50);
+        assert_eq!(CacheSize::Percent(0.01).pages(4096, 10), 1, "never a zero-page cache");
+        assert_eq!(parse_sizes("1000, 5%,64MiB").unwrap().len(), 3);
+    }
+
+    #[test]
+    fn durations_need_units() {
+        assert_eq!(parse_duration_ns("120s").unwrap(), 120_000_000_000);
+        assert_eq!(parse_duration_ns("500us").unwrap(), 500_000);
+        assert_eq!(parse_duration_ns("2.5ms").unwrap(), 2_500_000);
+        assert!(parse_duration_ns("120").unwrap_err().to_string().contains("missing unit"));
+    }
+
+    #[test]
+    fn formatting_shows_units() {
+        assert_eq!(fmt_bytes(4096), "4.00 KiB");
+        assert_eq!(fmt_bytes(100), "100 B");
+        assert_eq!(fmt_count(12_345_678.0), "12.35M");
+    }
+}

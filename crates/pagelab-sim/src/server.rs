@@ -1,0 +1,542 @@
+//! The simulated server: request handlers running workload programs on the CPUs, reading files through
+//! the buffer cache, whose fetches go through the I/O scheduler to the device — all driven by one event
+//! queue in virtual time (papers/000 Figure 1: "concurrent application execution in a data-intensive
+//! online server").
+//!
+//! A handler's life: it takes a request (a [`RequestProgram`]) and runs its steps in order. A read step
+//! is one `read()` call: the handler asks the cache for its pages; when the cache blocks it on a fetch,
+//! the handler sleeps until that fetch completes and then continues the same call. When the call has
+//! delivered all its pages, the handler spends `cpu_per_page` per page on a CPU, then moves on. At the end
+//! of its program the handler exits (its stream closes: the prefetcher forgets it, the anticipatory
+//! scheduler stops waiting for it) and, in a closed loop, the slot starts the next request at once.
+
+use crate::config::{Arrival, SimConfig};
+use crate::cpu::{Cpu, Slot};
+use crate::device::Device;
+use crate::event::EventQueue;
+use crate::layout::FileLayout;
+use crate::metrics::{CacheMetrics, DiskMetrics, LatencyMs, PrefetchMetrics, RunMetrics};
+use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
+use crate::workload::{RequestProgram, Step, Workload};
+use pagelab_core::buffer::{BufferCache, BufferCacheConfig, Fetch, ReadCursor, ReadOutcome, ReadStatus};
+use pagelab_core::hash::KeyMap;
+use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, VecDeque};
+
+const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
+
+#[derive(Debug)]
+enum Event {
+    /// A request arrives (open loop).
+    Arrival,
+    /// The handler in this slot continues (a request starts, or its CPU burst ended).
+    Run(Slot),
+    CpuDone(Slot),
+    IoDone(Dispatch),
+    /// The I/O scheduler asked to be called again now (anticipation timeout).
+    SchedTimer,
+    /// The warm-up ends: start measuring.
+    Measure,
+    /// The measured period ends.
+    End,
+}
+
+#[derive(Debug, Default)]
+struct Handler {
+    /// The request in progress, if any.
+    program: Option<RequestProgram>,
+    stream: StreamId,
+    step: usize,
+    cursor: Option<ReadCursor>,
+    /// Pages delivered by the current `read()` call (charged to the CPU when it ends).
+    call_pages: u64,
+    /// When the request arrived (open loop) or started (closed loop).
+    started: Nanos,
+    /// Open loop: the arrival handed to this idle slot, not yet begun.
+    handed: Option<Nanos>,
+    cpu_total: Nanos,
+}
+
+/// Counters over the measured period.
+#[derive(Debug, Default)]
+struct Window {
+    pages_delivered: u64,
+    requests: u64,
+    latencies_ns: Vec<u64>,
+    disk_requests: u64,
+    disk_pages: u64,
+    disk_service: Nanos,
+    disk_busy: Nanos,
+    request_pages: BTreeMap<u64, u64>,
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Config(String),
+}
+
+pub struct Server {
+    cfg: SimConfig,
+    q: EventQueue<Event>,
+    rng: ChaCha8Rng,
+    workload: Box<dyn Workload>,
+    layout: FileLayout,
+    cache: BufferCache,
+    sched: Box<dyn IoScheduler>,
+    device: Box<dyn Device>,
+    cpu: Cpu,
+    handlers: Vec<Handler>,
+    /// Handler slots with no request (open loop, or an exhausted trace stream).
+    idle: Vec<Slot>,
+    /// Open loop: arrival times of requests waiting for a handler.
+    admission: VecDeque<Nanos>,
+    next_stream: u32,
+    in_service: u32,
+    busy_since: Option<Nanos>,
+    timer: Option<Nanos>,
+    fetches: KeyMap<u64, Fetch>,
+    waiters: KeyMap<u64, Vec<Slot>>,
+    no_memory: Vec<Slot>,
+    out: ReadOutcome,
+    measuring: bool,
+    measure_start: Nanos,
+    ended: bool,
+    win: Window,
+}
+
+impl Server {
+    pub fn new(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<Server, SimError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let device = cfg.device.build();
+        let device_pages = device.capacity_sectors() / SECTORS_PER_PAGE;
+        let layout = match workload.block_device_pages() {
+            Some(pages) => {
+                if pages > device_pages {
+                    return Err(SimError::Config(format!(
+                        "the trace addresses {pages} pages but {} has {device_pages}",
+                        device.name()
+                    )));
+                }
+                FileLayout::identity(pages)
+            }
+            None => FileLayout::build(workload.file_pages(), &cfg.layout, device_pages, &mut rng)
+                .map_err(|e| SimError::Config(format!("{e} ({})", device.name())))?,
+        };
+        let concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
+        if concurrency == 0 {
+            return Err(SimError::Config("concurrency must be at least 1".into()));
+        }
+        if cfg.cpus == 0 {
+            return Err(SimError::Config("the server needs at least one CPU".into()));
+        }
+        let memory_pages = cfg.memory_pages();
+        let cache = BufferCache::new(BufferCacheConfig {
+            memory_pages,
+            policy: cfg.policy,
+            prefetcher: cfg.prefetcher.clone(),
+            thrash_history_pages: cfg.thrash_history_pages.unwrap_or(memory_pages / 10 * 4),
+        });
+        let sched = cfg.scheduler.build();
+        let cpu = Cpu::new(cfg.cpus);
+        let handlers = (0..concurrency).map(|_| Handler::default()).collect();
+        Ok(Server {
+            cfg,
+            q: EventQueue::new(),
+            rng,
+            workload,
+            layout,
+            cache,
+            sched,
+            device,
+            cpu,
+            handlers,
+            idle: Vec::new(),
+            admission: VecDeque::new(),
+            next_stream: 0,
+            in_service: 0,
+            busy_since: None,
+            timer: None,
+            fetches: KeyMap::default(),
+            waiters: KeyMap::default(),
+            no_memory: Vec::new(),
+            out: ReadOutcome::default(),
+            measuring: false,
+            measure_start: Nanos::ZERO,
+            ended: false,
+            win: Window::default(),
+        })
+    }
+
+    /// Run to the end of the measured period and report.
+    pub fn run(mut self) -> RunMetrics {
+        self.start();
+        // Every event is bounded work; the loop ends at `End` (always scheduled) or when nothing is left.
+        while let Some((_, event)) = self.q.pop() {
+            self.handle(event);
+            if self.ended {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    pub fn workload_description(&self) -> String {
+        self.workload.describe()
+    }
+
+    fn start(&mut self) {
+        let slots = self.handlers.len() as Slot;
+        match self.cfg.arrival {
+            Arrival::Closed => {
+                for slot in 0..slots {
+                    self.q.schedule(Nanos::ZERO, Event::Run(slot));
+                }
+            }
+            Arrival::Open { .. } => {
+                self.idle = (0..slots).rev().collect();
+                self.q.schedule(Nanos::ZERO, Event::Arrival);
+            }
+        }
+        if self.cfg.warmup > Nanos::ZERO {
+            self.q.schedule(self.cfg.warmup, Event::Measure);
+        } else {
+            self.begin_measuring();
+        }
+        self.q.schedule(self.cfg.warmup + self.cfg.duration, Event::End);
+    }
+
+    fn now(&self) -> Nanos {
+        self.q.now()
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrival => self.arrival(),
+            Event::Run(slot) => self.advance(slot),
+            Event::CpuDone(slot) => {
+                if let Some((next, work)) = self.cpu.complete() {
+                    self.q.schedule_after(work, Event::CpuDone(next));
+                }
+                self.advance(slot);
+            }
+            Event::IoDone(dispatch) => self.io_done(dispatch),
+            Event::SchedTimer => {
+                if self.timer == Some(self.now()) {
+                    self.timer = None;
+                }
+            }
+            Event::Measure => self.begin_measuring(),
+            Event::End => self.ended = true,
+        }
+        self.kick_device();
+    }
+
+    fn arrival(&mut self) {
+        let Arrival::Open { rate_per_s, poisson } = self.cfg.arrival else {
+            unreachable!("arrivals only in an open loop")
+        };
+        let mean_ns = 1e9 / rate_per_s;
+        let gap = if poisson { -mean_ns * (1.0 - self.rng.gen::<f64>()).ln() } else { mean_ns };
+        self.q.schedule_after(Nanos(gap.round().max(1.0) as u64), Event::Arrival);
+        let now = self.now();
+        match self.idle.pop() {
+            Some(slot) => {
+                self.handlers[slot as usize].handed = Some(now);
+                self.advance(slot);
+            }
+            None => self.admission.push_back(now),
+        }
+    }
+
+    /// Run the handler in `slot` until it blocks (I/O, memory, CPU) or its request ends.
+    fn advance(&mut self, slot: Slot) {
+        if self.handlers[slot as usize].program.is_none() && !self.begin_request(slot) {
+            return;
+        }
+        // Each iteration returns or moves the program on by one step (a read step may take two: open the
+        // call, then finish it), so twice the steps plus the end bound the loop.
+        let bound = 2 * self.handlers[slot as usize].program.as_ref().map_or(0, |p| p.steps.len()) + 2;
+        for _ in 0..bound {
+            let h = &mut self.handlers[slot as usize];
+            if let Some(mut cursor) = h.cursor.take() {
+                let status = self.continue_read(slot, &mut cursor);
+                let h = &mut self.handlers[slot as usize];
+                match status {
+                    ReadStatus::Done => {
+                        let work = Nanos(self.cfg.cpu_per_page.0 * h.call_pages);
+                        h.call_pages = 0;
+                        h.step += 1;
+                        if work > Nanos::ZERO {
+                            self.run_cpu(slot, work);
+                            return;
+                        }
+                    }
+                    ReadStatus::Blocked { fetch } => {
+                        h.cursor = Some(cursor);
+                        self.waiters.entry(fetch).or_default().push(slot);
+                        return;
+                    }
+                    ReadStatus::NoMemory => {
+                        h.cursor = Some(cursor);
+                        self.no_memory.push(slot);
+                        return;
+                    }
+                }
+                continue;
+            }
+            let program = h.program.as_ref().expect("a request in progress");
+            match program.steps.get(h.step).copied() {
+                Some(Step::Read { file, offset_bytes, len_bytes }) => {
+                    if let Some(cursor) = self.open_read(slot, file, offset_bytes, len_bytes) {
+                        self.handlers[slot as usize].cursor = Some(cursor);
+                    } else {
+                        self.handlers[slot as usize].step += 1;
+                    }
+                }
+                Some(Step::Cpu(work)) => {
+                    h.step += 1;
+                    self.run_cpu(slot, work);
+                    return;
+                }
+                None => {
+                    self.end_request(slot);
+                    return;
+                }
+            }
+        }
+        unreachable!("handler {slot} ran past its program's bound");
+    }
+
+    /// Give the slot its next request; false if there is none now (the slot goes idle).
+    fn begin_request(&mut self, slot: Slot) -> bool {
+        let now = self.now();
+        let arrived = match self.cfg.arrival {
+            Arrival::Closed => Some(now),
+            // Open loop: the arrival this slot was handed, else the oldest one waiting.
+            Arrival::Open { .. } => {
+                self.handlers[slot as usize].handed.take().or_else(|| self.admission.pop_front())
+            }
+        };
+        let Some(arrived) = arrived else {
+            self.idle.push(slot);
+            return false;
+        };
+        let Some(program) = self.workload.next_request(slot, &mut self.rng) else {
+            // An exhausted trace stream: when every handler is out of work, the run is over.
+            self.idle.push(slot);
+            if self.idle.len() == self.handlers.len() && matches!(self.cfg.arrival, Arrival::Closed) {
+                self.ended = true;
+            }
+            return false;
+        };
+        self.next_stream = self.next_stream.wrapping_add(1);
+        let h = &mut self.handlers[slot as usize];
+        *h = Handler {
+            program: Some(program),
+            stream: StreamId(self.next_stream),
+            started: arrived,
+            ..Handler::default()
+        };
+        true
+    }
+
+    fn end_request(&mut self, slot: Slot) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        let stream = h.stream;
+        let started = h.started;
+        h.program = None;
+        self.cache.stream_closed(stream);
+        self.sched.owner_exited(stream);
+        if self.measuring {
+            self.win.requests += 1;
+            self.win.latencies_ns.push((now - started).0);
+            if self.cfg.max_requests.is_some_and(|m| self.win.requests >= m) {
+                self.ended = true;
+            }
+        }
+        if matches!(self.cfg.arrival, Arrival::Open { .. }) && self.admission.is_empty() {
+            self.idle.push(slot);
+        } else {
+            self.q.schedule(now, Event::Run(slot));
+        }
+    }
+
+    /// A read step as a cache cursor: whole pages covering the byte range, clipped to the file.
+    fn open_read(&mut self, slot: Slot, file: FileId, offset: u64, len: u64) -> Option<ReadCursor> {
+        let file_pages = self.layout.file_pages(file);
+        let first = offset / PAGE_SIZE_BYTES;
+        let last = (offset + len).div_ceil(PAGE_SIZE_BYTES).min(file_pages);
+        if len == 0 || first >= last {
+            return None;
+        }
+        let stream = self.handlers[slot as usize].stream;
+        Some(self.cache.begin_read(stream, file, first, last, file_pages))
+    }
+
+    fn continue_read(&mut self, slot: Slot, cursor: &mut ReadCursor) -> ReadStatus {
+        let now = self.now();
+        self.cache.read(now, cursor, &self.layout, &mut self.out);
+        let delivered = self.out.pages_delivered;
+        self.handlers[slot as usize].call_pages += delivered;
+        if self.measuring {
+            self.win.pages_delivered += delivered;
+        }
+        let status = self.out.status;
+        let fetches = std::mem::take(&mut self.out.fetches);
+        for f in &fetches {
+            self.submit(now, f);
+        }
+        self.out.fetches = fetches;
+        status
+    }
+
+    fn submit(&mut self, now: Nanos, f: &Fetch) {
+        let prev = self.fetches.insert(f.id, *f);
+        assert!(prev.is_none(), "fetch {} submitted twice", f.id);
+        let sectors = u32::try_from(f.pages as u64 * SECTORS_PER_PAGE).expect("fetch fits a request");
+        self.sched.add(now, IoRequest::read(f.id, f.lbn * SECTORS_PER_PAGE, sectors, f.owner, now));
+    }
+
+    fn run_cpu(&mut self, slot: Slot, work: Nanos) {
+        self.handlers[slot as usize].cpu_total += work;
+        if let Some(done_in) = self.cpu.submit(slot, work) {
+            self.q.schedule_after(done_in, Event::CpuDone(slot));
+        }
+    }
+
+    /// Keep the device busy while the scheduler has work for it.
+    fn kick_device(&mut self) {
+        if self.ended {
+            return;
+        }
+        while self.in_service < self.device.parallelism() {
+            let now = self.now();
+            match self.sched.next(now, self.device.head_sector()) {
+                Decision::Dispatch(d) => {
+                    let t = self.device.service(now, &d.disk);
+                    if self.in_service == 0 {
+                        self.busy_since = Some(now);
+                    }
+                    self.in_service += 1;
+                    if self.measuring {
+                        let pages = d.disk.sectors as u64 / SECTORS_PER_PAGE;
+                        self.win.disk_requests += 1;
+                        self.win.disk_pages += pages;
+                        self.win.disk_service += t.total();
+                        *self.win.request_pages.entry(pages).or_default() += 1;
+                    }
+                    self.q.schedule_after(t.total(), Event::IoDone(d));
+                }
+                Decision::WaitUntil(at) => {
+                    if self.timer != Some(at) {
+                        self.timer = Some(at);
+                        self.q.schedule(at, Event::SchedTimer);
+                    }
+                    return;
+                }
+                Decision::Idle => return,
+            }
+        }
+    }
+
+    fn io_done(&mut self, d: Dispatch) {
+        let now = self.now();
+        self.in_service -= 1;
+        if self.in_service == 0 {
+            let since = self.busy_since.take().expect("busy period start");
+            if self.measuring {
+                self.win.disk_busy += now - since.max(self.measure_start);
+            }
+        }
+        self.sched.completed(now, &d);
+        let mut wake: Vec<Slot> = Vec::new();
+        for id in &d.parts {
+            let fetch = self.fetches.remove(id).expect("a completed request was submitted");
+            self.cache.fetch_done(now, &fetch);
+            if let Some(w) = self.waiters.remove(id) {
+                wake.extend(w);
+            }
+        }
+        // Memory may have become reclaimable: every stalled reader retries.
+        wake.append(&mut self.no_memory);
+        for slot in wake {
+            self.advance(slot);
+        }
+    }
+
+    fn begin_measuring(&mut self) {
+        let now = self.now();
+        self.measuring = true;
+        self.measure_start = now;
+        self.win = Window::default();
+        self.cache.reset_stats();
+        self.cpu.reset_busy();
+        if self.busy_since.is_some() {
+            self.busy_since = Some(now);
+        }
+    }
+
+    fn finish(mut self) -> RunMetrics {
+        let now = self.now();
+        if let Some(since) = self.busy_since {
+            self.win.disk_busy += now - since.max(self.measure_start);
+        }
+        let secs = (now - self.measure_start).as_secs_f64();
+        let s = self.cache.stats();
+        let w = &mut self.win;
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        RunMetrics {
+            throughput_mib_s: per_s(w.pages_delivered as f64 * PAGE_SIZE_BYTES as f64 / (1024.0 * 1024.0)),
+            requests_completed: w.requests,
+            hit_ratio: s.hit_ratio(),
+            sim_seconds: secs,
+            latency_ms: LatencyMs::from_ns(&mut w.latencies_ns),
+            disk: DiskMetrics {
+                requests: w.disk_requests,
+                pages_read: w.disk_pages,
+                mean_request_pages: if w.disk_requests == 0 {
+                    0.0
+                } else {
+                    w.disk_pages as f64 / w.disk_requests as f64
+                },
+                busy_fraction: if secs > 0.0 { (w.disk_busy.as_secs_f64() / secs).min(1.0) } else { 0.0 },
+                request_pages_histogram: w.request_pages.iter().map(|(&p, &n)| (p, n)).collect(),
+                mean_service_ms: if w.disk_requests == 0 {
+                    0.0
+                } else {
+                    w.disk_service.as_ms_f64() / w.disk_requests as f64
+                },
+            },
+            prefetch: PrefetchMetrics {
+                pages_prefetched: s.pages_prefetched,
+                prefetched_used: s.prefetched_used,
+                evicted_unused: s.evicted_unused,
+                thrash_pages: s.thrash_pages,
+                thrash_pages_per_s: per_s(s.thrash_pages as f64),
+            },
+            cache: CacheMetrics {
+                hits: s.hits,
+                misses: s.misses,
+                inflight_waits: s.inflight_waits,
+                evictions: s.evictions,
+                reclaim_stalls: s.reclaim_stalls,
+            },
+            cpu_utilization: if secs > 0.0 {
+                self.cpu.busy().as_secs_f64() / (secs * self.cfg.cpus as f64)
+            } else {
+                0.0
+            },
+            pages_accessed: w.pages_delivered,
+        }
+    }
+}
+
+/// Build and run one simulation.
+pub fn simulate(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<RunMetrics, SimError> {
+    Ok(Server::new(cfg, workload)?.run())
+}

@@ -1,0 +1,59 @@
+//! Workloads: what the request handlers do.
+//!
+//! A workload is a dataset (files and their sizes) and a source of requests; each request is a program of
+//! [`Step`]s — file reads and CPU work — that one handler runs from start to end and then exits. Synthetic
+//! workloads are all [`pattern::Pattern`]s (the papers' microbenchmarks are named instances, one file each
+//! where the paper names them); a TOML file describes new ones with the same fields; trace replay turns a
+//! block trace's streams into handlers.
+
+pub mod pattern;
+pub mod spec;
+
+use pagelab_core::{FileId, Nanos};
+use rand_chacha::ChaCha8Rng;
+
+/// One thing a request handler does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `read()` of `len_bytes` at `offset_bytes` of `file` (page-aligned in every built-in workload).
+    Read { file: FileId, offset_bytes: u64, len_bytes: u64 },
+    /// Computation between reads.
+    Cpu(Nanos),
+}
+
+/// The program of one request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestProgram {
+    pub steps: Vec<Step>,
+}
+
+impl RequestProgram {
+    pub fn bytes_read(&self) -> u64 {
+        self.steps.iter().map(|s| if let Step::Read { len_bytes, .. } = s { *len_bytes } else { 0 }).sum()
+    }
+}
+
+/// A source of requests over a fixed dataset.
+pub trait Workload: Send {
+    /// Name with parameters, for reports (`one-rand:files=6000,file_size=4MiB,block=64KiB`).
+    fn describe(&self) -> String;
+
+    /// Sizes of the dataset's files in pages (file `i` is `FileId(i)`); empty for block-trace replay, which
+    /// addresses the disk directly through one pseudo-file ([`Workload::block_device_pages`]).
+    fn file_pages(&self) -> &[u64];
+
+    /// For block-trace replay: the size of the pseudo-file (the highest LBN + 1, in pages).
+    fn block_device_pages(&self) -> Option<u64> {
+        None
+    }
+
+    /// How many handlers the trace itself defines (one per stream id); `None` for synthetic workloads,
+    /// whose concurrency the run chooses.
+    fn natural_concurrency(&self) -> Option<u32> {
+        None
+    }
+
+    /// The next request for handler slot `slot` (0-based, `< concurrency`), or `None` when the workload
+    /// has no more requests for that slot. Synthetic workloads never run out.
+    fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram>;
+}

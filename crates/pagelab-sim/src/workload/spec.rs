@@ -1,0 +1,187 @@
+//! Choosing a workload on the command line: a built-in name with parameters
+//! (`one-rand:files=2000,block=64KiB`) or a TOML file with the same keys.
+//!
+//! Keys (all optional; defaults are the named workload's):
+//! `files`, `file_size`, `files_per_request`, `interleave`, `block`, `length` (`whole`, `fixed`,
+//! `uniform`), `length_min`, `length_max` (uniform), `length_bytes` (fixed), `same_length`, `start`
+//! (`zero`, `random`), `choice` (`random`, `round-robin`), `think` (CPU after each read, e.g. `2ms`).
+//! A TOML file may also set `base` (a built-in name to start from; default `one-rand`) and `name`.
+
+use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
+use super::Workload;
+use pagelab_core::spec::Spec;
+use pagelab_core::Nanos;
+use std::path::Path;
+
+pub const BUILTIN: [&str; 6] = ["one-whole", "one-rand", "two-rand", "four-64kb", "seq", "random"];
+
+const KEYS: [&str; 13] = [
+    "files",
+    "file_size",
+    "files_per_request",
+    "interleave",
+    "block",
+    "length",
+    "length_min",
+    "length_max",
+    "length_bytes",
+    "same_length",
+    "start",
+    "choice",
+    "think",
+];
+
+/// A built-in pattern by name.
+pub fn builtin(name: &str) -> Option<Pattern> {
+    Some(match name {
+        "one-whole" => Pattern::one_whole(),
+        "one-rand" => Pattern::one_rand(),
+        "two-rand" => Pattern::two_rand(),
+        "four-64kb" => Pattern::four_64kb(),
+        "seq" => Pattern::seq(),
+        "random" => Pattern::random(),
+        _ => return None,
+    })
+}
+
+/// Parse `NAME[:key=value,...]` or a path ending in `.toml`.
+pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, String> {
+    if text.ends_with(".toml") {
+        return from_toml_file(Path::new(text))
+            .map(|p| Box::new(PatternWorkload::new(p)) as Box<dyn Workload>);
+    }
+    let spec = Spec::parse(text).map_err(|e| e.to_string())?;
+    let base = builtin(&spec.name).ok_or_else(|| {
+        format!("unknown workload `{}`: expected one of {} or a .toml file", spec.name, BUILTIN.join(", "))
+    })?;
+    let pattern = apply(base, &spec).map_err(|e| format!("workload `{text}`: {e}"))?;
+    Ok(Box::new(PatternWorkload::new(pattern)))
+}
+
+fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
+    let e = |e: pagelab_core::CoreError| e.to_string();
+    p.files = u32::try_from(spec.u64("files", p.files as u64).map_err(e)?).map_err(|_| "files: too many")?;
+    p.file_bytes = spec.bytes("file_size", p.file_bytes).map_err(e)?;
+    p.files_per_request =
+        u32::try_from(spec.u64("files_per_request", p.files_per_request as u64).map_err(e)?)
+            .map_err(|_| "too many")?;
+    p.interleave = spec.bool("interleave", p.interleave).map_err(e)?;
+    let old_block = p.block_bytes;
+    p.block_bytes = spec.bytes("block", p.block_bytes).map_err(e)?;
+    // Lengths defined as "one block" follow a changed block size (Four-64KB's block, One-Rand's minimum).
+    p.length = match p.length {
+        Length::Fixed(n) if n == old_block => Length::Fixed(p.block_bytes),
+        Length::Uniform { min, max } if min == old_block => Length::Uniform { min: p.block_bytes, max },
+        other => other,
+    };
+    p.same_length = spec.bool("same_length", p.same_length).map_err(e)?;
+    p.think = Nanos(spec.duration_ns("think", p.think.0).map_err(e)?);
+    if let Some(kind) = spec.string("length") {
+        p.length = match kind.as_str() {
+            "whole" => Length::Whole,
+            "fixed" => Length::Fixed(p.block_bytes),
+            "uniform" => Length::Uniform { min: p.block_bytes, max: p.file_bytes },
+            other => return Err(format!("length=`{other}`: expected whole, fixed or uniform")),
+        };
+    }
+    p.length = match p.length {
+        Length::Fixed(n) => Length::Fixed(spec.bytes("length_bytes", n).map_err(e)?),
+        Length::Uniform { min, max } => Length::Uniform {
+            min: spec.bytes("length_min", min).map_err(e)?,
+            max: spec.bytes("length_max", max.min(p.file_bytes)).map_err(e)?,
+        },
+        Length::Whole => Length::Whole,
+    };
+    if let Some(s) = spec.string("start") {
+        p.start = match s.as_str() {
+            "zero" => Start::Zero,
+            "random" => Start::RandomAligned,
+            other => return Err(format!("start=`{other}`: expected zero or random")),
+        };
+    }
+    if let Some(c) = spec.string("choice") {
+        p.choice = match c.as_str() {
+            "random" => Choice::Random,
+            "round-robin" => Choice::RoundRobin,
+            other => return Err(format!("choice=`{other}`: expected random or round-robin")),
+        };
+    }
+    spec.finish(&KEYS).map_err(e)?;
+    p.validate()?;
+    Ok(p)
+}
+
+fn from_toml_file(path: &Path) -> Result<Pattern, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A TOML workload: a flat table of the keys above plus `base` and `name`.
+pub fn from_toml(text: &str) -> Result<Pattern, String> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+    let mut base = "one-rand".to_string();
+    let mut name = None;
+    let mut parts = Vec::new();
+    for (k, v) in &table {
+        let value = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            other => {
+                return Err(format!(
+                    "key `{k}`: expected a string, number or boolean, found {}",
+                    other.type_str()
+                ))
+            }
+        };
+        match k.as_str() {
+            "base" => base = value,
+            "name" => name = Some(value),
+            _ => parts.push(format!("{k}={value}")),
+        }
+    }
+    let spec = Spec::parse(&format!("{base}:{}", parts.join(","))).map_err(|e| e.to_string())?;
+    let pattern = builtin(&spec.name)
+        .ok_or_else(|| format!("base = `{base}`: expected one of {}", BUILTIN.join(", ")))?;
+    let mut p = apply(pattern, &spec)?;
+    if let Some(n) = name {
+        p.name = n;
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_with_parameters() {
+        let w = parse_workload("one-rand:files=2000,block=128KiB").unwrap();
+        assert_eq!(w.file_pages().len(), 2000);
+        assert!(w.describe().starts_with("one-rand:files=2000"), "{}", w.describe());
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        assert!(parse_workload("five-rand").err().unwrap().contains("unknown workload `five-rand`"));
+        let e = parse_workload("one-rand:filez=3").err().unwrap();
+        assert!(e.contains("unknown parameter(s) filez"), "{e}");
+        let e = parse_workload("one-rand:block=1000").err().unwrap();
+        assert!(e.contains("block"), "{e}");
+    }
+
+    #[test]
+    fn toml_uses_the_same_keys() {
+        let p = from_toml(
+            "base = \"two-rand\"\nname = \"three-streams\"\nfiles = 100\nfiles_per_request = 3\nthink = \"1ms\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.files, p.files_per_request, p.interleave),
+            ("three-streams", 100, 3, true)
+        );
+        assert_eq!(p.think, Nanos::from_ms(1));
+        assert!(from_toml("files = [1]").unwrap_err().contains("key `files`"));
+    }
+}
