@@ -6,12 +6,9 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum TraceError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    // The I/O error is part of the message, not a `#[source]`: chained printing (`{:#}`) would repeat it.
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     /// A record that does not parse. `line` is 1-based (for binary formats: the record number).
     #[error("{path}:{line}: bad record `{text}`: expected {expected}")]
     BadRecord { path: PathBuf, line: u64, text: String, expected: String },
@@ -22,7 +19,7 @@ pub enum TraceError {
 
 impl TraceError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> TraceError {
-        TraceError::Io { path: path.into(), source }
+        TraceError::Io { path: path.into(), error: source }
     }
 
     /// A bad record; `text` is cut to 120 characters so that a binary blob cannot flood the terminal.

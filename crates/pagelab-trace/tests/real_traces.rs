@@ -71,7 +71,7 @@ fn arc_p3_has_238578_requests_of_3912296_blocks() {
 fn cloudphysics_csv_and_oracle_general_hold_the_same_trace() {
     let csv = all(open("libcachesim/cloudPhysicsIO.csv", "auto").as_mut());
     let mut oracle_reader =
-        open("libcachesim/cloudPhysicsIO.oracleGeneral.bin", "oracle-general:time-unit=us");
+        open("libcachesim/cloudPhysicsIO.oracleGeneral.bin", "oracle-general:time-unit=s");
     assert!(oracle_reader.has_next_vtime());
     assert_eq!(oracle_reader.requests_hint(), Some(113_872));
     let oracle = all(oracle_reader.as_mut());
@@ -101,7 +101,7 @@ fn cloudphysics_csv_and_oracle_general_hold_the_same_trace() {
 fn converting_the_cloudphysics_csv_reproduces_libcachesims_binary() {
     let mut csv = open("libcachesim/cloudPhysicsIO.csv", "csv:cloudphysics");
     let mut bytes = Vec::new();
-    let options = OracleOptions { time_unit: TimeUnit::US, keep_first_size: true };
+    let options = OracleOptions { time_unit: TimeUnit::S, keep_first_size: true };
     assert_eq!(write_oracle_general(csv.as_mut(), &mut bytes, "mem", options).unwrap(), 113_872);
     let shipped = std::fs::read(traces_dir().join("libcachesim/cloudPhysicsIO.oracleGeneral.bin")).unwrap();
     assert!(bytes == shipped, "conversion differs from libCacheSim's traceConv output");
@@ -150,5 +150,5 @@ fn statistics_of_block_traces_match_an_independent_count() {
         (113_872, 1_141_869, 269_210, 29_558)
     );
     assert_eq!((s.reads, s.writes), (46_974, 66_898));
-    assert_eq!(s.first_time_ns, Some(5_633_898_000));
+    assert_eq!(s.first_time_ns, Some(5_633_898_000_000_000));
 }

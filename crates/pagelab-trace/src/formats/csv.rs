@@ -25,7 +25,8 @@
 //!
 //! Presets (as the first item): `cloudphysics` — libCacheSim's cloudPhysics CSV, header
 //! `version,time,op,size,lbn`, op `28` (SCSI READ(10)) read and `2a` (WRITE(10)) write, size in bytes, lbn
-//! in 512-byte sectors, time in microseconds; `pagelab` and `pagelab-objects` — the CSV that
+//! in 512-byte sectors, time in seconds (libCacheSim derives it from the vscsi timestamp in µs / 10^6, and
+//! its oracle-general copy holds the same seconds); `pagelab` and `pagelab-objects` — the CSV that
 //! [`crate::write::CsvWriter`] writes (`time_ns,addr,size,op,volume,stream`, addr in bytes;
 //! `time_ns,id,size,op,volume,stream` for object traces). A preset checks its header word for word;
 //! overriding a preset's column turns that check into a plain skip of line 1.
@@ -45,7 +46,7 @@ pub const PAGELAB_OBJECTS_HEADER: &str = "time_ns,id,size,op,volume,stream";
 /// libCacheSim's cloudPhysics CSV header.
 pub const CLOUDPHYSICS_HEADER: &str = "version,time,op,size,lbn";
 
-const CLOUDPHYSICS: &str = "time=2,op=3,size=4,lbn=5,header,unit=512,time-unit=us,read=28,write=2a";
+const CLOUDPHYSICS: &str = "time=2,op=3,size=4,lbn=5,header,unit=512,time-unit=s,read=28,write=2a";
 const PAGELAB: &str =
     "time=1,lbn=2,size=3,op=4,volume=5,stream=6,header,unit=1,time-unit=ns,read=R,write=W,other=O";
 const PAGELAB_OBJECTS: &str =
@@ -504,9 +505,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                req(5_633_898_000, 42932745, 512, Op::Write),
-                req(5_633_899_000, 31954535, 6144, Op::Read),
-                req(5_633_900_000, 6160447, 4096, Op::Write),
+                req(5_633_898_000_000_000, 42932745, 512, Op::Write),
+                req(5_633_899_000_000_000, 31954535, 6144, Op::Read),
+                req(5_633_900_000_000_000, 6160447, 4096, Op::Write),
             ]
         );
         let spec = CsvSpec::parse("cloudphysics").unwrap();

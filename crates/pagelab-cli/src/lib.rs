@@ -1,0 +1,19 @@
+//! The `pagelab` command's library: one module per subcommand, plus the shared pieces (trace loading,
+//! output rendering, progress, plots, the libCacheSim reference). `main.rs` only parses and dispatches.
+
+pub mod cachesim;
+pub mod libcachesim;
+pub mod mrc;
+pub mod output;
+pub mod plot;
+pub mod progress;
+pub mod trace_cmd;
+pub mod traceio;
+
+/// This process's peak resident set size (Linux `VmHWM`), for memory reports; `None` elsewhere.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

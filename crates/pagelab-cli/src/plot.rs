@@ -1,0 +1,157 @@
+//! Line charts (SVG or PNG by extension) with plotters, for `pagelab mrc --plot` and experiment reports.
+//! The font is compiled in (DejaVu Sans), so plots render on machines without fonts installed.
+
+use anyhow::{anyhow, bail, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// One named line.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart of lines over a shared x axis.
+#[derive(Clone, Debug)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    /// Logarithmic x axis (sizes spanning decades).
+    pub log_x: bool,
+    /// Fixed y range; `None`: from 0 to the largest value (plus headroom).
+    pub y_range: Option<(f64, f64)>,
+}
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is valid by construction; failure here would be a build problem, not an input one.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+impl LineChart {
+    /// Write the chart to `path`: `.svg` or `.png`.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        register_font();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        let size = (900, 600);
+        match ext.as_str() {
+            "svg" => self.draw(SVGBackend::new(path, size).into_drawing_area()),
+            "png" => self.draw(BitMapBackend::new(path, size).into_drawing_area()),
+            _ => bail!("plot file `{}`: expected a .svg or .png name", path.display()),
+        }
+        .map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+    }
+
+    fn bounds(&self) -> ((f64, f64), (f64, f64)) {
+        let pts = || self.series.iter().flat_map(|s| s.points.iter());
+        let x_min = pts().map(|p| p.0).fold(f64::INFINITY, f64::min);
+        let x_max = pts().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+        let (x_min, x_max) =
+            if x_min.is_finite() { (x_min, x_max.max(x_min * 1.0001 + 1e-9)) } else { (0.0, 1.0) };
+        let y = self.y_range.unwrap_or_else(|| {
+            let y_max = pts().map(|p| p.1).fold(0.0, f64::max);
+            (0.0, if y_max > 0.0 { y_max * 1.08 } else { 1.0 })
+        });
+        ((x_min, x_max), y)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let e = |err: DrawingAreaErrorKind<DB::ErrorType>| err.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let ((x0, x1), (y0, y1)) = self.bounds();
+        let mut builder = ChartBuilder::on(&root);
+        builder
+            .caption(&self.title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(44)
+            .y_label_area_size(64);
+        if self.log_x {
+            let mut chart = builder.build_cartesian_2d((x0.max(1e-9)..x1).log_scale(), y0..y1).map_err(e)?;
+            chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
+            for (i, s) in self.series.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                chart
+                    .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                    .map_err(e)?
+                    .label(&s.name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(e)?;
+        } else {
+            let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?;
+            chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
+            for (i, s) in self.series.iter().enumerate() {
+                let color = COLORS[i % COLORS.len()];
+                chart
+                    .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                    .map_err(e)?
+                    .label(&s.name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(e)?;
+        }
+        root.present().map_err(e)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_svg_and_png_and_refuses_other_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = LineChart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![Series {
+                name: "legend-name".into(),
+                points: vec![(1.0, 0.5), (10.0, 0.25), (100.0, 0.1)],
+            }],
+            log_x: true,
+            y_range: Some((0.0, 1.0)),
+        };
+        for name in ["c.svg", "c.png"] {
+            let p = dir.path().join(name);
+            chart.write(&p).unwrap();
+            assert!(std::fs::metadata(&p).unwrap().len() > 1000, "{name} is too small to hold a chart");
+        }
+        let svg = std::fs::read_to_string(dir.path().join("c.svg")).unwrap().replace('\n', "");
+        assert!(svg.contains("<svg") && svg.contains(">legend-name</text>"), "legend text missing");
+        assert!(chart.write(&dir.path().join("c.pdf")).unwrap_err().to_string().contains(".svg or .png"));
+    }
+}

@@ -1,0 +1,116 @@
+//! Opening traces from the command line and turning them into the page keys caches see.
+
+use anyhow::Result;
+use clap::Args;
+use pagelab_core::hash::KeyMap;
+use pagelab_core::units::parse_bytes;
+use pagelab_trace::{open_trace, OpenOptions, PageExpander, Request, TraceReader};
+
+/// Requests pulled from a reader per call.
+pub const BATCH: usize = 8192;
+
+/// Where a trace comes from and how its requests become pages.
+#[derive(Args, Clone, Debug)]
+pub struct TraceArgs {
+    /// A trace file (lirs, arc, csv, oracle-general, msr, spc, blkparse; optionally .gz/.zst/.xz) or a
+    /// synthetic trace such as `synth:zipf?alpha=1.0&objects=1000000&requests=10000000&seed=1`
+    /// (also uniform, scan, loop, mixed).
+    #[arg(long, value_name = "PATH|synth:...")]
+    pub trace: String,
+    /// Trace format: auto, lirs, arc, csv:SPEC (e.g. csv:cloudphysics), oracle-general, msr, spc, blkparse.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Page size used to split requests into pages.
+    #[arg(long, default_value = "4KiB", value_name = "SIZE")]
+    pub page_size: String,
+    /// Treat every request as one object keyed by its address (libCacheSim-style object caching).
+    #[arg(long)]
+    pub ignore_size: bool,
+    /// Skip malformed records (and report how many) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+impl TraceArgs {
+    pub fn page_size_bytes(&self) -> Result<u64> {
+        let ps = parse_bytes(&self.page_size)?;
+        anyhow::ensure!(
+            ps >= 512 && ps.is_power_of_two() && ps <= 1 << 30,
+            "bad --page-size `{}`: expected a power of two from 512B to 1GiB",
+            self.page_size
+        );
+        Ok(ps)
+    }
+
+    pub fn open(&self, seed: Option<u64>) -> Result<Box<dyn TraceReader>> {
+        let options = OpenOptions { skip_bad_lines: self.skip_bad_lines, seed };
+        open_trace(&self.trace, &self.format, &options).map_err(anyhow::Error::from)
+    }
+
+    pub fn expander(&self, reader: &dyn TraceReader) -> Result<PageExpander> {
+        Ok(PageExpander::new(reader.addr_unit(), self.page_size_bytes()? as u32, self.ignore_size))
+    }
+}
+
+/// A trace expanded to page keys, in memory.
+pub struct PageTrace {
+    pub keys: Vec<u64>,
+    pub requests: u64,
+    pub distinct: u64,
+    pub skipped: u64,
+    pub source: String,
+}
+
+/// Read the whole trace into page keys (8 bytes per page) and count distinct pages.
+pub fn load_pages(args: &TraceArgs, seed: Option<u64>) -> Result<PageTrace> {
+    let mut reader = args.open(seed)?;
+    let expander = args.expander(reader.as_ref())?;
+    let mut keys = Vec::with_capacity(reader.requests_hint().unwrap_or(0).min(1 << 28) as usize);
+    let mut requests = 0u64;
+    for_each_batch(reader.as_mut(), |batch| {
+        requests += batch.len() as u64;
+        for r in batch {
+            expander.for_each_page(r, |key, _lbn| keys.push(key));
+        }
+    })?;
+    let distinct = count_distinct(&keys);
+    Ok(PageTrace { keys, requests, distinct, skipped: reader.skipped_records(), source: reader.describe() })
+}
+
+/// Count distinct pages of a trace without keeping it (for percentage sizes in streaming mode).
+pub fn count_distinct_streaming(args: &TraceArgs, seed: Option<u64>) -> Result<u64> {
+    let mut reader = args.open(seed)?;
+    let expander = args.expander(reader.as_ref())?;
+    let mut seen: KeyMap<u64, ()> = KeyMap::default();
+    for_each_batch(reader.as_mut(), |batch| {
+        for r in batch {
+            expander.for_each_page(r, |key, _| {
+                seen.insert(key, ());
+            });
+        }
+    })?;
+    Ok(seen.len() as u64)
+}
+
+pub fn count_distinct(keys: &[u64]) -> u64 {
+    let mut seen: KeyMap<u64, ()> = KeyMap::default();
+    seen.reserve(keys.len().min(1 << 24));
+    for &k in keys {
+        seen.insert(k, ());
+    }
+    seen.len() as u64
+}
+
+/// Feed every request of `reader` to `f` in batches; bounded by the trace.
+pub fn for_each_batch(reader: &mut dyn TraceReader, mut f: impl FnMut(&[Request])) -> Result<()> {
+    let mut batch = Vec::with_capacity(BATCH);
+    loop {
+        batch.clear();
+        // The error names the file and line already.
+        let n = reader.next_batch(&mut batch, BATCH)?;
+        if n == 0 {
+            return Ok(());
+        }
+        f(&batch);
+    }
+}

@@ -1,0 +1,42 @@
+//! Shared by the integration tests: where the shared traces are, and the libCacheSim venv.
+
+#![allow(dead_code)]
+
+use pagelab_cli::libcachesim::LibCacheSim;
+use pagelab_cli::traceio::{load_pages, PageTrace, TraceArgs};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// `<repo>/../shared/traces`: CI checks the repository out with `../shared` beside it.
+pub fn traces_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    assert!(dir.is_dir(), "{} is missing: the tests need ../shared beside the repository", dir.display());
+    dir
+}
+
+pub fn trace_path(rel: &str) -> String {
+    traces_dir().join(rel).display().to_string()
+}
+
+pub fn args(rel: &str, ignore_size: bool) -> TraceArgs {
+    TraceArgs {
+        trace: trace_path(rel),
+        format: "auto".into(),
+        page_size: "4KiB".into(),
+        ignore_size,
+        skip_bad_lines: false,
+    }
+}
+
+pub fn pages(rel: &str, ignore_size: bool) -> PageTrace {
+    load_pages(&args(rel, ignore_size), None).expect("the shared trace loads")
+}
+
+/// The libCacheSim venv, created once per test process (pip from the package registry).
+pub fn libcachesim() -> &'static LibCacheSim {
+    static LCS: OnceLock<LibCacheSim> = OnceLock::new();
+    LCS.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("libcachesim-venv");
+        LibCacheSim::ensure(&dir).expect("creating the libcachesim venv (needs python3 and PyPI)")
+    })
+}
