@@ -4,7 +4,7 @@
 use crate::output::{print_csv, print_json, Format, Table};
 use crate::progress;
 use crate::traceio::{count_distinct_streaming, for_each_batch, load_pages, TraceArgs};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use pagelab_core::cache::{HitStats, KeyedCache};
 use pagelab_core::policy::{Access, AnyPolicy, PolicyKind, NEVER};
@@ -97,8 +97,8 @@ fn cache_frames(pages: u64) -> u32 {
 }
 
 pub fn run(args: &CachesimArgs) -> Result<()> {
-    let kinds = parse_policies(&args.policy)?;
-    let sizes = parse_sizes(&args.size)?;
+    let kinds = parse_policies(&args.policy).context("--policy")?;
+    let sizes = parse_sizes(&args.size).context("--size")?;
     let page_size = args.trace.page_size_bytes()?;
     if args.stream && kinds.iter().any(|k| k.needs_future()) {
         bail!("--stream cannot run opt: OPT needs the whole trace in memory to know each page's next use");
@@ -185,7 +185,7 @@ fn row(kind: PolicyKind, pages: u64, page_size: u64, stats: HitStats, seconds: f
 }
 
 /// One run that reads the trace itself: constant memory beyond the cache.
-fn stream_one(
+pub fn stream_one(
     args: &TraceArgs,
     seed: Option<u64>,
     kind: PolicyKind,

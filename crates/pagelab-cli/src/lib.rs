@@ -1,12 +1,15 @@
 //! The `pagelab` command's library: one module per subcommand, plus the shared pieces (trace loading,
 //! output rendering, progress, plots, the libCacheSim reference). `main.rs` only parses and dispatches.
 
+pub mod bench;
 pub mod cachesim;
+pub mod experiment;
 pub mod libcachesim;
 pub mod mrc;
 pub mod output;
 pub mod plot;
 pub mod progress;
+pub mod simulate;
 pub mod trace_cmd;
 pub mod traceio;
 

@@ -1,7 +1,7 @@
 //! `pagelab`: parse the command line, dispatch, and turn errors into one clear message and exit status 2.
 
 use clap::{Parser, Subcommand};
-use pagelab_cli::{cachesim, mrc, trace_cmd};
+use pagelab_cli::{bench, cachesim, experiment, mrc, simulate, trace_cmd};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -23,10 +23,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The committed speed/memory benchmark: ratios against libCacheSim, PASS/FAIL per target.
+    Bench(bench::BenchArgs),
     /// Trace-driven cache simulation: many policies × many sizes, hit/miss only, in parallel.
     Cachesim(cachesim::CachesimArgs),
+    /// Reproduce an experiment (a sweep of simulations): results.csv, summary.json, plot, report.md.
+    Experiment(experiment::ExperimentArgs),
     /// LRU miss-ratio curve of a trace, exact or sampled (SHARDS), in one pass.
     Mrc(mrc::MrcArgs),
+    /// Run a workload through the simulated server (handlers, CPU, cache, prefetcher, scheduler, disk).
+    Simulate(Box<simulate::SimulateArgs>),
     /// Inspect or convert traces.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
@@ -35,8 +41,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Bench(a) => bench::run(a),
         Command::Cachesim(a) => cachesim::run(a),
+        Command::Experiment(a) => experiment::run(a),
         Command::Mrc(a) => mrc::run(a),
+        Command::Simulate(a) => simulate::run(a),
         Command::Trace(t) => trace_cmd::run(t),
     };
     match result {

@@ -2,6 +2,8 @@
 //! The font is compiled in (DejaVu Sans), so plots render on machines without fonts installed.
 
 use anyhow::{anyhow, bail, Result};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -46,18 +48,37 @@ fn register_font() {
     });
 }
 
+/// Write `panels` stacked top to bottom into one figure at `path`: `.svg` or `.png`.
+pub fn write_figure(panels: &[LineChart], path: &Path) -> Result<()> {
+    register_font();
+    if panels.is_empty() {
+        bail!("a figure needs at least one chart");
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let size = (900, if panels.len() == 1 { 600 } else { 460 * panels.len() as u32 });
+    match ext.as_str() {
+        "svg" => draw_panels(panels, SVGBackend::new(path, size).into_drawing_area()),
+        "png" => draw_panels(panels, BitMapBackend::new(path, size).into_drawing_area()),
+        _ => bail!("plot file `{}`: expected a .svg or .png name", path.display()),
+    }
+    .map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+}
+
+fn draw_panels<DB: DrawingBackend>(panels: &[LineChart], root: DrawingArea<DB, Shift>) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    for (chart, area) in panels.iter().zip(root.split_evenly((panels.len(), 1))) {
+        chart.draw(area)?;
+    }
+    root.present().map_err(|e| e.to_string())
+}
+
 impl LineChart {
     /// Write the chart to `path`: `.svg` or `.png`.
     pub fn write(&self, path: &Path) -> Result<()> {
-        register_font();
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-        let size = (900, 600);
-        match ext.as_str() {
-            "svg" => self.draw(SVGBackend::new(path, size).into_drawing_area()),
-            "png" => self.draw(BitMapBackend::new(path, size).into_drawing_area()),
-            _ => bail!("plot file `{}`: expected a .svg or .png name", path.display()),
-        }
-        .map_err(|e| anyhow!("drawing {}: {e}", path.display()))
+        write_figure(std::slice::from_ref(self), path)
     }
 
     fn bounds(&self) -> ((f64, f64), (f64, f64)) {
@@ -73,56 +94,56 @@ impl LineChart {
         ((x_min, x_max), y)
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String>
+    fn draw<DB: DrawingBackend>(&self, area: DrawingArea<DB, Shift>) -> Result<(), String>
     where
         DB::ErrorType: 'static,
     {
         let e = |err: DrawingAreaErrorKind<DB::ErrorType>| err.to_string();
-        root.fill(&WHITE).map_err(e)?;
         let ((x0, x1), (y0, y1)) = self.bounds();
-        let mut builder = ChartBuilder::on(&root);
+        let mut builder = ChartBuilder::on(&area);
         builder
             .caption(&self.title, ("sans-serif", 22))
             .margin(14)
             .x_label_area_size(44)
             .y_label_area_size(64);
         if self.log_x {
-            let mut chart = builder.build_cartesian_2d((x0.max(1e-9)..x1).log_scale(), y0..y1).map_err(e)?;
-            chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
-            for (i, s) in self.series.iter().enumerate() {
-                let color = COLORS[i % COLORS.len()];
-                chart
-                    .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
-                    .map_err(e)?
-                    .label(&s.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-            }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(e)?;
+            self.draw_lines(builder.build_cartesian_2d((x0.max(1e-9)..x1).log_scale(), y0..y1).map_err(e)?)
         } else {
-            let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?;
-            chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
-            for (i, s) in self.series.iter().enumerate() {
-                let color = COLORS[i % COLORS.len()];
-                chart
-                    .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
-                    .map_err(e)?
-                    .label(&s.name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            self.draw_lines(builder.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?)
+        }
+    }
+
+    /// Mesh, lines, markers and legend on a chart of either x scale.
+    fn draw_lines<'a, DB, X>(
+        &self,
+        mut chart: ChartContext<'a, DB, Cartesian2d<X, RangedCoordf64>>,
+    ) -> Result<(), String>
+    where
+        DB: DrawingBackend + 'a,
+        DB::ErrorType: 'static,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let e = |err: DrawingAreaErrorKind<DB::ErrorType>| err.to_string();
+        chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
+        for (i, s) in self.series.iter().enumerate() {
+            let color = COLORS[i % COLORS.len()];
+            chart
+                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))
+                .map_err(e)?
+                .label(&s.name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            // Markers only where they stay readable: a few measured points, not a dense curve.
+            if s.points.len() <= 40 {
                 chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(e)?;
         }
-        root.present().map_err(e)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(e)?;
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! `pagelab trace inspect` and `pagelab trace convert`.
 
 use crate::output::{print_json, Table};
-use crate::traceio::{for_each_batch, TraceArgs};
+use crate::traceio::{for_each_batch, ReadArgs, TraceArgs};
 use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 use pagelab_core::units::fmt_bytes;
@@ -35,14 +35,8 @@ Examples:
 pub struct InspectArgs {
     /// Trace file or synth:... spec.
     pub trace: String,
-    #[arg(long, default_value = "auto")]
-    pub format: String,
-    #[arg(long, default_value = "4KiB")]
-    pub page_size: String,
-    #[arg(long)]
-    pub ignore_size: bool,
-    #[arg(long)]
-    pub skip_bad_lines: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
     #[arg(long)]
     pub json: bool,
 }
@@ -62,33 +56,11 @@ pub struct ConvertArgs {
     pub to: ConvertTo,
     /// Output file; .gz, .zst or .xz compresses.
     pub out: PathBuf,
-    #[arg(long, default_value = "auto")]
-    pub format: String,
-    #[arg(long, default_value = "4KiB")]
-    pub page_size: String,
-    #[arg(long)]
-    pub ignore_size: bool,
-    #[arg(long)]
-    pub skip_bad_lines: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Write the trace's requests unchanged instead of one record per page.
     #[arg(long)]
     pub requests: bool,
-}
-
-fn trace_args(
-    trace: &str,
-    format: &str,
-    page_size: &str,
-    ignore_size: bool,
-    skip_bad_lines: bool,
-) -> TraceArgs {
-    TraceArgs {
-        trace: trace.to_string(),
-        format: format.to_string(),
-        page_size: page_size.to_string(),
-        ignore_size,
-        skip_bad_lines,
-    }
 }
 
 pub fn run(cmd: &TraceCommand) -> Result<()> {
@@ -119,7 +91,7 @@ struct InspectReport {
 }
 
 fn inspect(a: &InspectArgs) -> Result<()> {
-    let args = trace_args(&a.trace, &a.format, &a.page_size, a.ignore_size, a.skip_bad_lines);
+    let args = a.read.with_trace(&a.trace);
     let mut reader = args.open(None)?;
     let expander = args.expander(reader.as_ref())?;
     let s: TraceStats = trace_stats(reader.as_mut(), expander)?;
@@ -184,7 +156,7 @@ fn inspect(a: &InspectArgs) -> Result<()> {
 }
 
 fn convert(a: &ConvertArgs) -> Result<()> {
-    let args = trace_args(&a.trace, &a.format, &a.page_size, a.ignore_size, a.skip_bad_lines);
+    let args = a.read.with_trace(&a.trace);
     let mut reader = args.open(None)?;
     let mut out = Output::create(&a.out)?;
     let label = a.out.clone();

@@ -9,14 +9,9 @@ use pagelab_trace::{open_trace, OpenOptions, PageExpander, Request, TraceReader}
 /// Requests pulled from a reader per call.
 pub const BATCH: usize = 8192;
 
-/// Where a trace comes from and how its requests become pages.
+/// How a trace's records are read and split into pages: the flags every trace-reading command shares.
 #[derive(Args, Clone, Debug)]
-pub struct TraceArgs {
-    /// A trace file (lirs, arc, csv, oracle-general, msr, spc, blkparse; optionally .gz/.zst/.xz) or a
-    /// synthetic trace such as `synth:zipf?alpha=1.0&objects=1000000&requests=10000000&seed=1`
-    /// (also uniform, scan, loop, mixed).
-    #[arg(long, value_name = "PATH|synth:...")]
-    pub trace: String,
+pub struct ReadArgs {
     /// Trace format: auto, lirs, arc, csv:SPEC (e.g. csv:cloudphysics), oracle-general, msr, spc, blkparse.
     #[arg(long, default_value = "auto")]
     pub format: String,
@@ -31,24 +26,54 @@ pub struct TraceArgs {
     pub skip_bad_lines: bool,
 }
 
+impl ReadArgs {
+    /// These settings applied to `trace`.
+    pub fn with_trace(&self, trace: &str) -> TraceArgs {
+        TraceArgs { trace: trace.to_string(), read: self.clone() }
+    }
+}
+
+/// Where a trace comes from and how its requests become pages.
+#[derive(Args, Clone, Debug)]
+pub struct TraceArgs {
+    /// A trace file (lirs, arc, csv, oracle-general, msr, spc, blkparse; optionally .gz/.zst/.xz) or a
+    /// synthetic trace such as `synth:zipf?alpha=1.0&objects=1000000&requests=10000000&seed=1`
+    /// (also uniform, scan, loop, mixed).
+    #[arg(long, value_name = "PATH|synth:...")]
+    pub trace: String,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
 impl TraceArgs {
+    /// `trace` in `format`, 4 KiB pages, bad lines an error.
+    pub fn new(trace: &str, format: &str, ignore_size: bool) -> TraceArgs {
+        let read = ReadArgs {
+            format: format.to_string(),
+            page_size: "4KiB".to_string(),
+            ignore_size,
+            skip_bad_lines: false,
+        };
+        read.with_trace(trace)
+    }
+
     pub fn page_size_bytes(&self) -> Result<u64> {
-        let ps = parse_bytes(&self.page_size)?;
+        let ps = parse_bytes(&self.read.page_size)?;
         anyhow::ensure!(
             ps >= 512 && ps.is_power_of_two() && ps <= 1 << 30,
             "bad --page-size `{}`: expected a power of two from 512B to 1GiB",
-            self.page_size
+            self.read.page_size
         );
         Ok(ps)
     }
 
     pub fn open(&self, seed: Option<u64>) -> Result<Box<dyn TraceReader>> {
-        let options = OpenOptions { skip_bad_lines: self.skip_bad_lines, seed };
-        open_trace(&self.trace, &self.format, &options).map_err(anyhow::Error::from)
+        let options = OpenOptions { skip_bad_lines: self.read.skip_bad_lines, seed };
+        open_trace(&self.trace, &self.read.format, &options).map_err(anyhow::Error::from)
     }
 
     pub fn expander(&self, reader: &dyn TraceReader) -> Result<PageExpander> {
-        Ok(PageExpander::new(reader.addr_unit(), self.page_size_bytes()? as u32, self.ignore_size))
+        Ok(PageExpander::new(reader.addr_unit(), self.page_size_bytes()? as u32, self.read.ignore_size))
     }
 }
 

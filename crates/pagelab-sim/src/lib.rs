@@ -6,6 +6,7 @@ pub mod config;
 pub mod cpu;
 pub mod device;
 pub mod event;
+pub mod experiment;
 pub mod io;
 pub mod layout;
 pub mod metrics;

@@ -325,22 +325,30 @@ impl Server {
             self.idle.push(slot);
             return false;
         };
+        let persistent = self.workload.natural_concurrency().is_some();
         let Some(program) = self.workload.next_request(slot, &mut self.rng) else {
-            // An exhausted trace stream: when every handler is out of work, the run is over.
+            // An exhausted trace stream: its owner exits now. When every handler is out of work, the run
+            // is over.
+            if persistent {
+                self.close_stream(StreamId(slot + 1));
+            }
             self.idle.push(slot);
             if self.idle.len() == self.handlers.len() && matches!(self.cfg.arrival, Arrival::Closed) {
                 self.ended = true;
             }
             return false;
         };
-        self.next_stream = self.next_stream.wrapping_add(1);
-        let h = &mut self.handlers[slot as usize];
-        *h = Handler {
-            program: Some(program),
-            stream: StreamId(self.next_stream),
-            started: arrived,
-            ..Handler::default()
+        // A trace's streams are its own processes: one stream per slot for the whole run, so readahead
+        // state and the anticipatory scheduler's statistics follow the process. Synthetic requests are
+        // each served by a thread spawned for it (papers/000 §4.1) and exit with it.
+        let stream = if persistent {
+            StreamId(slot + 1)
+        } else {
+            self.next_stream = self.next_stream.wrapping_add(1);
+            StreamId(self.next_stream)
         };
+        let h = &mut self.handlers[slot as usize];
+        *h = Handler { program: Some(program), stream, started: arrived, ..Handler::default() };
         true
     }
 
@@ -350,8 +358,9 @@ impl Server {
         let stream = h.stream;
         let started = h.started;
         h.program = None;
-        self.cache.stream_closed(stream);
-        self.sched.owner_exited(stream);
+        if self.workload.natural_concurrency().is_none() {
+            self.close_stream(stream);
+        }
         if self.measuring {
             self.win.requests += 1;
             self.win.latencies_ns.push((now - started).0);
@@ -364,6 +373,12 @@ impl Server {
         } else {
             self.q.schedule(now, Event::Run(slot));
         }
+    }
+
+    /// The stream's owner exited: the prefetcher and the scheduler forget it.
+    fn close_stream(&mut self, stream: StreamId) {
+        self.cache.stream_closed(stream);
+        self.sched.owner_exited(stream);
     }
 
     /// A read step as a cache cursor: whole pages covering the byte range, clipped to the file.

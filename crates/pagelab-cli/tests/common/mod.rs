@@ -19,13 +19,7 @@ pub fn trace_path(rel: &str) -> String {
 }
 
 pub fn args(rel: &str, ignore_size: bool) -> TraceArgs {
-    TraceArgs {
-        trace: trace_path(rel),
-        format: "auto".into(),
-        page_size: "4KiB".into(),
-        ignore_size,
-        skip_bad_lines: false,
-    }
+    TraceArgs::new(&trace_path(rel), "auto", ignore_size)
 }
 
 pub fn pages(rel: &str, ignore_size: bool) -> PageTrace {

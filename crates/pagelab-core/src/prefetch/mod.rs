@@ -296,7 +296,7 @@ impl Default for AnyPrefetcher {
 }
 
 const SPEC_FORMS: &str =
-    "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), tp[:T-P] (pages, e.g. tp:24-48)";
+    "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), tp[:T-P][,fixed] (pages, e.g. tp:24-48)";
 
 impl AnyPrefetcher {
     /// Parses the CLI forms, sizes converted with `page_size_bytes`:
@@ -304,7 +304,8 @@ impl AnyPrefetcher {
     /// - `linux` (128 KiB), `linux:512KiB`, or `linux:ra=512KiB,io=1MiB` (`io` = `bdi->io_pages`, the
     ///   largest single request, which only oversize reads use; default = `ra`);
     /// - `tp` (= `tp:32-32`), `tp:24-48`, or `tp:trigger=24,degree=48`: trigger distance T and prefetch
-    ///   degree P **in pages**, as Zhang et al. write them; `1 <= T <= P`.
+    ///   degree P **in pages**, as Zhang et al. write them; `1 <= T <= P`. Windows ramp up to (T, P) as in
+    ///   Linux 2.6.18; `tp:24-48,fixed` starts at (T, P).
     pub fn parse(text: &str, page_size_bytes: u64) -> Result<AnyPrefetcher, CoreError> {
         assert!(page_size_bytes >= 1, "page size must be positive");
         let spec = Spec::parse(text)?;
@@ -392,7 +393,8 @@ fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
             .map_err(|_| bad_spec(spec, format!("{what} `{v}`: expected a whole number of pages")))
     };
     let (trigger, degree) = (pages("trigger distance T", &trigger)?, pages("prefetch degree P", &degree)?);
-    spec.finish(&["trigger", "degree"])?;
+    let fixed = spec.flag("fixed");
+    spec.finish(&["trigger", "degree", "fixed"])?;
     if degree == 0 || degree > RA_PAGES_LIMIT {
         return Err(bad_spec(
             spec,
@@ -405,7 +407,8 @@ fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
             format!("trigger distance T = {trigger} must be in 1..=P ({degree}): the trigger sits inside the window"),
         ));
     }
-    Ok(FixedTp::new(trigger, degree, page_size_bytes))
+    let tp = FixedTp::new(trigger, degree, page_size_bytes);
+    Ok(if fixed { tp.without_ramp() } else { tp })
 }
 
 impl FromStr for AnyPrefetcher {

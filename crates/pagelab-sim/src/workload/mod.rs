@@ -7,6 +7,7 @@
 //! block trace's streams into handlers.
 
 pub mod pattern;
+pub mod replay;
 pub mod spec;
 
 use pagelab_core::{FileId, Nanos};

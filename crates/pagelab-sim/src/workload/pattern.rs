@@ -174,6 +174,16 @@ impl Pattern {
     }
 }
 
+/// `4MiB`, `64KiB`, `1000B`: the largest binary unit that divides the size, as a spec would write it.
+fn compact_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}KiB", b >> 10),
+        b => format!("{b}B"),
+    }
+}
+
 /// A [`Pattern`] as a [`Workload`].
 pub struct PatternWorkload {
     pattern: Pattern,
@@ -237,7 +247,13 @@ impl PatternWorkload {
 impl Workload for PatternWorkload {
     fn describe(&self) -> String {
         let p = &self.pattern;
-        format!("{}:files={},file_size={}B,block={}B", p.name, p.files, p.file_bytes, p.block_bytes)
+        format!(
+            "{}:files={},file_size={},block={}",
+            p.name,
+            p.files,
+            compact_bytes(p.file_bytes),
+            compact_bytes(p.block_bytes)
+        )
     }
 
     fn file_pages(&self) -> &[u64] {

@@ -1,0 +1,205 @@
+//! `pagelab experiment`: run a built-in experiment's sweep in parallel and write its results, summary,
+//! figure and report.
+
+use crate::output::Table;
+use crate::plot::{write_figure, LineChart, Series};
+use crate::progress;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use pagelab_sim::experiment::{self, Chart, Experiment, Findings, Row, Value};
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  pagelab experiment --list
+  pagelab experiment system-model --quick
+  pagelab experiment system-model --out results/system-model --seed 7 --jobs 2
+
+Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics),
+summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what
+was run, the result, and the claim beside it).")]
+pub struct ExperimentArgs {
+    /// The experiment to run (see --list).
+    #[arg(required_unless_present = "list")]
+    pub name: Option<String>,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
+    /// A smaller sweep that finishes in under a minute on 2 cores.
+    #[arg(long)]
+    pub quick: bool,
+    /// Output directory (default out/NAME).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Parallel jobs (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+pub fn run(args: &ExperimentArgs) -> Result<()> {
+    if args.list {
+        let mut t = Table::new(&["experiment", "what it shows"]);
+        for e in experiment::all() {
+            t.row(vec![e.name().to_string(), e.title().to_string()]);
+        }
+        print!("{}", t.render());
+        return Ok(());
+    }
+    let name = args.name.as_deref().expect("clap requires a name without --list");
+    let exp = experiment::find(name).ok_or_else(|| {
+        let names: Vec<&str> = experiment::all().iter().map(|e| e.name()).collect();
+        anyhow!("unknown experiment `{name}`; expected one of: {}", names.join(", "))
+    })?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(exp.name()));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let start = Instant::now();
+    let rows = run_jobs(exp, args)?;
+    let findings = exp.analyze(&rows, args.quick);
+    let wall = start.elapsed().as_secs_f64();
+    write_results_csv(&rows, &out.join("results.csv"))?;
+    write_summary(exp, args, &findings, &out.join("summary.json"))?;
+    let panels: Vec<LineChart> = findings.charts.iter().map(to_line_chart).collect();
+    if !panels.is_empty() {
+        write_figure(&panels, &out.join("plot.svg"))?;
+        write_figure(&panels, &out.join("plot.png"))?;
+    }
+    std::fs::write(out.join("report.md"), report(exp, args, &findings, rows.len(), wall))?;
+    print_checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty());
+    Ok(())
+}
+
+fn run_jobs(exp: &dyn Experiment, args: &ExperimentArgs) -> Result<Vec<Row>> {
+    let jobs = exp.jobs(args.quick, args.seed);
+    if jobs.is_empty() {
+        bail!("experiment {} has no jobs", exp.name());
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let pb = progress::bar(jobs.len() as u64, exp.name());
+    let rows = pool.install(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let row = (job.run)().map_err(|e| anyhow!("{}: {e}", job.label));
+                pb.inc(1);
+                row
+            })
+            .collect::<Result<Vec<Row>>>()
+    });
+    pb.finish_and_clear();
+    rows
+}
+
+fn to_line_chart(c: &Chart) -> LineChart {
+    LineChart {
+        title: c.title.clone(),
+        x_label: c.x_label.clone(),
+        y_label: c.y_label.clone(),
+        series: c.series.iter().map(|(n, p)| Series { name: n.clone(), points: p.clone() }).collect(),
+        log_x: c.log_x,
+        y_range: None,
+    }
+}
+
+/// One row per job; columns are every parameter then every metric seen, in first-seen order.
+fn write_results_csv(rows: &[Row], path: &Path) -> Result<()> {
+    let mut params: Vec<String> = Vec::new();
+    let mut metrics: Vec<String> = Vec::new();
+    for r in rows {
+        for (k, _) in &r.params {
+            if !params.contains(k) {
+                params.push(k.clone());
+            }
+        }
+        for (k, _) in &r.metrics {
+            if !metrics.contains(k) {
+                metrics.push(k.clone());
+            }
+        }
+    }
+    let mut w = csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    w.write_record(params.iter().chain(metrics.iter()))?;
+    for r in rows {
+        let cells = params.iter().map(|k| r.param(k).map(Value::to_string).unwrap_or_default()).chain(
+            metrics.iter().map(|k| {
+                r.metrics.iter().find(|(m, _)| m == k).map(|(_, v)| v.to_string()).unwrap_or_default()
+            }),
+        );
+        w.write_record(cells)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn write_summary(exp: &dyn Experiment, args: &ExperimentArgs, f: &Findings, path: &Path) -> Result<()> {
+    let summary: serde_json::Map<String, serde_json::Value> =
+        f.summary.iter().map(|(k, v)| (k.clone(), json_number(*v))).collect();
+    let checks: Vec<serde_json::Value> = f
+        .checks
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "claim": c.claim, "source": c.source, "measured": c.measured, "verdict": c.verdict.to_string()
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "experiment": exp.name(),
+        "title": exp.title(),
+        "quick": args.quick,
+        "seed": args.seed,
+        "summary": summary,
+        "checks": checks,
+    });
+    std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+    Ok(())
+}
+
+/// NaN/inf (a missing measurement) as JSON null rather than an invalid number.
+fn json_number(v: f64) -> serde_json::Value {
+    serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+fn report(exp: &dyn Experiment, args: &ExperimentArgs, f: &Findings, jobs: usize, wall: f64) -> String {
+    let mut md = String::new();
+    let quick = if args.quick { " --quick" } else { "" };
+    let _ = writeln!(md, "# {}: {}\n", exp.name(), exp.title());
+    let _ = writeln!(md, "{}\n", exp.description());
+    let _ = writeln!(
+        md,
+        "Command: `pagelab experiment {}{quick} --seed {}` — {jobs} runs in {wall:.1} s of wall time.\n",
+        exp.name(),
+        args.seed
+    );
+    if !f.checks.is_empty() {
+        let _ = writeln!(md, "## Claims and results\n");
+        let _ = writeln!(md, "| claim | source | pagelab measured | verdict |\n|---|---|---|---|");
+        for c in &f.checks {
+            let _ = writeln!(md, "| {} | {} | {} | **{}** |", c.claim, c.source, c.measured, c.verdict);
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(md, "## Results\n");
+    md.push_str(&f.markdown);
+    let _ = writeln!(md, "\n![results](plot.png)\n");
+    let _ = writeln!(md, "Files: `results.csv` (one row per run), `summary.json`, `plot.svg`, `plot.png`.");
+    md
+}
+
+fn print_checks(exp: &dyn Experiment, f: &Findings, out: &Path, jobs: usize, wall: f64, plotted: bool) {
+    println!("{}: {} ({jobs} runs, {wall:.1} s)", exp.name(), exp.title());
+    let mut t = Table::new(&["claim", "measured", "verdict"]);
+    for c in &f.checks {
+        t.row(vec![c.claim.clone(), c.measured.clone(), c.verdict.to_string()]);
+    }
+    print!("{}", t.render());
+    println!("\nresults   {}", out.join("results.csv").display());
+    println!("summary   {}", out.join("summary.json").display());
+    println!("report    {}", out.join("report.md").display());
+    if plotted {
+        println!("plot      {}", out.join("plot.png").display());
+    }
+}

@@ -1,0 +1,312 @@
+//! `pagelab simulate`: one run of the simulated server.
+
+use crate::output::print_json;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
+use pagelab_core::Nanos;
+use pagelab_sim::config::{Arrival, SimConfig};
+use pagelab_sim::device::DeviceSpec;
+use pagelab_sim::layout::{LayoutSpec, Placement};
+use pagelab_sim::metrics::RunMetrics;
+use pagelab_sim::server::Server;
+use pagelab_sim::workload::replay::{ReplayCounts, ReplayOptions, TraceReplay, WriteMode};
+use pagelab_sim::workload::spec::parse_workload;
+use pagelab_sim::workload::Workload;
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Workloads (name[:key=value,...] or a .toml file with the same keys):
+  one-whole, one-rand, two-rand, four-64kb   Li & Shen's microbenchmarks (6000 files of 4 MiB, 64 KiB reads)
+  seq                                        sequential scan of whole files
+  random                                     one random aligned block per request
+  keys: files, file_size, files_per_request, interleave, block, length (whole|fixed|uniform),
+        length_min, length_max, length_bytes, same_length, start (zero|random), choice (random|round-robin), think
+
+The default disk (the DiskSim-validated Seagate Cheetah 9LP) holds 9.1 GB: Li & Shen's 24 GB dataset of 6000
+files does not fit it, hence files=2000 in the examples.
+
+Examples:
+  pagelab simulate --workload one-rand:files=2000 --concurrency 100 --prefetch linux:512KiB --duration 60s
+  pagelab simulate --workload two-rand:files=2000 --concurrency 200 --memory 256MiB --scheduler deadline --json
+  pagelab simulate --workload random:block=64KiB --device ssd --concurrency 32 --requests 10000")]
+pub struct SimulateArgs {
+    /// The workload (see below).
+    #[arg(long, default_value = "one-rand:files=2000", conflicts_with = "trace")]
+    pub workload: String,
+    /// Replay a block trace instead: each (volume, process/stream) of the trace becomes a handler that
+    /// issues its requests in order, closed loop (a trace without ids replays as one handler).
+    #[arg(long, value_name = "PATH|synth:...")]
+    pub trace: Option<String>,
+    /// Trace format (see `pagelab cachesim --help`).
+    #[arg(long, default_value = "auto", requires = "trace")]
+    pub format: String,
+    /// Trace writes: skip (counted and reported; the simulated cache has no write path yet) or read.
+    #[arg(long, default_value = "skip", requires = "trace")]
+    pub writes: String,
+    /// Fold a trace's addresses modulo the device's size (for traces larger than the simulated disk).
+    #[arg(long, requires = "trace")]
+    pub fold: bool,
+    /// Skip malformed trace records (counted) instead of stopping at the first.
+    #[arg(long, requires = "trace")]
+    pub skip_bad_lines: bool,
+    /// Buffer-cache memory (pages in flight count against it).
+    #[arg(long, default_value = "512MiB")]
+    pub memory: String,
+    /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
+    #[arg(long, default_value = "linux")]
+    pub policy: String,
+    /// Prefetcher: none, linux[:WINDOW] (e.g. linux:512KiB), tp[:T-P][,fixed] (pages, e.g. tp:24-48).
+    #[arg(long, default_value = "linux")]
+    pub prefetch: String,
+    /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple, or a FILE.toml.
+    #[arg(long, default_value = "hdd")]
+    pub device: String,
+    /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).
+    #[arg(long, default_value = "anticipatory")]
+    pub scheduler: String,
+    /// Request handlers: simultaneous requests (closed loop) or the thread pool (open loop).
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: u32,
+    /// Open loop: requests arrive at this rate per second (Poisson) instead of a closed loop.
+    #[arg(long)]
+    pub arrival_rate: Option<f64>,
+    /// Open loop with evenly spaced arrivals instead of Poisson.
+    #[arg(long, requires = "arrival_rate")]
+    pub even_arrivals: bool,
+    /// Simulated time measured (after the warm-up).
+    #[arg(long, default_value = "120s")]
+    pub duration: String,
+    /// Stop after this many requests complete (within --duration).
+    #[arg(long)]
+    pub requests: Option<u64>,
+    /// Simulated time run before measuring.
+    #[arg(long, default_value = "0s")]
+    pub warmup: String,
+    #[arg(long, default_value_t = 2)]
+    pub cpus: u32,
+    /// CPU time to deliver one 4 KiB page to a handler.
+    #[arg(long, default_value = "2us")]
+    pub cpu_per_page: String,
+    /// File placement on disk: sequential or random.
+    #[arg(long, default_value = "sequential")]
+    pub placement: String,
+    /// Cut files into extents of this mean size (0: contiguous files).
+    #[arg(long, default_value = "0")]
+    pub extent_size: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// One JSON object on stdout (field names documented in the README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The run's configuration as reported with its results.
+#[derive(Serialize)]
+struct ConfigEcho {
+    workload: String,
+    memory_bytes: u64,
+    policy: String,
+    prefetch: String,
+    device: String,
+    scheduler: String,
+    concurrency: u32,
+    arrival: String,
+    cpus: u32,
+    cpu_per_page_ns: u64,
+    duration_s: f64,
+    warmup_s: f64,
+    max_requests: Option<u64>,
+    seed: u64,
+}
+
+#[derive(Serialize)]
+struct SimulateReport {
+    config: ConfigEcho,
+    /// Present for trace replay: what was replayed and what was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<ReplayCounts>,
+    #[serde(flatten)]
+    metrics: RunMetrics,
+}
+
+/// The simulation configuration the flags describe; every bad value is an error naming the flag.
+pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
+    let arrival = match args.arrival_rate {
+        Some(rate) if rate > 0.0 && rate.is_finite() => {
+            Arrival::Open { rate_per_s: rate, poisson: !args.even_arrivals }
+        }
+        Some(rate) => bail!("bad --arrival-rate {rate}: expected a positive number of requests per second"),
+        None => Arrival::Closed,
+    };
+    let placement = match args.placement.as_str() {
+        "sequential" => Placement::Sequential,
+        "random" => Placement::Random,
+        other => bail!("bad --placement `{other}`: expected sequential or random"),
+    };
+    let extent_bytes = parse_bytes(&args.extent_size).context("--extent-size")?;
+    let cfg = SimConfig {
+        memory_bytes: parse_bytes(&args.memory).context("--memory")?,
+        policy: args.policy.parse().context("--policy")?,
+        prefetcher: args.prefetch.parse().context("--prefetch")?,
+        device: DeviceSpec::parse(&args.device).map_err(|e| anyhow!("--device: {e}"))?,
+        scheduler: args.scheduler.parse().context("--scheduler")?,
+        concurrency: args.concurrency,
+        arrival,
+        cpus: args.cpus,
+        cpu_per_page: Nanos(parse_duration_ns(&args.cpu_per_page).context("--cpu-per-page")?),
+        duration: Nanos(parse_duration_ns(&args.duration).context("--duration")?),
+        max_requests: args.requests,
+        warmup: Nanos(parse_duration_ns(&args.warmup).context("--warmup")?),
+        seed: args.seed,
+        layout: LayoutSpec {
+            placement,
+            extent_pages_mean: extent_bytes / pagelab_core::PAGE_SIZE_BYTES,
+            ..LayoutSpec::default()
+        },
+        thrash_history_pages: None,
+    };
+    if cfg.policy.needs_future() {
+        bail!("--policy opt needs the future of every reference, which a running server does not have");
+    }
+    if cfg.memory_bytes < pagelab_core::PAGE_SIZE_BYTES {
+        bail!("bad --memory `{}`: at least one 4 KiB page", args.memory);
+    }
+    if cfg.duration == Nanos::ZERO {
+        bail!("bad --duration `{}`: must be positive", args.duration);
+    }
+    if cfg.concurrency == 0 {
+        bail!("bad --concurrency 0: at least one handler");
+    }
+    Ok(cfg)
+}
+
+fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
+    ConfigEcho {
+        workload,
+        memory_bytes: cfg.memory_bytes,
+        policy: cfg.policy.cli_name().to_string(),
+        prefetch: cfg.prefetcher.spec(),
+        device: cfg.device.to_string(),
+        scheduler: cfg.scheduler.to_string(),
+        concurrency: cfg.concurrency,
+        arrival: match cfg.arrival {
+            Arrival::Closed => "closed".into(),
+            Arrival::Open { rate_per_s, poisson } => {
+                format!("open {rate_per_s}/s {}", if poisson { "poisson" } else { "even" })
+            }
+        },
+        cpus: cfg.cpus,
+        cpu_per_page_ns: cfg.cpu_per_page.0,
+        duration_s: cfg.duration.as_secs_f64(),
+        warmup_s: cfg.warmup.as_secs_f64(),
+        max_requests: cfg.max_requests,
+        seed: cfg.seed,
+    }
+}
+
+/// The synthetic workload, or the trace to replay (with its counts).
+fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, Option<ReplayCounts>)> {
+    let Some(trace) = &args.trace else {
+        let w = parse_workload(&args.workload).map_err(|e| anyhow!("--workload: {e}"))?;
+        return Ok((w, None));
+    };
+    let writes = WriteMode::parse(&args.writes)
+        .ok_or_else(|| anyhow!("bad --writes `{}`: expected skip or read", args.writes))?;
+    let device_pages = cfg.device.build().capacity_sectors() / (pagelab_core::PAGE_SIZE_BYTES / 512);
+    let options = ReplayOptions {
+        format: args.format.clone(),
+        fold_pages: args.fold.then_some(device_pages),
+        writes,
+        skip_bad_lines: args.skip_bad_lines,
+        seed: Some(args.seed),
+        ..ReplayOptions::new(trace.clone())
+    };
+    let replay = TraceReplay::open(&options)?;
+    let counts = replay.counts();
+    Ok((Box::new(replay), Some(counts)))
+}
+
+pub fn run(args: &SimulateArgs) -> Result<()> {
+    let cfg = config(args)?;
+    let (workload, replay) = workload(args, &cfg)?;
+    let echo = echo(&cfg, workload.describe());
+    let server = Server::new(cfg, workload).map_err(|e| match &args.trace {
+        Some(_) if !args.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
+        _ => anyhow!("{e}"),
+    })?;
+    let start = Instant::now();
+    let metrics = server.run();
+    let wall = start.elapsed().as_secs_f64();
+    if args.json {
+        // Wall time is left out: the same command and seed must print the same bytes.
+        return print_json(&SimulateReport { config: echo, replay, metrics });
+    }
+    print_summary(&echo, &metrics, wall);
+    if let Some(r) = replay {
+        print_replay(&r);
+    }
+    Ok(())
+}
+
+fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
+    let handlers = if c.arrival == "closed" { "closed loop" } else { c.arrival.as_str() };
+    println!("workload      {}", c.workload);
+    println!(
+        "server        {} memory, policy {}, prefetch {}, scheduler {}, {} CPUs",
+        fmt_bytes(c.memory_bytes),
+        c.policy,
+        c.prefetch,
+        c.scheduler,
+        c.cpus
+    );
+    println!("device        {}", c.device);
+    println!("handlers      {} ({handlers})", c.concurrency);
+    println!(
+        "measured      {:.1} s simulated after {:.1} s warm-up; {:.2} s wall, {:.2} M page accesses/s",
+        m.sim_seconds,
+        c.warmup_s,
+        wall,
+        m.pages_accessed as f64 / wall.max(1e-9) / 1e6
+    );
+    println!();
+    println!("throughput    {:.2} MiB/s", m.throughput_mib_s);
+    let l = &m.latency_ms;
+    println!(
+        "requests      {} completed; latency mean {:.1} ms, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        m.requests_completed, l.mean, l.p50, l.p99, l.max
+    );
+    println!(
+        "page cache    hit ratio {:.1} % ({} hits, {} misses, {} waits on pages in flight); {} evictions, {} reclaim stalls",
+        100.0 * m.hit_ratio,
+        m.cache.hits,
+        m.cache.misses,
+        m.cache.inflight_waits,
+        m.cache.evictions,
+        m.cache.reclaim_stalls
+    );
+    let d = &m.disk;
+    println!(
+        "disk          {} requests, {} pages; mean {:.1} pages ({}), {:.2} ms service, busy {:.1} %",
+        d.requests,
+        d.pages_read,
+        d.mean_request_pages,
+        fmt_bytes((d.mean_request_pages * pagelab_core::PAGE_SIZE_BYTES as f64) as u64),
+        d.mean_service_ms,
+        100.0 * d.busy_fraction
+    );
+    let p = &m.prefetch;
+    println!(
+        "prefetch      {} pages prefetched, {} used, {} evicted unused; thrashing {} pages ({:.1}/s)",
+        p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
+    );
+    println!("cpu           {:.1} % utilized", 100.0 * m.cpu_utilization);
+}
+
+fn print_replay(r: &ReplayCounts) {
+    println!(
+        "trace         {} requests replayed of {} read; {} writes skipped, {} writes and {} other requests replayed as reads, {} bad records skipped",
+        r.requests, r.requests_read, r.skipped_writes, r.writes_as_reads, r.other_as_reads, r.skipped_bad_records
+    );
+}

@@ -1,0 +1,124 @@
+//! The `pagelab` binary as users meet it: exit status 2 and a clear message on bad input, byte-identical
+//! JSON for the same seed, the documented JSON fields.
+
+mod common;
+
+use common::trace_path;
+use std::process::{Command, Output};
+
+fn pagelab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pagelab")).args(args).output().expect("run pagelab")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_bad_trace_line_names_file_line_text_and_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.trace");
+    std::fs::write(&path, "1\n2\nthree\n4\n").unwrap();
+    let o = pagelab(&["cachesim", "--trace", path.to_str().unwrap(), "--format", "lirs", "--size", "10"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("bad.trace:3") && e.contains("`three`") && e.contains("expected"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_the_expected_form() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "cachesim",
+                "--trace",
+                "synth:zipf?objects=100&requests=100",
+                "--size",
+                "10",
+                "--policy",
+                "lfu",
+            ],
+            "--policy: unknown replacement policy `lfu`",
+        ),
+        (
+            &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "12parsecs"],
+            "--size: invalid cache size: `12parsecs`: expected pages (1000), bytes (64MiB) or a percentage (5%)",
+        ),
+        (&["cachesim", "--trace", "/nonexistent/trace.lis", "--size", "10"], "/nonexistent/trace.lis"),
+        (&["simulate", "--memory", "1 potato"], "--memory"),
+        (&["simulate", "--workload", "five-rand"], "unknown workload `five-rand`"),
+        (&["simulate", "--prefetch", "tp:48-24"], "trigger distance"),
+        (&["simulate", "--duration", "10"], "missing unit"),
+        (&["experiment", "no-such-experiment"], "unknown experiment"),
+        (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
+    ];
+    for (args, needle) in cases {
+        let o = pagelab(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: expected `{needle}` in: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn simulate_json_is_byte_identical_for_a_seed_and_has_the_documented_fields() {
+    let args = [
+        "simulate",
+        "--workload",
+        "two-rand:files=500",
+        "--concurrency",
+        "20",
+        "--memory",
+        "64MiB",
+        "--duration",
+        "20s",
+        "--seed",
+        "7",
+        "--json",
+    ];
+    let a = pagelab(&args);
+    let b = pagelab(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout, "same command, same seed, different output");
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    for field in ["throughput_mib_s", "requests_completed", "hit_ratio", "sim_seconds"] {
+        assert!(v[field].is_number(), "missing {field}");
+    }
+    for (obj, fields) in [
+        ("latency_ms", &["mean", "p50", "p99", "max"][..]),
+        ("disk", &["requests", "pages_read", "mean_request_pages", "busy_fraction"][..]),
+        ("prefetch", &["pages_prefetched", "evicted_unused", "thrash_pages"][..]),
+    ] {
+        for f in fields {
+            assert!(v[obj][f].is_number(), "missing {obj}.{f}");
+        }
+    }
+    assert!(v["requests_completed"].as_u64().unwrap() > 0);
+    let other = pagelab(&[&args[..args.len() - 3], &["--seed", "8", "--json"]].concat());
+    assert_ne!(a.stdout, other.stdout, "the seed must matter");
+}
+
+#[test]
+fn trace_replay_runs_until_the_trace_ends() {
+    let o = pagelab(&["simulate", "--trace", &trace_path("lirs/multi1.trace.gz"), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["requests_completed"], 15_858);
+    assert_eq!(v["replay"]["requests"], 15_858);
+    assert!(v["sim_seconds"].as_f64().unwrap() < 120.0, "the run ends with the trace");
+}
+
+#[test]
+fn experiment_quick_writes_every_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sm");
+    let o = pagelab(&["experiment", "system-model", "--quick", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["results.csv", "summary.json", "plot.svg", "plot.png", "report.md"] {
+        assert!(out.join(f).metadata().map(|m| m.len() > 100).unwrap_or(false), "{f} missing or empty");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["checks"].as_array().unwrap().len() >= 4);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("plot.png"), "the plot's path is printed");
+}

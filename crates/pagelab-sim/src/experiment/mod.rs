@@ -1,0 +1,165 @@
+//! Experiments: a paper's (or the model's) headline result as a sweep of independent jobs — mostly
+//! `simulate` runs, sometimes direct device measurements — and the analysis that sets the measured result
+//! beside the claim.
+//!
+//! The sim crate defines what to run and what it means; the CLI runs the jobs in parallel, writes
+//! `results.csv` (one row per job: parameters and metrics), `summary.json`, the figure (SVG and PNG) and
+//! `report.md`. Jobs are pure functions of their parameters and the seed, so a sweep's results do not
+//! depend on how many threads ran it.
+
+pub mod system_model;
+
+use std::fmt;
+
+/// A parameter or metric value in a result row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Text(String),
+    Num(f64),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Text(s) => f.write_str(s),
+            Value::Num(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Text(s.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Text(s)
+    }
+}
+impl From<f64> for Value {
+    fn from(x: f64) -> Value {
+        Value::Num(x)
+    }
+}
+impl From<u64> for Value {
+    fn from(x: u64) -> Value {
+        Value::Num(x as f64)
+    }
+}
+
+/// One job's parameters and measured metrics, in column order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    pub params: Vec<(String, Value)>,
+    pub metrics: Vec<(String, f64)>,
+}
+
+impl Row {
+    pub fn param(&self, key: &str) -> Option<&Value> {
+        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    pub fn text(&self, key: &str) -> &str {
+        match self.param(key) {
+            Some(Value::Text(s)) => s,
+            _ => "",
+        }
+    }
+    pub fn num(&self, key: &str) -> f64 {
+        match self.param(key) {
+            Some(Value::Num(x)) => *x,
+            _ => self.metric(key),
+        }
+    }
+    pub fn metric(&self, key: &str) -> f64 {
+        self.metrics.iter().find(|(k, _)| k == key).map_or(f64::NAN, |(_, v)| *v)
+    }
+}
+
+/// A unit of work: a label for progress and errors, and the closure that measures it.
+pub struct Job {
+    pub label: String,
+    pub run: Box<dyn Fn() -> Result<Row, String> + Send + Sync>,
+}
+
+impl Job {
+    pub fn new(
+        label: impl Into<String>,
+        run: impl Fn() -> Result<Row, String> + Send + Sync + 'static,
+    ) -> Job {
+        Job { label: label.into(), run: Box::new(run) }
+    }
+}
+
+/// One panel of the figure: lines over a shared x axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_x: bool,
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+/// How a measured result compares with the claim it is set beside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The result agrees within the stated tolerance.
+    Reproduced,
+    /// The direction agrees but the size does not (or only partly).
+    Partial,
+    /// The result disagrees.
+    NotReproduced,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::Partial => "partly reproduced",
+            Verdict::NotReproduced => "not reproduced",
+        })
+    }
+}
+
+/// A claim, what pagelab measured, and the verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub claim: String,
+    pub source: String,
+    pub measured: String,
+    pub verdict: Verdict,
+}
+
+/// What an experiment concluded from its rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Findings {
+    /// Headline numbers for `summary.json`.
+    pub summary: Vec<(String, f64)>,
+    pub charts: Vec<Chart>,
+    pub checks: Vec<Check>,
+    /// The report's body in Markdown: what was run and what it shows (the CLI adds the header, the
+    /// claims table and the file list).
+    pub markdown: String,
+}
+
+pub trait Experiment: Sync {
+    /// The name users type (`system-model`).
+    fn name(&self) -> &'static str;
+    fn title(&self) -> &'static str;
+    /// One paragraph: what is run and why.
+    fn description(&self) -> &'static str;
+    /// The sweep. `quick` must finish in well under a minute on 2 cores.
+    fn jobs(&self, quick: bool, seed: u64) -> Vec<Job>;
+    /// Conclusions from the rows, in the order `jobs` returned them.
+    fn analyze(&self, rows: &[Row], quick: bool) -> Findings;
+}
+
+/// Every built-in experiment.
+pub fn all() -> Vec<&'static dyn Experiment> {
+    vec![&system_model::SystemModel]
+}
+
+pub fn find(name: &str) -> Option<&'static dyn Experiment> {
+    all().into_iter().find(|e| e.name() == name)
+}
