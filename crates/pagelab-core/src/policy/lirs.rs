@@ -54,10 +54,9 @@
 //! that step and pagelab's without it; on the LIRS, ARC P3 and CloudPhysics traces (36 trace × size
 //! points, 100 to 100 000 pages) the two differ by at most 0.00042 in miss ratio, either way.
 
+use super::ghost::GhostDirectory;
 use super::{Access, FrameId, Replacement};
-use crate::hash::mix64;
 use crate::list::{Links, List};
-use hashbrown::HashTable;
 
 /// What a frame holds. (Non-resident HIR entries are the nodes beyond the frames.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,13 +88,8 @@ pub struct Lirs {
     nonresident: List,
     status: Vec<Status>,
     lir_len: u32,
-    /// Page key of non-resident node `capacity + i` at `i`.
-    nonresident_keys: Vec<u64>,
-    /// Non-resident nodes, hashed by their page key.
-    nonresident_index: HashTable<u32>,
-    /// Recycled non-resident nodes; never-used ones are handed out from `nonresident_unused` first.
-    nonresident_free: Vec<u32>,
-    nonresident_unused: u32,
+    /// Keys of the non-resident nodes `capacity..capacity + stack_max`.
+    nonresident_keys: GhostDirectory,
 }
 
 impl Lirs {
@@ -127,52 +121,29 @@ impl Lirs {
             nonresident: List::new(),
             status: vec![Status::Free; capacity as usize],
             lir_len: 0,
-            nonresident_keys: vec![0; nonresident_max as usize],
-            // Twice the bound: hashbrown then always rehashes in place, never reallocates.
-            nonresident_index: HashTable::with_capacity(2 * nonresident_max as usize),
-            nonresident_free: Vec::with_capacity(nonresident_max as usize),
-            nonresident_unused: capacity,
+            nonresident_keys: GhostDirectory::new(capacity, nonresident_max),
         }
     }
 
     /// The non-resident entry of `key`, if S has one.
     #[inline]
     fn find_nonresident(&self, key: u64) -> Option<u32> {
-        let (keys, base) = (&self.nonresident_keys, self.capacity);
-        self.nonresident_index.find(mix64(key), |&n| keys[(n - base) as usize] == key).copied()
+        self.nonresident_keys.get(key)
     }
 
     /// The evicted resident HIR page in `frame` keeps its place in S as a non-resident entry.
     fn make_nonresident(&mut self, frame: FrameId, key: u64) {
-        let node = match self.nonresident_free.pop() {
-            Some(n) => n,
-            None => {
-                let n = self.nonresident_unused;
-                assert!(n < self.capacity + self.stack_max, "more non-resident entries than S can hold");
-                self.nonresident_unused += 1;
-                n
-            }
-        };
-        let base = self.capacity;
-        self.nonresident_keys[(node - base) as usize] = key;
+        assert!(!self.nonresident_keys.is_full(), "more non-resident entries than S can hold");
+        let node = self.nonresident_keys.add(key);
         self.stack_links.replace(&mut self.stack, frame, node);
         self.queue_links.push_front(&mut self.nonresident, node);
-        let keys = &self.nonresident_keys;
-        self.nonresident_index.insert_unique(mix64(key), node, |&n| mix64(keys[(n - base) as usize]));
     }
 
     /// Remove non-resident entry `node` from S and forget it.
     fn drop_nonresident(&mut self, node: u32) {
         self.stack_links.remove(&mut self.stack, node);
         self.queue_links.remove(&mut self.nonresident, node);
-        let key = self.nonresident_keys[(node - self.capacity) as usize];
-        match self.nonresident_index.find_entry(mix64(key), |&n| n == node) {
-            Ok(entry) => {
-                entry.remove();
-            }
-            Err(_) => panic!("non-resident node {node} (key {key}) is not indexed"),
-        }
-        self.nonresident_free.push(node);
+        self.nonresident_keys.forget(node);
     }
 
     /// `frame`, in neither S nor Q, becomes LIR at the top of S; if that overfills the LIR set, the bottom
@@ -276,10 +247,11 @@ impl Lirs {
         }
         let ghosts_in_stack = in_stack[self.capacity as usize..].iter().filter(|&&b| b).count() as u32;
         assert_eq!(ghosts_in_stack, self.nonresident.len(), "non-resident entries outside S");
-        assert_eq!(self.nonresident_index.len() as u32, self.nonresident.len(), "index and list disagree");
+        assert_eq!(self.nonresident_keys.len(), self.nonresident.len(), "index and list disagree");
+        self.nonresident_keys.check();
         for n in self.queue_links.iter(&self.nonresident) {
             assert!(in_stack[n as usize], "non-resident node {n} not in S");
-            let key = self.nonresident_keys[(n - self.capacity) as usize];
+            let key = self.nonresident_keys.key(n);
             assert_eq!(self.find_nonresident(key), Some(n), "non-resident key {key} not found");
         }
     }
@@ -387,7 +359,7 @@ impl Replacement for Lirs {
             .iter(&self.stack)
             .map(|n| {
                 if n >= self.capacity {
-                    format!("{}N", self.nonresident_keys[(n - self.capacity) as usize])
+                    format!("{}N", self.nonresident_keys.key(n))
                 } else {
                     let mark = if self.status[n as usize] == Status::Lir { "L" } else { "H" };
                     format!("{}{mark}", keys[n as usize])

@@ -12,6 +12,7 @@ use std::str::FromStr;
 mod arc;
 mod clock;
 mod fifo;
+mod ghost;
 mod lirs;
 mod lru;
 mod opt;

@@ -27,7 +27,7 @@
 //! Layout: frames `0..c` and A1out nodes `c..c + Kout` share one [`Links`] arena; A1out keys live in a
 //! [`GhostDirectory`] with its own hash index. Steady state is allocation-free.
 
-use super::arc::GhostDirectory;
+use super::ghost::GhostDirectory;
 use super::{format_keys, Access, FrameId, Replacement};
 use crate::list::{Links, List};
 
