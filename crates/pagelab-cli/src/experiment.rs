@@ -200,6 +200,6 @@ fn print_checks(exp: &dyn Experiment, f: &Findings, out: &Path, jobs: usize, wal
     println!("summary   {}", out.join("summary.json").display());
     println!("report    {}", out.join("report.md").display());
     if plotted {
-        println!("plot      {}", out.join("plot.png").display());
+        println!("plot      {} (and plot.svg)", out.join("plot.png").display());
     }
 }
