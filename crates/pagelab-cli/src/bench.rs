@@ -67,8 +67,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
   pagelab bench --quick --skip-libcachesim
   pagelab bench --json --venv ~/.cache/pagelab/libcachesim-venv
 
-A full run takes a few minutes and writes ~500 MB of temporary trace files (removed at the end).
-Run it on an idle machine if you can: the load average is printed with the results.")]
+A full run takes a few minutes and writes ~500 MB of temporary trace files (removed at the end). Run it on an idle machine if you can: the load average is printed with the results.")]
 pub struct BenchArgs {
     /// 1 M-request traces and one round per measurement: a smoke run in seconds, not a measurement.
     #[arg(long)]

@@ -16,9 +16,13 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
-  pagelab cachesim --trace ../shared/traces/arc/P3.lis.zst --policy lru,arc,lirs --size 1%,5%,10%,64MiB
-  pagelab cachesim --trace 'synth:zipf?alpha=1.0&objects=1000000&requests=10000000' --policy lru,clock --size 100000
-  pagelab cachesim --trace cloudPhysicsIO.oracleGeneral.bin --ignore-size --policy lru --size 1000 --json")]
+  pagelab cachesim --trace ../shared/traces/arc/P3.lis.zst \\
+      --policy lru,arc,lirs --size 1%,5%,10%,64MiB
+  pagelab cachesim \\
+      --trace 'synth:zipf?alpha=1.0&objects=1000000&requests=10000000' \\
+      --policy lru,clock --size 100000
+  pagelab cachesim --trace cloudPhysicsIO.oracleGeneral.bin --ignore-size \\
+      --policy lru --size 1000 --json")]
 pub struct CachesimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,

@@ -18,9 +18,7 @@ use std::time::Instant;
   pagelab experiment system-model --quick
   pagelab experiment system-model --out results/system-model --seed 7 --jobs 2
 
-Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics),
-summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what
-was run, the result, and the claim beside it).")]
+Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it).")]
 pub struct ExperimentArgs {
     /// The experiment to run (see --list).
     #[arg(required_unless_present = "list")]

@@ -18,11 +18,11 @@ use std::time::Instant;
 #[command(after_help = "Examples:
   pagelab mrc --trace ../shared/traces/arc/P3.lis.zst --plot p3-mrc.svg
   pagelab mrc --trace ../shared/traces/arc/P3.lis.zst --sample-size 8192 --json
-  pagelab mrc --trace 'synth:zipf?alpha=0.9&objects=1000000&requests=10000000' --sample-rate 0.01
+  pagelab mrc \\
+      --trace 'synth:zipf?alpha=0.9&objects=1000000&requests=10000000' \\
+      --sample-rate 0.01
 
-Exact is O(log M) per reference; SHARDS hashes every key and runs the exact algorithm on the sampled ones
-only. On small traces a fixed rate leaves few keys in the sample (R = 0.01 of 100,000 distinct pages is
-about 1,000 keys) and the curve is noisy; a fixed sample size (e.g. 8192) bounds both memory and error.")]
+Exact is O(log M) per reference; SHARDS hashes every key and runs the exact algorithm on the sampled ones only. On small traces a fixed rate leaves few keys in the sample (R = 0.01 of 100,000 distinct pages is about 1,000 keys) and the curve is noisy; a fixed sample size (e.g. 8192) bounds both memory and error.")]
 pub struct MrcArgs {
     #[command(flatten)]
     pub trace: TraceArgs,

@@ -18,19 +18,23 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 #[command(after_help = "Workloads (name[:key=value,...] or a .toml file with the same keys):
-  one-whole, one-rand, two-rand, four-64kb   Li & Shen's microbenchmarks (6000 files of 4 MiB, 64 KiB reads)
-  seq                                        sequential scan of whole files
-  random                                     one random aligned block per request
-  keys: files, file_size, files_per_request, interleave, block, length (whole|fixed|uniform),
-        length_min, length_max, length_bytes, same_length, start (zero|random), choice (random|round-robin), think
+  one-whole, one-rand,     Li & Shen's microbenchmarks
+  two-rand, four-64kb      (6000 files of 4 MiB, 64 KiB reads)
+  seq                      sequential scan of whole files
+  random                   one random aligned block per request
+  keys: files, file_size, files_per_request, interleave, block,
+        length (whole|fixed|uniform), length_min, length_max, length_bytes,
+        same_length, start (zero|random), choice (random|round-robin), think
 
-The default disk (the DiskSim-validated Seagate Cheetah 9LP) holds 9.1 GB: Li & Shen's 24 GB dataset of 6000
-files does not fit it, hence files=2000 in the examples.
+The default disk (the DiskSim-validated Seagate Cheetah 9LP) holds 9.1 GB: Li & Shen's 24 GB dataset of 6000 files does not fit it, hence files=2000 in the examples.
 
 Examples:
-  pagelab simulate --workload one-rand:files=2000 --concurrency 100 --prefetch linux:512KiB --duration 60s
-  pagelab simulate --workload two-rand:files=2000 --concurrency 200 --memory 256MiB --scheduler deadline --json
-  pagelab simulate --workload random:block=64KiB --device ssd --concurrency 32 --requests 10000")]
+  pagelab simulate --workload one-rand:files=2000 --concurrency 100 \\
+      --prefetch linux:512KiB --duration 60s
+  pagelab simulate --workload two-rand:files=2000 --concurrency 200 \\
+      --memory 256MiB --scheduler deadline --json
+  pagelab simulate --workload random:block=64KiB --device ssd \\
+      --concurrency 32 --requests 10000")]
 pub struct SimulateArgs {
     /// The workload (see below).
     #[arg(long, default_value = "one-rand:files=2000", conflicts_with = "trace")]
@@ -84,6 +88,7 @@ pub struct SimulateArgs {
     /// Simulated time run before measuring.
     #[arg(long, default_value = "0s")]
     pub warmup: String,
+    /// CPU cores serving the handlers.
     #[arg(long, default_value_t = 2)]
     pub cpus: u32,
     /// CPU time to deliver one 4 KiB page to a handler.
@@ -95,6 +100,7 @@ pub struct SimulateArgs {
     /// Cut files into extents of this mean size (0: contiguous files).
     #[arg(long, default_value = "0")]
     pub extent_size: String,
+    /// Seed of the run's one random generator: the same seed gives byte-identical results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// One JSON object on stdout (field names documented in the README).
