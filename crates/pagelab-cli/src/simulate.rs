@@ -64,7 +64,9 @@ pub struct SimulateArgs {
     /// Prefetcher: none, linux[:WINDOW] (e.g. linux:512KiB), tp[:T-P][,fixed] (pages, e.g. tp:24-48).
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
-    /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple, or a FILE.toml.
+    /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple (DULO's Table 1:
+    /// 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
+    /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml.
     #[arg(long, default_value = "hdd")]
     pub device: String,
     /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).

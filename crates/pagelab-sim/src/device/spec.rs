@@ -80,7 +80,8 @@ use std::str::FromStr;
 use thiserror::Error;
 
 /// What `--device` accepts besides a `.toml` path.
-pub const BUILTIN_NAMES: &str = "hdd, hdd:nocache, ssd, simple, or a path to a .toml device file";
+pub const BUILTIN_NAMES: &str =
+    "hdd, hdd:nocache, ssd, simple, simple:RATE (MB/s, e.g. simple:25MB/s), or a path to a .toml device file";
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum DeviceSpecError {
@@ -244,6 +245,14 @@ impl SimpleSpec {
             transfer_sector_ms: 0.0,
         }
     }
+
+    /// The same positioning costs with a media transfer rate, in MB/s (10^6 bytes), so that sequential
+    /// requests are not free: Table 1's model ignores transfer, which a whole-server simulation cannot.
+    pub fn with_transfer_rate(mut self, mb_per_s: f64) -> SimpleSpec {
+        self.transfer_sector_ms = 512.0 / (mb_per_s * 1e6) * 1e3;
+        self.name = format!("simple disk (6.5 ms seek + 3.0 ms rotation, {mb_per_s} MB/s transfer)");
+        self
+    }
 }
 
 impl DeviceSpec {
@@ -262,7 +271,14 @@ impl DeviceSpec {
             }
             "ssd" => Ok(DeviceSpec::Ssd(SsdSpec::p4500())),
             "simple" => Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1())),
-            _ => Err(DeviceSpecError::UnknownName { got: text.to_string() }),
+            name => {
+                match name.strip_prefix("simple:").map(|rate| rate.trim_end_matches("mb/s").parse::<f64>()) {
+                    Some(Ok(mb_per_s)) if mb_per_s.is_finite() && mb_per_s > 0.0 => {
+                        Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1().with_transfer_rate(mb_per_s)))
+                    }
+                    _ => Err(DeviceSpecError::UnknownName { got: text.to_string() }),
+                }
+            }
         }
     }
 
@@ -556,6 +572,17 @@ mod tests {
         assert!(matches!("simple".parse::<DeviceSpec>().unwrap(), DeviceSpec::Simple(_)));
         for name in ["hdd", "hdd:nocache", "ssd", "simple"] {
             DeviceSpec::parse(name).unwrap().validate(name).unwrap();
+        }
+    }
+
+    #[test]
+    fn simple_with_a_rate_charges_transfer() {
+        let DeviceSpec::Simple(s) = DeviceSpec::parse("simple:25MB/s").unwrap() else { panic!() };
+        assert!((s.transfer_sector_ms - 0.02048).abs() < 1e-12, "{}", s.transfer_sector_ms);
+        assert_eq!((s.seek_ms, s.rotation_ms), (6.5, 3.0));
+        assert_eq!(DeviceSpec::parse("simple:25").unwrap(), DeviceSpec::Simple(s));
+        for bad in ["simple:0", "simple:-3", "simple:fast", "simple:"] {
+            assert!(matches!(DeviceSpec::parse(bad), Err(DeviceSpecError::UnknownName { .. })), "{bad}");
         }
     }
 
