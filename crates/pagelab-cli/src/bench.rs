@@ -43,11 +43,11 @@
 use crate::cachesim::{simulate_keys, stream_one};
 use crate::libcachesim::LibCacheSim;
 use crate::output::{print_json, Table};
-use crate::traceio::{for_each_batch, load_pages, TraceArgs};
+use crate::traceio::{load_pages, TraceArgs};
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
 use pagelab_core::policy::PolicyKind;
-use pagelab_core::whatif::{Shards, ShardsConfig, StackDistance};
+use pagelab_core::whatif::{MrcEngine, ShardsConfig};
 use pagelab_core::Nanos;
 use pagelab_sim::config::SimConfig;
 use pagelab_sim::metrics::RunMetrics;
@@ -669,36 +669,16 @@ enum MrcMethod {
 }
 
 /// A fresh engine per run, so that every run does the whole work.
-enum MrcEngine {
-    Exact(StackDistance),
-    Sampled(Shards),
+fn mrc_engine(method: MrcMethod) -> Result<MrcEngine> {
+    let config = (method == MrcMethod::Shards).then(|| ShardsConfig::fixed_rate(SHARDS_RATE));
+    Ok(MrcEngine::new(config)?)
 }
 
-impl MrcEngine {
-    fn new(method: MrcMethod) -> Result<MrcEngine> {
-        Ok(match method {
-            MrcMethod::Exact => MrcEngine::Exact(StackDistance::new()),
-            MrcMethod::Shards => MrcEngine::Sampled(Shards::new(ShardsConfig::fixed_rate(SHARDS_RATE))?),
-        })
-    }
-    fn process(&mut self, keys: &[u64]) {
-        match self {
-            MrcEngine::Exact(s) => s.process(keys),
-            MrcEngine::Sampled(s) => s.process(keys),
-        }
-    }
-    fn requests(&self) -> u64 {
-        match self {
-            MrcEngine::Exact(s) => s.requests(),
-            MrcEngine::Sampled(s) => s.requests(),
-        }
-    }
-    /// Exact LRU misses at each size (empty for SHARDS, whose curve is an estimate).
-    fn exact_misses(&self, sizes: &[u64]) -> Vec<u64> {
-        match self {
-            MrcEngine::Exact(s) => sizes.iter().map(|&c| s.misses_at(c)).collect(),
-            MrcEngine::Sampled(_) => Vec::new(),
-        }
+/// Exact LRU misses at each size (empty for SHARDS, whose curve is an estimate).
+fn exact_misses(engine: &MrcEngine, sizes: &[u64]) -> Vec<u64> {
+    match engine {
+        MrcEngine::Exact(s) => sizes.iter().map(|&c| s.misses_at(c)).collect(),
+        MrcEngine::Sampled(_) => Vec::new(),
     }
 }
 
@@ -721,10 +701,10 @@ fn bench_mrc(t: &BenchTrace, scale: &Scale, policies: &[PolicyResult]) -> Result
     ] {
         let ((requests, misses), mem_s) = best_of(scale.rounds * t.runs_per_round, || {
             let start = Instant::now();
-            let mut engine = MrcEngine::new(method)?;
+            let mut engine = mrc_engine(method)?;
             engine.process(&t.keys);
             let seconds = start.elapsed().as_secs_f64();
-            Ok(((engine.requests(), engine.exact_misses(&t.sizes_pages)), seconds))
+            Ok(((engine.requests(), exact_misses(&engine, &t.sizes_pages)), seconds))
         })?;
         ensure!(requests == t.keys.len() as u64, "{} {name}: {requests} requests counted", t.name);
         if method == MrcMethod::Exact {
@@ -755,19 +735,9 @@ fn bench_mrc(t: &BenchTrace, scale: &Scale, policies: &[PolicyResult]) -> Result
 
 /// End to end, as `pagelab mrc` runs: open, decode a batch, process it, until the end.
 fn mrc_from_file(file: &Path, method: MrcMethod) -> Result<(u64, f64)> {
-    let args = oracle_args(file);
     let start = Instant::now();
-    let mut engine = MrcEngine::new(method)?;
-    let mut reader = args.open(None)?;
-    let expander = args.expander(reader.as_ref())?;
-    let mut keys: Vec<u64> = Vec::with_capacity(crate::traceio::BATCH);
-    for_each_batch(reader.as_mut(), |batch| {
-        keys.clear();
-        for r in batch {
-            expander.for_each_page(r, |k, _| keys.push(k));
-        }
-        engine.process(&keys);
-    })?;
+    let mut engine = mrc_engine(method)?;
+    crate::mrc::feed(&oracle_args(file), None, &mut engine)?;
     Ok((engine.requests(), start.elapsed().as_secs_f64()))
 }
 

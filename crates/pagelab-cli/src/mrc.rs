@@ -7,9 +7,7 @@ use crate::traceio::{for_each_batch, TraceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use pagelab_core::units::fmt_bytes;
-use pagelab_core::whatif::{
-    evenly_spaced_sizes, MissRatioCurve, Shards, ShardsConfig, ShardsMode, StackDistance,
-};
+use pagelab_core::whatif::{evenly_spaced_sizes, MissRatioCurve, MrcEngine, ShardsConfig, ShardsMode};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -76,24 +74,20 @@ struct MrcReport {
     points: Vec<MrcPoint>,
 }
 
-enum Engine {
-    Exact(StackDistance),
-    Sampled(Shards),
-}
-
-impl Engine {
-    fn process(&mut self, keys: &[u64]) {
-        match self {
-            Engine::Exact(s) => s.process(keys),
-            Engine::Sampled(s) => s.process(keys),
+/// Open the trace, expand it into pages and feed them to `engine` batch by batch, as `pagelab mrc` does
+/// (the benchmark times this too). Returns the trace's description.
+pub fn feed(trace: &TraceArgs, seed: Option<u64>, engine: &mut MrcEngine) -> Result<String> {
+    let mut reader = trace.open(seed)?;
+    let expander = trace.expander(reader.as_ref())?;
+    let mut keys: Vec<u64> = Vec::with_capacity(crate::traceio::BATCH);
+    for_each_batch(reader.as_mut(), |batch| {
+        keys.clear();
+        for r in batch {
+            expander.for_each_page(r, |k, _| keys.push(k));
         }
-    }
-    fn curve(&self) -> MissRatioCurve {
-        match self {
-            Engine::Exact(s) => s.curve(),
-            Engine::Sampled(s) => s.curve(),
-        }
-    }
+        engine.process(&keys);
+    })?;
+    Ok(reader.describe())
 }
 
 pub fn run(args: &MrcArgs) -> Result<()> {
@@ -112,30 +106,18 @@ pub fn run(args: &MrcArgs) -> Result<()> {
         }),
         (None, None) => None,
     };
-    let mut engine = match config {
-        Some(c) => Engine::Sampled(Shards::new(c)?),
-        None => Engine::Exact(StackDistance::new()),
-    };
-    let mut reader = args.trace.open(args.seed)?;
-    let expander = args.trace.expander(reader.as_ref())?;
+    let mut engine = MrcEngine::new(config)?;
     let start = Instant::now();
-    let mut keys: Vec<u64> = Vec::with_capacity(1 << 16);
-    for_each_batch(reader.as_mut(), |batch| {
-        keys.clear();
-        for r in batch {
-            expander.for_each_page(r, |k, _| keys.push(k));
-        }
-        engine.process(&keys);
-    })?;
+    let source = feed(&args.trace, args.seed, &mut engine)?;
     let seconds = start.elapsed().as_secs_f64();
     let curve = engine.curve();
     let requests = curve.requests();
     if requests == 0 {
-        bail!("{}: the trace has no requests", reader.describe());
+        bail!("{source}: the trace has no requests");
     }
     let (method, distinct, sampled, rate) = match &engine {
-        Engine::Exact(s) => ("exact".to_string(), s.distinct_keys() as u64, None, None),
-        Engine::Sampled(s) => {
+        MrcEngine::Exact(s) => ("exact".to_string(), s.distinct_keys() as u64, None, None),
+        MrcEngine::Sampled(s) => {
             let method = match s.config().mode {
                 ShardsMode::FixedRate { rate } => format!("shards fixed-rate R={rate}"),
                 ShardsMode::FixedSize { samples_max } => format!("shards fixed-size s_max={samples_max}"),
@@ -155,11 +137,11 @@ pub fn run(args: &MrcArgs) -> Result<()> {
         })
         .collect();
     if let Some(path) = &args.plot {
-        plot(&curve, footprint, page_size, &method, &reader.describe(), path)?;
+        plot(&curve, footprint, page_size, &method, &source, path)?;
         eprintln!("plot written to {}", path.display());
     }
     let report = MrcReport {
-        trace: reader.describe(),
+        trace: source,
         method,
         page_size_bytes: page_size,
         requests,

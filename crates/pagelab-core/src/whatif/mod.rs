@@ -2,12 +2,15 @@
 //!
 //! - [`stack_distance`]: exact LRU stack distances in one pass, hence the exact LRU miss-ratio curve.
 //! - [`shards`]: SHARDS spatially-hashed sampling of the same (fixed-rate and fixed-size, with `_adj`).
+//! - [`engine`]: either of the two behind one interface.
 //! - [`mrc`]: the miss-ratio curve both produce, and the mean absolute error between two curves.
 
+pub mod engine;
 pub mod mrc;
 pub mod shards;
 pub mod stack_distance;
 
+pub use engine::MrcEngine;
 pub use mrc::{evenly_spaced_sizes, mean_absolute_error, MissRatioCurve, MrcStep};
 pub use shards::{Shards, ShardsConfig, ShardsMode};
 pub use stack_distance::StackDistance;
