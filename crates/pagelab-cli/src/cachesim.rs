@@ -3,7 +3,7 @@
 
 use crate::output::{print_csv, print_json, Format, Table};
 use crate::progress;
-use crate::traceio::{count_distinct_streaming, for_each_batch, load_pages, TraceArgs};
+use crate::traceio::{count_distinct_streaming, for_each_key_batch, load_pages, TraceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use pagelab_core::cache::{HitStats, KeyedCache};
@@ -201,12 +201,10 @@ pub fn stream_one(
     let expander = args.expander(reader.as_ref())?;
     let mut cache = KeyedCache::new(AnyPolicy::new(kind, cache_frames(pages)));
     let mut vtime = 0u64;
-    for_each_batch(reader.as_mut(), |batch| {
-        for r in batch {
-            expander.for_each_page(r, |key, _| {
-                cache.access(&Access::demand(key, vtime));
-                vtime += 1;
-            });
+    for_each_key_batch(reader.as_mut(), &expander, |keys| {
+        for &key in keys {
+            cache.access(&Access::demand(key, vtime));
+            vtime += 1;
         }
     })?;
     Ok(row(kind, pages, page_size, cache.stats(), start.elapsed().as_secs_f64()))

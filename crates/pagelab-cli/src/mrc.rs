@@ -3,7 +3,7 @@
 
 use crate::output::{print_csv, print_json, Format, Table};
 use crate::plot::{LineChart, Series};
-use crate::traceio::{for_each_batch, TraceArgs};
+use crate::traceio::{for_each_key_batch, TraceArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use pagelab_core::units::fmt_bytes;
@@ -79,14 +79,7 @@ struct MrcReport {
 pub fn feed(trace: &TraceArgs, seed: Option<u64>, engine: &mut MrcEngine) -> Result<String> {
     let mut reader = trace.open(seed)?;
     let expander = trace.expander(reader.as_ref())?;
-    let mut keys: Vec<u64> = Vec::with_capacity(crate::traceio::BATCH);
-    for_each_batch(reader.as_mut(), |batch| {
-        keys.clear();
-        for r in batch {
-            expander.for_each_page(r, |k, _| keys.push(k));
-        }
-        engine.process(&keys);
-    })?;
+    for_each_key_batch(reader.as_mut(), &expander, |keys| engine.process(keys))?;
     Ok(reader.describe())
 }
 

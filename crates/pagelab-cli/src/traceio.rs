@@ -91,13 +91,7 @@ pub fn load_pages(args: &TraceArgs, seed: Option<u64>) -> Result<PageTrace> {
     let mut reader = args.open(seed)?;
     let expander = args.expander(reader.as_ref())?;
     let mut keys = Vec::with_capacity(reader.requests_hint().unwrap_or(0).min(1 << 28) as usize);
-    let mut requests = 0u64;
-    for_each_batch(reader.as_mut(), |batch| {
-        requests += batch.len() as u64;
-        for r in batch {
-            expander.for_each_page(r, |key, _lbn| keys.push(key));
-        }
-    })?;
+    let requests = for_each_key_batch(reader.as_mut(), &expander, |batch| keys.extend_from_slice(batch))?;
     let distinct = count_distinct(&keys);
     Ok(PageTrace { keys, requests, distinct, skipped: reader.skipped_records(), source: reader.describe() })
 }
@@ -107,11 +101,9 @@ pub fn count_distinct_streaming(args: &TraceArgs, seed: Option<u64>) -> Result<u
     let mut reader = args.open(seed)?;
     let expander = args.expander(reader.as_ref())?;
     let mut seen: KeyMap<u64, ()> = KeyMap::default();
-    for_each_batch(reader.as_mut(), |batch| {
-        for r in batch {
-            expander.for_each_page(r, |key, _| {
-                seen.insert(key, ());
-            });
+    for_each_key_batch(reader.as_mut(), &expander, |keys| {
+        for &key in keys {
+            seen.insert(key, ());
         }
     })?;
     Ok(seen.len() as u64)
@@ -124,6 +116,27 @@ pub fn count_distinct(keys: &[u64]) -> u64 {
         seen.insert(k, ());
     }
     seen.len() as u64
+}
+
+/// Feed the page keys of every request of `reader`, as `expander` splits them, to `f` in batches of up to
+/// [`BATCH`] requests' keys; bounded by the trace. Returns the number of requests.
+pub fn for_each_key_batch(
+    reader: &mut dyn TraceReader,
+    expander: &PageExpander,
+    mut f: impl FnMut(&[u64]),
+) -> Result<u64> {
+    let mut keys = Vec::with_capacity(BATCH);
+    let mut requests = 0u64;
+    loop {
+        keys.clear();
+        // The error names the file and line already.
+        let n = reader.next_page_keys(expander, &mut keys, BATCH)?;
+        if n == 0 {
+            return Ok(requests);
+        }
+        requests += n as u64;
+        f(&keys);
+    }
 }
 
 /// Feed every request of `reader` to `f` in batches; bounded by the trace.

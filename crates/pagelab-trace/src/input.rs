@@ -62,6 +62,38 @@ pub(crate) fn open_decompressed(path: &Path) -> Result<(Box<dyn Read + Send>, Co
     Ok((reader, compression, size_bytes))
 }
 
+/// A whole uncompressed trace file, memory-mapped read-only: binary readers decode it where it lies.
+pub(crate) struct TraceBytes(memmap2::Mmap);
+
+impl TraceBytes {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Maps `path` if it is a non-empty regular file; `None` when it is not one or the mapping fails (the caller
+/// then reads it through [`open_decompressed`]). Caller guarantees the file is uncompressed.
+pub(crate) fn map_file(path: &Path) -> Result<Option<TraceBytes>, TraceError> {
+    let io_err = |e| TraceError::io(path, e);
+    let file = File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() || meta.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the mapping is read-only and private, and nothing in pagelab writes trace files while reading
+    // them. Another process that truncates the file during the read makes the next access fault (SIGBUS):
+    // the process ends, memory is never misread. That is the accepted risk of every tool that maps its
+    // input (ripgrep, libCacheSim); see the oracle-general reader's module doc.
+    let map = match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(map) => map,
+        Err(_) => return Ok(None),
+    };
+    // A hint for the kernel's readahead; the reader is correct whatever it does with it.
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(Some(TraceBytes(map)))
+}
+
 /// The first (at most) `limit` decompressed bytes of `path`, for format sniffing.
 pub(crate) fn peek_decompressed(path: &Path, limit: usize) -> Result<(Vec<u8>, Compression), TraceError> {
     let (mut reader, compression, _) = open_decompressed(path)?;

@@ -38,6 +38,9 @@ pub use open::{open_trace, Format, OpenOptions, FORMATS};
 pub use parse::TimeUnit;
 pub use request::{AddrUnit, Op, Request, NO_NEXT};
 
+/// A bound on the requests [`TraceReader::next_page_keys`]'s default reads per call (its scratch batch).
+const KEY_BATCH_SCRATCH_MAX: usize = 1 << 16;
+
 /// A streaming source of requests.
 pub trait TraceReader: Send {
     /// How `Request::addr` is to be read for this trace.
@@ -58,6 +61,24 @@ pub trait TraceReader: Send {
             }
         }
         Ok(out.len() - before)
+    }
+
+    /// Appends the page keys of up to `max` requests to `out`, as `expander` splits them, and returns how
+    /// many requests that was; 0 only at the end of the trace. Same contract as
+    /// [`TraceReader::next_batch`], for callers that need only the keys (cache and MRC runs): readers that
+    /// decode in bulk override it to skip building a [`Request`] per record.
+    fn next_page_keys(
+        &mut self,
+        expander: &PageExpander,
+        out: &mut Vec<u64>,
+        max: usize,
+    ) -> Result<usize, TraceError> {
+        let mut batch = Vec::with_capacity(max.min(KEY_BATCH_SCRATCH_MAX));
+        let n = self.next_batch(&mut batch, max.min(KEY_BATCH_SCRATCH_MAX))?;
+        for r in &batch {
+            expander.for_each_page(r, |key, _| out.push(key));
+        }
+        Ok(n)
     }
 
     /// Human description of the source (path or synthetic spec), for messages and reports.

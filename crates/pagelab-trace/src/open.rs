@@ -10,7 +10,7 @@ use crate::formats::msr::Msr;
 use crate::formats::oracle::{OracleGeneral, RECORD_BYTES};
 use crate::formats::spc::Spc;
 use crate::formats::{LineFormat, LineTrace};
-use crate::input::{open_decompressed, Compression, LineSource};
+use crate::input::{map_file, open_decompressed, Compression, LineSource};
 use crate::parse::TimeUnit;
 use crate::synth::{SynthSpec, SynthTrace};
 use crate::TraceReader;
@@ -142,6 +142,11 @@ pub(crate) fn open_file(
     let (input, compression, size_bytes) = open_decompressed(path)?;
     let skip = options.skip_bad_lines;
     if let Format::OracleGeneral { time_unit } = format {
+        if compression == Compression::None {
+            if let Some(bytes) = map_file(path)? {
+                return Ok(Box::new(OracleGeneral::mapped(bytes, path.to_path_buf(), time_unit, skip)));
+            }
+        }
         let hint = (compression == Compression::None).then_some(size_bytes / RECORD_BYTES as u64);
         return Ok(Box::new(OracleGeneral::new(input, path.to_path_buf(), time_unit, skip, hint)));
     }

@@ -13,15 +13,21 @@
 //! libCacheSim's converters fix an object's size at its first appearance, which is why a block trace
 //! converted to this form can disagree with its source on sizes.
 //! The clock field's unit is not recorded in the file: seconds by default (libCacheSim's published traces),
-//! `oracle-general:time-unit=us` etc. otherwise. Records are read in blocks of 192 KiB and decoded in place;
-//! a file whose length is not a multiple of 24 ends in a truncated record, a bad record named by its
-//! 1-based record number.
+//! `oracle-general:time-unit=us` etc. otherwise. A file whose length is not a multiple of 24 ends in a
+//! truncated record, a bad record named by its 1-based record number.
+//!
+//! An uncompressed file is memory-mapped and decoded where it lies, as libCacheSim reads its binary traces:
+//! copying it through `read` cost ~2.5 ns of the ~26 ns per request of `cachesim --stream` on P3
+//! (BENCHMARKS.md). Compressed input, and anything that cannot be mapped (a pipe), is read in blocks of
+//! 192 KiB and decoded in the buffer. The mapping is read-only and private to this reader; what it cannot
+//! guard against is another process truncating the file while it is read, which ends the process with
+//! SIGBUS instead of a bad-record error, as with any tool that maps its input.
 
 use crate::error::TraceError;
-use crate::input::read_full;
+use crate::input::{read_full, TraceBytes};
 use crate::parse::TimeUnit;
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
-use crate::TraceReader;
+use crate::{PageExpander, TraceReader};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -34,11 +40,18 @@ const BLOCK_RECORDS: usize = 1 << 13;
 /// The expected form of a record.
 pub const FORM: &str = "a 24-byte record (u32 time, u64 id, u32 size, i64 next access vtime from 1 or -1)";
 
+/// Where the records come from.
+enum Source {
+    /// Read through `input` into `buf`, block by block.
+    Streamed { input: Box<dyn Read + Send>, buf: Box<[u8]> },
+    /// The whole file, mapped.
+    Mapped(TraceBytes),
+}
+
 pub(crate) struct OracleGeneral {
-    input: Box<dyn Read + Send>,
+    source: Source,
     path: PathBuf,
-    buf: Box<[u8]>,
-    /// Undecoded bytes are `buf[pos..filled]`.
+    /// Undecoded bytes are `bytes()[pos..filled]`.
     pos: usize,
     filled: usize,
     eof: bool,
@@ -72,7 +85,8 @@ fn decode(r: &[u8; RECORD_BYTES], record_no: u64, unit_ns: u64) -> Option<Reques
 }
 
 impl OracleGeneral {
-    /// `records_hint` is the record count when the file is known uncompressed (`size / 24`).
+    /// A reader of `input`, block by block. `records_hint` is the record count when the file is known
+    /// uncompressed (`size / 24`).
     pub fn new(
         input: Box<dyn Read + Send>,
         path: PathBuf,
@@ -80,13 +94,37 @@ impl OracleGeneral {
         skip_bad_lines: bool,
         records_hint: Option<u64>,
     ) -> OracleGeneral {
+        let buf = vec![0u8; BLOCK_RECORDS * RECORD_BYTES].into_boxed_slice();
+        Self::with_source(Source::Streamed { input, buf }, 0, path, time_unit, skip_bad_lines, records_hint)
+    }
+
+    /// A reader of a whole uncompressed file already in memory (mapped).
+    pub fn mapped(
+        bytes: TraceBytes,
+        path: PathBuf,
+        time_unit: TimeUnit,
+        skip_bad_lines: bool,
+    ) -> OracleGeneral {
+        let len = bytes.as_slice().len();
+        let hint = Some((len / RECORD_BYTES) as u64);
+        Self::with_source(Source::Mapped(bytes), len, path, time_unit, skip_bad_lines, hint)
+    }
+
+    fn with_source(
+        source: Source,
+        filled: usize,
+        path: PathBuf,
+        time_unit: TimeUnit,
+        skip_bad_lines: bool,
+        records_hint: Option<u64>,
+    ) -> OracleGeneral {
+        let eof = matches!(source, Source::Mapped(_));
         OracleGeneral {
-            input,
+            source,
             path,
-            buf: vec![0u8; BLOCK_RECORDS * RECORD_BYTES].into_boxed_slice(),
             pos: 0,
-            filled: 0,
-            eof: false,
+            filled,
+            eof,
             record_no: 0,
             time_unit,
             skip_bad_lines,
@@ -96,33 +134,60 @@ impl OracleGeneral {
         }
     }
 
-    /// Decodes up to `max` buffered records into `out`; stops early at a bad one, which it leaves
-    /// unconsumed for [`OracleGeneral::consume_bad`]. Returns whether it stopped at a bad record.
-    #[inline]
-    fn decode_buffered(&mut self, out: &mut Vec<Request>, max: usize) -> bool {
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        match &self.source {
+            Source::Streamed { buf, .. } => buf,
+            Source::Mapped(bytes) => bytes.as_slice(),
+        }
+    }
+
+    /// Decodes up to `max` buffered records, handing each to `sink`; stops early at a bad one, which it
+    /// leaves unconsumed for [`OracleGeneral::consume_bad`]. Returns (records decoded, whether it stopped at
+    /// a bad record).
+    #[inline(always)]
+    fn decode_buffered(&mut self, max: usize, mut sink: impl FnMut(&Request)) -> (usize, bool) {
         let available = (self.filled - self.pos) / RECORD_BYTES;
         let n = available.min(max);
-        let bytes = &self.buf[self.pos..self.pos + n * RECORD_BYTES];
+        let bytes = &self.bytes()[self.pos..self.pos + n * RECORD_BYTES];
         let (first, unit_ns) = (self.record_no + 1, self.time_unit.unit_ns);
         let mut good = 0;
-        out.reserve(n);
         for (i, chunk) in bytes.chunks_exact(RECORD_BYTES).enumerate() {
             let record: &[u8; RECORD_BYTES] = chunk.try_into().expect("chunks of 24");
             match decode(record, first + i as u64, unit_ns) {
-                Some(r) => out.push(r),
+                Some(r) => sink(&r),
                 None => break,
             }
             good += 1;
         }
         self.pos += good * RECORD_BYTES;
         self.record_no += good as u64;
-        good < n
+        (good, good < n)
+    }
+
+    /// Decodes up to `max` requests into `sink`, refilling and reporting bad records on the way; returns
+    /// how many. The loop is bounded by `max` and by the input: a bad record (skipped) consumes input.
+    #[inline(always)]
+    fn pump(&mut self, max: usize, mut sink: impl FnMut(&Request)) -> Result<usize, TraceError> {
+        let mut done = 0;
+        while done < max && !self.done {
+            if self.filled - self.pos < RECORD_BYTES && !self.refill()? {
+                self.done = true;
+                break;
+            }
+            let (n, stopped_at_bad) = self.decode_buffered(max - done, &mut sink);
+            done += n;
+            if stopped_at_bad {
+                self.consume_bad()?;
+            }
+        }
+        Ok(done)
     }
 
     /// Consumes the bad record at `self.pos`: counted when skipping, else the error.
     #[cold]
     fn consume_bad(&mut self) -> Result<(), TraceError> {
-        let r = &self.buf[self.pos..self.pos + RECORD_BYTES];
+        let r = &self.bytes()[self.pos..self.pos + RECORD_BYTES];
         let next = i64::from_le_bytes(r[16..24].try_into().expect("8 bytes"));
         let text: Vec<String> = r.iter().map(|b| format!("{b:02x}")).collect();
         self.pos += RECORD_BYTES;
@@ -139,21 +204,24 @@ impl OracleGeneral {
     fn refill(&mut self) -> Result<bool, TraceError> {
         let left = self.filled - self.pos;
         debug_assert!(left < RECORD_BYTES, "refill with a whole record buffered");
-        self.buf.copy_within(self.pos..self.filled, 0);
-        self.pos = 0;
-        self.filled = left;
-        if !self.eof {
-            let n = read_full(&mut self.input, &mut self.buf[left..])
-                .map_err(|e| TraceError::io(&self.path, e))?;
-            self.filled += n;
-            self.eof = self.filled < self.buf.len();
+        if let Source::Streamed { input, buf } = &mut self.source {
+            buf.copy_within(self.pos..self.filled, 0);
+            self.pos = 0;
+            self.filled = left;
+            if !self.eof {
+                let n = read_full(input, &mut buf[left..]).map_err(|e| TraceError::io(&self.path, e))?;
+                self.filled += n;
+                self.eof = self.filled < buf.len();
+            }
         }
-        if self.filled >= RECORD_BYTES {
+        let left = self.filled - self.pos;
+        if left >= RECORD_BYTES {
             return Ok(true);
         }
-        if self.filled > 0 {
-            let text: Vec<String> = self.buf[..self.filled].iter().map(|b| format!("{b:02x}")).collect();
-            let text = format!("{} trailing bytes: {}", self.filled, text.join(" "));
+        if left > 0 {
+            let tail = &self.bytes()[self.pos..self.filled];
+            let text: Vec<String> = tail.iter().map(|b| format!("{b:02x}")).collect();
+            let text = format!("{left} trailing bytes: {}", text.join(" "));
             self.pos = self.filled;
             self.record_no += 1;
             self.bad(&text, format!("{FORM}; the file ends inside this record"))?;
@@ -184,7 +252,7 @@ impl TraceReader for OracleGeneral {
                 break;
             }
             let record: &[u8; RECORD_BYTES] =
-                self.buf[self.pos..self.pos + RECORD_BYTES].try_into().expect("24 bytes");
+                self.bytes()[self.pos..self.pos + RECORD_BYTES].try_into().expect("24 bytes");
             if let Some(r) = decode(record, self.record_no + 1, self.time_unit.unit_ns) {
                 self.pos += RECORD_BYTES;
                 self.record_no += 1;
@@ -197,18 +265,20 @@ impl TraceReader for OracleGeneral {
     }
 
     fn next_batch(&mut self, out: &mut Vec<Request>, max: usize) -> Result<usize, TraceError> {
-        let before = out.len();
-        // Bounded by `max` requests; bad records (skipped) consume input, so the loop also ends with it.
-        while out.len() - before < max && !self.done {
-            if self.filled - self.pos < RECORD_BYTES && !self.refill()? {
-                self.done = true;
-                break;
-            }
-            if self.decode_buffered(out, max - (out.len() - before)) {
-                self.consume_bad()?;
-            }
-        }
-        Ok(out.len() - before)
+        out.reserve(max.min(BLOCK_RECORDS));
+        self.pump(max, |r| out.push(*r))
+    }
+
+    /// Keys straight from the records: no 40-byte `Request` is written and read back per record, which was
+    /// ~4 ns of the ~25 ns per request of `cachesim --stream` on P3 (BENCHMARKS.md).
+    fn next_page_keys(
+        &mut self,
+        expander: &PageExpander,
+        out: &mut Vec<u64>,
+        max: usize,
+    ) -> Result<usize, TraceError> {
+        out.reserve(max.min(BLOCK_RECORDS));
+        self.pump(max, |r| expander.for_each_page(r, |key, _| out.push(key)))
     }
 
     fn describe(&self) -> String {
@@ -296,6 +366,68 @@ mod tests {
         assert_eq!(expected, format!("{FORM}; next access vtime 2 is not after the record's own vtime 2"));
         let bytes = trace(&[(1, 1, 0, -5)]);
         assert_eq!(crate::testing::bad_record("t.bin", &bytes, "oracle-general").1, 1);
+    }
+
+    /// Two block boundaries, a bad record (next access in the past) between them and 7 trailing bytes.
+    fn awkward_trace() -> (Vec<u8>, u64) {
+        let n = BLOCK_RECORDS as u64 * 2 + 17;
+        let bad = BLOCK_RECORDS as u64 + 3;
+        let mut bytes: Vec<u8> = (0..n)
+            .flat_map(|i| record(i as u32, i % 977, (i % 5) as u32 * 3000, if i == bad { 1 } else { -1 }))
+            .collect();
+        bytes.extend_from_slice(&[0xab; 7]);
+        (bytes, n)
+    }
+
+    fn readers(bytes: &[u8]) -> (tempfile::TempDir, OracleGeneral, OracleGeneral) {
+        let (dir, path) = temp_trace("t.bin", bytes);
+        let mapped = crate::input::map_file(&path).unwrap().expect("a regular file maps");
+        let mapped = OracleGeneral::mapped(mapped, path.clone(), TimeUnit::S, true);
+        let zst = zstd::encode_all(bytes, 1).unwrap();
+        let zpath = dir.path().join("t.bin.zst");
+        std::fs::write(&zpath, zst).unwrap();
+        let (input, compression, _) = crate::input::open_decompressed(&zpath).unwrap();
+        assert_eq!(compression, crate::Compression::Zstd);
+        let streamed = OracleGeneral::new(input, zpath, TimeUnit::S, true, None);
+        (dir, mapped, streamed)
+    }
+
+    #[test]
+    fn mapped_and_streamed_files_read_alike() {
+        let (bytes, n) = awkward_trace();
+        let (_dir, mut mapped, mut streamed) = readers(&bytes);
+        assert_eq!(mapped.requests_hint(), Some(n));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        while mapped.next_batch(&mut a, 1000).unwrap() > 0 {}
+        while streamed.next_batch(&mut b, 1000).unwrap() > 0 {}
+        assert_eq!(a.len() as u64, n - 1, "the bad record is skipped");
+        assert_eq!(a, b);
+        assert_eq!((mapped.skipped_records(), streamed.skipped_records()), (2, 2), "bad record + tail");
+    }
+
+    #[test]
+    fn page_keys_straight_from_the_records_equal_the_expanded_requests() {
+        let (bytes, _) = awkward_trace();
+        let expander = PageExpander::new(AddrUnit::Object, 4096, false);
+        let (_dir, mut mapped, mut streamed) = readers(&bytes);
+        let (mut requests, mut via_requests) = (Vec::new(), Vec::new());
+        while streamed.next_batch(&mut requests, 777).unwrap() > 0 {}
+        for r in &requests {
+            expander.for_each_page(r, |k, _| via_requests.push(k));
+        }
+        let mut keys = Vec::new();
+        let mut total = 0;
+        loop {
+            let n = mapped.next_page_keys(&expander, &mut keys, 777).unwrap();
+            if n == 0 {
+                break;
+            }
+            assert!(n <= 777);
+            total += n;
+        }
+        assert_eq!(total, requests.len());
+        assert!(keys.len() > requests.len(), "some requests span several pages");
+        assert_eq!(keys, via_requests);
     }
 
     #[test]
