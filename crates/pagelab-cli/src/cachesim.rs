@@ -7,7 +7,7 @@ use crate::traceio::{count_distinct_streaming, for_each_key_batch, load_pages, T
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use pagelab_core::cache::{HitStats, KeyedCache};
-use pagelab_core::policy::{Access, AnyPolicy, PolicyKind, NEVER};
+use pagelab_core::policy::{Access, PolicyKind, Replacement, WithPolicy};
 use pagelab_core::units::{fmt_bytes, parse_sizes, CacheSize};
 use pagelab_trace::write::next_vtimes;
 use rayon::prelude::*;
@@ -86,14 +86,31 @@ pub fn parse_policies(text: &str) -> Result<Vec<PolicyKind>> {
     Ok(kinds)
 }
 
-/// Simulate one policy at one size over in-memory keys.
+/// Simulate one policy at one size over in-memory keys; `next` (each reference's next use) is for OPT.
 pub fn simulate_keys(kind: PolicyKind, pages: u64, keys: &[u64], next: Option<&[u64]>) -> HitStats {
-    let mut cache = KeyedCache::new(AnyPolicy::new(kind, cache_frames(pages)));
-    for (i, &key) in keys.iter().enumerate() {
-        let next_vtime = next.map_or(NEVER, |n| n[i]);
-        cache.access(&Access { key, vtime: i as u64, next_vtime, lbn: key, prefetch: false });
+    kind.build(cache_frames(pages), KeysRun { keys, next })
+}
+
+/// [`simulate_keys`]'s loop, compiled once per policy type.
+struct KeysRun<'a> {
+    keys: &'a [u64],
+    next: Option<&'a [u64]>,
+}
+
+impl WithPolicy for KeysRun<'_> {
+    type Output = HitStats;
+    fn run<P: Replacement>(self, policy: P) -> HitStats {
+        let mut cache = KeyedCache::new(policy);
+        match self.next {
+            None => cache.access_keys(self.keys, 0),
+            Some(next) => {
+                for (i, (&key, &next_vtime)) in self.keys.iter().zip(next).enumerate() {
+                    cache.access(&Access { key, vtime: i as u64, next_vtime, lbn: key, prefetch: false });
+                }
+            }
+        }
+        cache.stats()
     }
-    cache.stats()
 }
 
 fn cache_frames(pages: u64) -> u32 {
@@ -197,17 +214,29 @@ pub fn stream_one(
     page_size: u64,
 ) -> Result<CachesimRow> {
     let start = Instant::now();
-    let mut reader = args.open(seed)?;
-    let expander = args.expander(reader.as_ref())?;
-    let mut cache = KeyedCache::new(AnyPolicy::new(kind, cache_frames(pages)));
-    let mut vtime = 0u64;
-    for_each_key_batch(reader.as_mut(), &expander, |keys| {
-        for &key in keys {
-            cache.access(&Access::demand(key, vtime));
-            vtime += 1;
-        }
-    })?;
-    Ok(row(kind, pages, page_size, cache.stats(), start.elapsed().as_secs_f64()))
+    let stats = kind.build(cache_frames(pages), StreamRun { args, seed })?;
+    Ok(row(kind, pages, page_size, stats, start.elapsed().as_secs_f64()))
+}
+
+/// [`stream_one`]'s loop, compiled once per policy type.
+struct StreamRun<'a> {
+    args: &'a TraceArgs,
+    seed: Option<u64>,
+}
+
+impl WithPolicy for StreamRun<'_> {
+    type Output = Result<HitStats>;
+    fn run<P: Replacement>(self, policy: P) -> Result<HitStats> {
+        let mut reader = self.args.open(self.seed)?;
+        let expander = self.args.expander(reader.as_ref())?;
+        let mut cache = KeyedCache::new(policy);
+        let mut vtime = 0u64;
+        for_each_key_batch(reader.as_mut(), &expander, |keys| {
+            cache.access_keys(keys, vtime);
+            vtime += keys.len() as u64;
+        })?;
+        Ok(cache.stats())
+    }
 }
 
 fn print_table(source: &str, distinct: Option<u64>, skipped: u64, rows: &[CachesimRow]) {

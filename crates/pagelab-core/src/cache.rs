@@ -43,22 +43,34 @@ impl<P: Replacement> KeyedCache<P> {
     /// Returns whether it was a hit.
     #[inline]
     pub fn access(&mut self, access: &Access) -> bool {
-        let hit = if let Some(frame) = self.table.lookup(access.key) {
+        let hash = FrameTable::hash(access.key);
+        let hit = if let Some(frame) = self.table.lookup_hashed(access.key, hash) {
             self.policy.on_hit(frame, access);
             self.stats.hits += 1;
             true
         } else {
-            if self.table.is_full() {
+            let frame = if self.table.is_full() {
                 let victim = self.policy.evict(access, self.table.keys());
-                self.table.remove(victim);
-            }
-            let frame = self.table.insert(access.key);
+                self.table.replace_hashed(victim, access.key, hash);
+                victim
+            } else {
+                self.table.insert_hashed(access.key, hash)
+            };
             self.policy.on_insert(frame, access);
             self.stats.misses += 1;
             false
         };
         debug_assert_eq!(self.table.len(), self.policy.len(), "table and policy disagree on residency");
         hit
+    }
+
+    /// Reference each of `keys` in order as a demand access, the first at logical time `vtime_first`, future
+    /// unknown (every policy but OPT). The loop of the trace-driven tools.
+    #[inline]
+    pub fn access_keys(&mut self, keys: &[u64], vtime_first: u64) {
+        for (i, &key) in keys.iter().enumerate() {
+            self.access(&Access::demand(key, vtime_first + i as u64));
+        }
     }
 
     /// Drop `key` if resident (not an eviction: the policy keeps no history of it).

@@ -12,7 +12,7 @@
 //! - [`prefetch`]: what to read ahead (none, Linux on-demand readahead, fixed T-P).
 //! - [`cache`]: [`cache::KeyedCache`], a hit/miss cache of opaque 64-bit keys driven by one policy
 //!   (what `pagelab cachesim` runs).
-//! - [`frames`]: the key → frame table every cache shares.
+//! - [`frames`]: the key → frame table every cache shares, over [`index::BucketIndex`].
 //! - [`list`]: intrusive doubly-linked lists over `u32` indices, the building block of the policies.
 //! - [`whatif`]: miss-ratio curves (exact stack distances, SHARDS).
 
@@ -21,6 +21,7 @@ pub mod cache;
 pub mod error;
 pub mod frames;
 pub mod hash;
+pub mod index;
 pub mod key;
 pub mod list;
 pub mod policy;

@@ -62,12 +62,54 @@ pub(crate) fn open_decompressed(path: &Path) -> Result<(Box<dyn Read + Send>, Co
     Ok((reader, compression, size_bytes))
 }
 
-/// A whole uncompressed trace file, memory-mapped read-only: binary readers decode it where it lies.
-pub(crate) struct TraceBytes(memmap2::Mmap);
+/// A whole uncompressed trace file, memory-mapped read-only: binary readers decode it where it lies, front to
+/// back, and hand back what they have read ([`TraceBytes::release_before`]) so that the process's resident
+/// memory stays bounded however long the file is, as a reader's should.
+pub(crate) struct TraceBytes {
+    map: memmap2::Mmap,
+    /// Bytes `0..released` have been handed back to the kernel.
+    released: usize,
+}
+
+/// Read bytes are handed back in steps of this many (a multiple of every page size Linux uses): one
+/// `madvise` per 8 MiB read.
+const RELEASE_STEP_BYTES: usize = 8 << 20;
 
 impl TraceBytes {
     pub(crate) fn as_slice(&self) -> &[u8] {
-        &self.0
+        &self.map
+    }
+
+    #[cfg(test)]
+    pub(crate) fn released_bytes(&self) -> usize {
+        self.released
+    }
+
+    /// The reader is done with bytes `0..end`: unmap their pages from the process (they stay in the page
+    /// cache) once a whole step has been read. Caller guarantees it never reads below `end` again.
+    #[inline]
+    pub(crate) fn release_before(&mut self, end: usize) {
+        let end = end / RELEASE_STEP_BYTES * RELEASE_STEP_BYTES;
+        if end <= self.released {
+            return;
+        }
+        #[cfg(unix)]
+        {
+            // SAFETY: MADV_DONTNEED on a private, read-only file mapping drops this process's page-table
+            // entries for the range; a later access would fault the file's pages back in, never zeros. The
+            // reader reads the file front to back and never returns below `end` (the caller's guarantee),
+            // and no slice into the range outlives this call: `as_slice` borrows `self`.
+            let dropped = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    self.released,
+                    end - self.released,
+                )
+            };
+            // A refusal only leaves the pages mapped: memory, not correctness.
+            let _ = dropped;
+        }
+        self.released = end;
     }
 }
 
@@ -91,7 +133,7 @@ pub(crate) fn map_file(path: &Path) -> Result<Option<TraceBytes>, TraceError> {
     // A hint for the kernel's readahead; the reader is correct whatever it does with it.
     #[cfg(unix)]
     let _ = map.advise(memmap2::Advice::Sequential);
-    Ok(Some(TraceBytes(map)))
+    Ok(Some(TraceBytes { map, released: 0 }))
 }
 
 /// The first (at most) `limit` decompressed bytes of `path`, for format sniffing.

@@ -1,25 +1,56 @@
-//! CLOCK: FIFO with one reference bit per page and a second chance.
+//! CLOCK: the page frames in a ring, one reference bit per page, and a hand that gives a second chance.
 //!
 //! Corbató, "A Paging Experiment with the Multics System", 1968; the one-bit CLOCK that Li & Shen
 //! (papers/000, ref. [27]) and Jiang et al. (papers/001, DULO is "built on CLOCK") take as the practical
-//! LRU approximation. A hit sets the page's bit. To evict, the hand looks at the oldest page: a set bit
-//! is cleared and the page goes round again (to the front); a clear bit is the victim. New pages enter
-//! with the bit clear. The circular buffer is kept as a FIFO list with reinsertion, which visits pages in
-//! the same order as a hand over a ring. Matches libCacheSim's `Clock` (1-bit counter, init-freq 0).
+//! LRU approximation. A hit sets the page's bit. To evict, the hand looks at the frame it points to: a set
+//! bit is cleared and the hand moves on (the page's second chance); a clear bit is the victim, and the hand
+//! moves past it. New pages enter with the bit clear.
+//!
+//! The ring is the frames themselves, in frame order, as in the paper's machine: a page sits in the ring
+//! where its frame is, and the hand skips frames the policy does not track (free, or holding a page still
+//! under I/O). Evicting costs a scan of one byte per frame passed, never a list operation.
+//!
+//! libCacheSim's `Clock` keeps a FIFO list instead and moves a referenced page from the tail to the head.
+//! In a demand cache the two are the same policy, reference for reference: the frame freed at the hand is
+//! the frame the next page is placed in (the frame table hands out the most recently freed frame first),
+//! so the new page lands just behind the hand, which is the list's head. The libCacheSim agreement tests
+//! check this on five real traces. They part only in the simulated server, where a page can be dropped
+//! (`on_remove`) or reach the policy when its I/O completes, after the hand has moved on: there the page
+//! takes its frame's place in the ring, as in a real CLOCK, not the head of a list.
 
 use super::{Access, FrameId, Replacement};
-use crate::list::{Links, List};
+
+/// A frame the policy does not track (free, or its page not yet inserted).
+const UNTRACKED: u8 = 0;
+/// A tracked page whose reference bit is clear.
+const CLEAR: u8 = 1;
+/// A tracked page whose reference bit is set.
+const REFERENCED: u8 = 2;
 
 #[derive(Clone, Debug)]
 pub struct Clock {
-    links: Links,
-    queue: List,
-    referenced: Vec<bool>,
+    /// By frame: [`UNTRACKED`], [`CLEAR`] or [`REFERENCED`].
+    bits: Vec<u8>,
+    /// The frame the hand points to: the next one it examines.
+    hand: u32,
+    len: u32,
 }
 
 impl Clock {
     pub fn new(capacity: u32) -> Clock {
-        Clock { links: Links::new(capacity), queue: List::new(), referenced: vec![false; capacity as usize] }
+        assert!(capacity >= 1, "CLOCK needs at least one frame");
+        Clock { bits: vec![UNTRACKED; capacity as usize], hand: 0, len: 0 }
+    }
+
+    fn capacity_frames(&self) -> u32 {
+        self.bits.len() as u32
+    }
+
+    /// Tracked frames in the order the hand will reach them, last first: the frame just behind the hand
+    /// (the newest page, in list terms the head) down to the hand itself.
+    fn newest_first(&self) -> impl Iterator<Item = FrameId> + '_ {
+        let n = self.capacity_frames();
+        (1..=n).map(move |back| (self.hand + n - back) % n).filter(|&f| self.bits[f as usize] != UNTRACKED)
     }
 }
 
@@ -28,40 +59,54 @@ impl Replacement for Clock {
         "CLOCK"
     }
     fn capacity(&self) -> u32 {
-        self.links.capacity()
+        self.capacity_frames()
     }
     fn len(&self) -> u32 {
-        self.queue.len()
+        self.len
     }
     #[inline]
     fn on_insert(&mut self, frame: FrameId, _: &Access) {
-        self.referenced[frame as usize] = false;
-        self.links.push_front(&mut self.queue, frame);
+        let bit = &mut self.bits[frame as usize];
+        assert_eq!(*bit, UNTRACKED, "frame {frame} inserted twice");
+        *bit = CLEAR;
+        self.len += 1;
     }
     #[inline]
     fn on_hit(&mut self, frame: FrameId, _: &Access) {
-        self.referenced[frame as usize] = true;
+        debug_assert_ne!(self.bits[frame as usize], UNTRACKED, "hit on untracked frame {frame}");
+        self.bits[frame as usize] = REFERENCED;
     }
     #[inline]
     fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
-        // After one full sweep every bit is clear, so the hand stops within len + 1 steps.
-        for _ in 0..=self.queue.len() {
-            let frame = self.queue.back().expect("evict from an empty CLOCK");
-            if !self.referenced[frame as usize] {
-                self.links.remove(&mut self.queue, frame);
-                return frame;
+        assert!(self.len > 0, "evict from an empty CLOCK");
+        let n = self.capacity_frames();
+        // The first lap clears every set bit it passes, so the second lap stops at the latest: 2n steps.
+        for _ in 0..2 * n {
+            let frame = self.hand;
+            self.hand = if frame + 1 == n { 0 } else { frame + 1 };
+            let bit = &mut self.bits[frame as usize];
+            match *bit {
+                CLEAR => {
+                    *bit = UNTRACKED;
+                    self.len -= 1;
+                    return frame;
+                }
+                REFERENCED => *bit = CLEAR,
+                _ => {}
             }
-            self.referenced[frame as usize] = false;
-            self.links.move_to_front(&mut self.queue, frame);
         }
         unreachable!("CLOCK hand went round twice without finding a clear bit");
     }
     fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
-        self.links.remove(&mut self.queue, frame);
+        let bit = &mut self.bits[frame as usize];
+        assert_ne!(*bit, UNTRACKED, "removing untracked frame {frame}");
+        *bit = UNTRACKED;
+        self.len -= 1;
     }
+    /// Pages newest first (the hand's next victim candidate last), `*` on a set reference bit.
     fn state(&self, keys: &[u64]) -> String {
-        let marked = self.links.iter(&self.queue).map(|f| {
-            let star = if self.referenced[f as usize] { "*" } else { "" };
+        let marked = self.newest_first().map(|f| {
+            let star = if self.bits[f as usize] == REFERENCED { "*" } else { "" };
             format!("{}{star}", keys[f as usize])
         });
         format!("[{}]", marked.collect::<Vec<_>>().join(" "))
@@ -105,5 +150,32 @@ mod tests {
                 (3, false, "[3 2]"),
             ],
         );
+    }
+
+    /// The simulated server's paths: a page removed leaves a hole the hand skips, and a page whose I/O
+    /// completes after the hand moved on takes its frame's place in the ring.
+    #[test]
+    fn holes_are_skipped_and_late_pages_keep_their_frame() {
+        let keys = [10u64, 11, 12, 13];
+        let mut clock = Clock::new(4);
+        for f in 0..4 {
+            clock.on_insert(f, &Access::demand(keys[f as usize], f as u64));
+        }
+        assert_eq!(clock.state(&keys), "[13 12 11 10]");
+        clock.on_hit(0, &Access::demand(10, 4));
+        clock.on_remove(1, &keys);
+        assert_eq!(clock.state(&keys), "[13 12 10*]");
+        // Hand at 0: 10* is cleared, frame 1 is a hole, 12 is the victim; the hand stops at frame 3.
+        let incoming = Access::demand(20, 5);
+        assert_eq!(clock.evict(&incoming, &keys), 2);
+        assert_eq!(clock.state(&keys), "[10 13]");
+        // Frame 1's page arrives (its I/O done): it sits behind 10 in the ring, not at the head.
+        let keys = [10u64, 21, 12, 13];
+        clock.on_insert(1, &Access::demand(21, 6));
+        assert_eq!(clock.state(&keys), "[21 10 13]");
+        assert_eq!(clock.evict(&incoming, &keys), 3);
+        assert_eq!(clock.evict(&incoming, &keys), 0);
+        assert_eq!(clock.evict(&incoming, &keys), 1);
+        assert!(clock.is_empty());
     }
 }

@@ -3,7 +3,7 @@
 //! (one hash probe per lookup, add or forget) and share its conservation check.
 
 use crate::hash::mix64;
-use hashbrown::HashTable;
+use crate::index::BucketIndex;
 
 /// Keys of pages that were evicted recently ("ghosts"), each held by a node `base..base + slots` of the
 /// owner's [`Links`] arena, with a hash index from key to node. The owner threads the nodes through its
@@ -13,12 +13,9 @@ pub(crate) struct GhostDirectory {
     base: u32,
     keys: Vec<u64>,
     free: Vec<u32>,
-    /// Node ids, hashed by their key. Sized for twice the slots so that hashbrown always rehashes in place
-    /// (it grows only when more than half its capacity is live), keeping the steady state allocation-free.
-    /// Buckets hold only the node id, as in [`crate::frames::FrameTable`]: a bucket with the key beside it
-    /// (12 bytes instead of 4) was measured slower on large caches, where the bigger table spills from the
-    /// CPU caches.
-    index: HashTable<u32>,
+    /// Node ids, hashed by their key, as in [`crate::frames::FrameTable`]; sized for every slot, so the
+    /// steady state never allocates.
+    index: BucketIndex,
 }
 
 impl GhostDirectory {
@@ -33,7 +30,7 @@ impl GhostDirectory {
             keys: vec![0; slots as usize],
             // Popped from the back: node `base` first, so that state dumps are stable.
             free: (base..base + slots).rev().collect(),
-            index: HashTable::with_capacity(2 * slots as usize),
+            index: BucketIndex::with_capacity(slots),
         }
     }
 
@@ -41,11 +38,11 @@ impl GhostDirectory {
     #[inline]
     pub(crate) fn get(&self, key: u64) -> Option<u32> {
         let (keys, base) = (&self.keys, self.base);
-        self.index.find(mix64(key), |&n| keys[(n - base) as usize] == key).copied()
+        self.index.find(mix64(key), |n| keys[(n - base) as usize] == key)
     }
 
     pub(crate) fn len(&self) -> u32 {
-        self.index.len() as u32
+        self.index.len()
     }
 
     pub(crate) fn is_full(&self) -> bool {
@@ -68,9 +65,11 @@ impl GhostDirectory {
     /// unlink the node from its list before the next [`GhostDirectory::add`].
     #[inline]
     pub(crate) fn take(&mut self, key: u64) -> Option<u32> {
+        let hash = mix64(key);
         let (keys, base) = (&self.keys, self.base);
-        let entry = self.index.find_entry(mix64(key), |&n| keys[(n - base) as usize] == key).ok()?;
-        let (node, _) = entry.remove();
+        let node = self.index.find(hash, |n| keys[(n - base) as usize] == key)?;
+        // The second probe walks the chain the first just read: the same cache line, almost always.
+        assert!(self.index.remove(hash, node), "ghost node {node} found but not removable");
         self.free.push(node);
         Some(node)
     }
@@ -82,8 +81,7 @@ impl GhostDirectory {
         let node = self.free.pop().expect("ghost directory full");
         let base = self.base;
         self.keys[(node - base) as usize] = key;
-        let keys = &self.keys;
-        self.index.insert_unique(mix64(key), node, |&n| mix64(keys[(n - base) as usize]));
+        self.index.insert(mix64(key), node);
         node
     }
 
@@ -91,18 +89,17 @@ impl GhostDirectory {
     #[inline]
     pub(crate) fn forget(&mut self, node: u32) {
         let key = self.key(node);
-        // Matching on the node (not the key) makes forgetting a free node a detected error.
-        match self.index.find_entry(mix64(key), |&n| n == node) {
-            Ok(entry) => {
-                entry.remove();
-            }
-            Err(_) => panic!("ghost node {node} is not live"),
-        }
+        // Removing by node (not by key) makes forgetting a free node a detected error.
+        assert!(self.index.remove(mix64(key), node), "ghost node {node} is not live");
         self.free.push(node);
     }
 
     /// Conservation: every node is either live (indexed) or free, never both, never neither.
     pub(crate) fn check(&self) {
-        assert_eq!(self.index.len() + self.free.len(), self.keys.len(), "ghost nodes lost or duplicated");
+        assert_eq!(
+            self.index.len() as usize + self.free.len(),
+            self.keys.len(),
+            "ghost nodes lost or duplicated"
+        );
     }
 }

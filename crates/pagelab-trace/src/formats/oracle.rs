@@ -165,6 +165,32 @@ impl OracleGeneral {
         (good, good < n)
     }
 
+    /// The fast path of [`TraceReader::next_page_keys`], for records that are one key each: appends the
+    /// ids of up to `max` buffered records to `out` while each is well-formed and at most `one_page_bytes`
+    /// long, and returns how many. The record it stops at is left for the general path, which expands it
+    /// into several pages or reports it as bad.
+    #[inline(always)]
+    fn one_page_keys(&mut self, max: usize, one_page_bytes: u64, out: &mut Vec<u64>) -> usize {
+        let available = (self.filled - self.pos) / RECORD_BYTES;
+        let n = available.min(max);
+        let first = self.record_no + 1;
+        let bytes = &self.bytes()[self.pos..self.pos + n * RECORD_BYTES];
+        let before = out.len();
+        out.extend(bytes.chunks_exact(RECORD_BYTES).enumerate().map_while(|(i, chunk)| {
+            let r: &[u8; RECORD_BYTES] = chunk.try_into().expect("chunks of 24");
+            let id = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+            let size_bytes = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
+            let next = i64::from_le_bytes([r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23]]);
+            // The same test as `decode`'s, on the same record number.
+            let next_ok = next == -1 || next == i64::MAX || (next > 0 && next as u64 > first + i as u64);
+            (next_ok && size_bytes as u64 <= one_page_bytes).then_some(id)
+        }));
+        let good = out.len() - before;
+        self.pos += good * RECORD_BYTES;
+        self.record_no += good as u64;
+        good
+    }
+
     /// Decodes up to `max` requests into `sink`, refilling and reporting bad records on the way; returns
     /// how many. The loop is bounded by `max` and by the input: a bad record (skipped) consumes input.
     #[inline(always)]
@@ -181,7 +207,16 @@ impl OracleGeneral {
                 self.consume_bad()?;
             }
         }
+        self.release_read();
         Ok(done)
+    }
+
+    /// Hands the mapped bytes already decoded back to the kernel (see [`TraceBytes::release_before`]).
+    #[inline]
+    fn release_read(&mut self) {
+        if let Source::Mapped(bytes) = &mut self.source {
+            bytes.release_before(self.pos);
+        }
     }
 
     /// Consumes the bad record at `self.pos`: counted when skipping, else the error.
@@ -270,7 +305,9 @@ impl TraceReader for OracleGeneral {
     }
 
     /// Keys straight from the records: no 40-byte `Request` is written and read back per record, which was
-    /// ~4 ns of the ~25 ns per request of `cachesim --stream` on P3 (BENCHMARKS.md).
+    /// ~4 ns of the ~25 ns per request of `cachesim --stream` on P3 (BENCHMARKS.md). A record of one page
+    /// (every record under `--ignore-size`) goes through [`OracleGeneral::one_page_keys`], which reads
+    /// only the id and checks the record; the general path expands larger objects and reports bad records.
     fn next_page_keys(
         &mut self,
         expander: &PageExpander,
@@ -278,7 +315,24 @@ impl TraceReader for OracleGeneral {
         max: usize,
     ) -> Result<usize, TraceError> {
         out.reserve(max.min(BLOCK_RECORDS));
-        self.pump(max, |r| expander.for_each_page(r, |key, _| out.push(key)))
+        if expander.unit != AddrUnit::Object {
+            return self.pump(max, |r| expander.for_each_page(r, |key, _| out.push(key)));
+        }
+        // `PageExpander::for_each_page` keys an object of at most one page by its id alone.
+        let one_page_bytes = if expander.ignore_size { u64::MAX } else { expander.page_size as u64 };
+        let mut done = 0;
+        // Bounded by `max` and the input: every pass consumes a record or ends the input.
+        while done < max && !self.done {
+            if self.filled - self.pos < RECORD_BYTES && !self.refill()? {
+                self.done = true;
+                break;
+            }
+            let n = self.one_page_keys(max - done, one_page_bytes, out);
+            done +=
+                if n > 0 { n } else { self.pump(1, |r| expander.for_each_page(r, |key, _| out.push(key)))? };
+        }
+        self.release_read();
+        Ok(done)
     }
 
     fn describe(&self) -> String {
@@ -405,29 +459,58 @@ mod tests {
         assert_eq!((mapped.skipped_records(), streamed.skipped_records()), (2, 2), "bad record + tail");
     }
 
-    #[test]
-    fn page_keys_straight_from_the_records_equal_the_expanded_requests() {
-        let (bytes, _) = awkward_trace();
-        let expander = PageExpander::new(AddrUnit::Object, 4096, false);
-        let (_dir, mut mapped, mut streamed) = readers(&bytes);
-        let (mut requests, mut via_requests) = (Vec::new(), Vec::new());
-        while streamed.next_batch(&mut requests, 777).unwrap() > 0 {}
-        for r in &requests {
-            expander.for_each_page(r, |k, _| via_requests.push(k));
-        }
+    /// All of `reader`'s page keys through `next_page_keys` in calls of at most 777 requests, and the
+    /// request count.
+    fn all_page_keys(reader: &mut OracleGeneral, expander: &PageExpander) -> (Vec<u64>, usize) {
         let mut keys = Vec::new();
         let mut total = 0;
         loop {
-            let n = mapped.next_page_keys(&expander, &mut keys, 777).unwrap();
+            let n = reader.next_page_keys(expander, &mut keys, 777).unwrap();
             if n == 0 {
-                break;
+                return (keys, total);
             }
             assert!(n <= 777);
             total += n;
         }
-        assert_eq!(total, requests.len());
-        assert!(keys.len() > requests.len(), "some requests span several pages");
-        assert_eq!(keys, via_requests);
+    }
+
+    /// The one-page fast path and the general path (objects of several pages, the bad record, the truncated
+    /// tail), mapped and streamed, with and without `--ignore-size`.
+    #[test]
+    fn page_keys_straight_from_the_records_equal_the_expanded_requests() {
+        let (bytes, _) = awkward_trace();
+        for ignore_size in [false, true] {
+            let expander = PageExpander::new(AddrUnit::Object, 4096, ignore_size);
+            let (_dir, mut mapped, mut streamed) = readers(&bytes);
+            let (mut requests, mut via_requests) = (Vec::new(), Vec::new());
+            let (_dir2, _, mut streamed_requests) = readers(&bytes);
+            while streamed_requests.next_batch(&mut requests, 777).unwrap() > 0 {}
+            for r in &requests {
+                expander.for_each_page(r, |k, _| via_requests.push(k));
+            }
+            for reader in [&mut mapped, &mut streamed] {
+                let (keys, total) = all_page_keys(reader, &expander);
+                assert_eq!(total, requests.len(), "ignore_size {ignore_size}");
+                assert_eq!(keys.len() > requests.len(), !ignore_size, "some requests span several pages");
+                assert_eq!(keys, via_requests, "ignore_size {ignore_size}");
+                assert_eq!(reader.skipped_records(), 2, "bad record + tail");
+            }
+        }
+    }
+
+    /// A mapped file longer than the release step is handed back as it is read, and still reads whole.
+    #[test]
+    fn a_long_mapped_file_is_released_as_it_is_read() {
+        let n = 800_000u64; // 19.2 MB: two release steps
+        let bytes: Vec<u8> = (0..n).flat_map(|i| record(i as u32, i ^ 0x5555, 4096, -1)).collect();
+        let (_d, path) = temp_trace("long.bin", &bytes);
+        let map = crate::input::map_file(&path).unwrap().expect("a regular file maps");
+        let mut reader = OracleGeneral::mapped(map, path, TimeUnit::S, false);
+        let (keys, total) = all_page_keys(&mut reader, &PageExpander::new(AddrUnit::Object, 4096, false));
+        assert_eq!(total as u64, n);
+        assert!(keys.iter().enumerate().all(|(i, &k)| k == i as u64 ^ 0x5555));
+        let Source::Mapped(map) = &reader.source else { panic!("mapped") };
+        assert_eq!(map.released_bytes(), 16 << 20, "two whole 8 MiB steps handed back");
     }
 
     #[test]
