@@ -86,6 +86,45 @@ pub struct BenchArgs {
     /// the repository).
     #[arg(long, value_name = "PATH")]
     pub p3: Option<PathBuf>,
+    /// Measurements to run, comma-separated: replacement, mrc, memory, simulator (default: all).
+    #[arg(long, value_name = "PARTS", default_value = "all")]
+    pub part: String,
+}
+
+/// Which measurements a run makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    pub replacement: bool,
+    pub mrc: bool,
+    pub memory: bool,
+    pub simulator: bool,
+}
+
+impl Parts {
+    pub const ALL: Parts = Parts { replacement: true, mrc: true, memory: true, simulator: true };
+
+    /// `"all"` or a comma-separated list of part names.
+    pub fn parse(text: &str) -> Result<Parts> {
+        if text.trim() == "all" {
+            return Ok(Parts::ALL);
+        }
+        let mut parts = Parts { replacement: false, mrc: false, memory: false, simulator: false };
+        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let flag = match name {
+                "replacement" => &mut parts.replacement,
+                "mrc" => &mut parts.mrc,
+                "memory" => &mut parts.memory,
+                "simulator" => &mut parts.simulator,
+                other => bail!("--part: unknown part `{other}`; expected all, or some of replacement, mrc, memory, simulator"),
+            };
+            *flag = true;
+        }
+        ensure!(
+            parts != Parts { replacement: false, mrc: false, memory: false, simulator: false },
+            "--part: no part given"
+        );
+        Ok(parts)
+    }
 }
 
 /// Everything a bench run needs, for callers that do not come through the command line (tests).
@@ -99,6 +138,7 @@ pub struct BenchOptions {
     pub pagelab_exe: PathBuf,
     /// Print what is being measured on stderr.
     pub progress: bool,
+    pub parts: Parts,
 }
 
 /// How much work a run does.
@@ -172,10 +212,12 @@ pub struct BenchReport {
     /// The venv libCacheSim ran from; `None` when skipped.
     pub libcachesim_venv: Option<String>,
     pub traces: Vec<TraceInfo>,
+    /// Empty when `--part` left the measurement out, as is `mrc`.
     pub policies: Vec<PolicyResult>,
     pub mrc: Vec<MrcResult>,
-    pub memory: MemoryResult,
-    pub simulator: SimResult,
+    /// `None` when `--part` left the measurement out, as is `simulator`.
+    pub memory: Option<MemoryResult>,
+    pub simulator: Option<SimResult>,
     pub summary: Summary,
 }
 
@@ -292,6 +334,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         },
         pagelab_exe: std::env::current_exe().context("finding the pagelab binary")?,
         progress: true,
+        parts: Parts::parse(&args.part)?,
     };
     let report = bench(&options)?;
     if args.json {
@@ -347,16 +390,29 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
     let traces = [zipf_trace(&scale, tmp.path())?, p3_trace(&scale, &options.p3_trace, tmp.path())?];
     let mut policies = Vec::new();
     let mut mrc = Vec::new();
+    let parts = options.parts;
     for t in &traces {
-        log(&format!("{}: replacement policies", t.name));
-        policies.extend(bench_policies(t, &scale, lcs.as_ref())?);
-        log(&format!("{}: miss-ratio curves", t.name));
-        mrc.extend(bench_mrc(t, &scale, &policies)?);
+        if parts.replacement {
+            log(&format!("{}: replacement policies", t.name));
+            policies.extend(bench_policies(t, &scale, lcs.as_ref())?);
+        }
+        if parts.mrc {
+            log(&format!("{}: miss-ratio curves", t.name));
+            mrc.extend(bench_mrc(t, &scale, &policies)?);
+        }
     }
-    log("memory per cached page (child processes)");
-    let memory = bench_memory(&scale, &options.pagelab_exe, tmp.path())?;
-    log("simulator");
-    let simulator = bench_simulator(&scale)?;
+    let memory = if parts.memory {
+        log("memory per cached page (child processes)");
+        Some(bench_memory(&scale, &options.pagelab_exe, tmp.path())?)
+    } else {
+        None
+    };
+    let simulator = if parts.simulator {
+        log("simulator");
+        Some(bench_simulator(&scale)?)
+    } else {
+        None
+    };
     let mut report = BenchReport {
         date_utc,
         machine: Machine {
@@ -394,7 +450,8 @@ fn summarize(r: &BenchReport) -> Summary {
         .iter()
         .map(|p| p.pass)
         .chain(r.mrc.iter().map(|m| Some(m.pass)))
-        .chain([Some(r.memory.pass), Some(r.simulator.pass)]);
+        .chain(r.memory.iter().map(|m| Some(m.pass)))
+        .chain(r.simulator.iter().map(|s| Some(s.pass)));
     let mut s = Summary::default();
     for v in verdicts {
         match v {
@@ -683,6 +740,7 @@ fn exact_misses(engine: &MrcEngine, sizes: &[u64]) -> Vec<u64> {
 }
 
 fn bench_mrc(t: &BenchTrace, scale: &Scale, policies: &[PolicyResult]) -> Result<Vec<MrcResult>> {
+    // The LRU runs of part 1, or (when `--part` left it out) LRU run here, untimed.
     let lru_misses: Vec<u64> = t
         .sizes_pages
         .iter()
@@ -690,10 +748,9 @@ fn bench_mrc(t: &BenchTrace, scale: &Scale, policies: &[PolicyResult]) -> Result
             policies
                 .iter()
                 .find(|p| p.trace == t.name && p.policy == "lru" && p.size_pages == size)
-                .map(|p| p.misses)
-                .context("the LRU run of this size")
+                .map_or_else(|| simulate_keys(PolicyKind::Lru, size, &t.keys, None).misses, |p| p.misses)
         })
-        .collect::<Result<_>>()?;
+        .collect();
     let mut rows = Vec::new();
     for (method, name, target_rps) in [
         (MrcMethod::Exact, "exact".to_string(), EXACT_MRC_TARGET_RPS),
@@ -980,10 +1037,11 @@ pub fn render(r: &BenchReport) -> String {
             t.name, t.source, t.requests, t.distinct_pages, t.runs
         );
     }
-    out += &render_policies(r);
-    out += &render_mrc(r);
-    out += &render_memory(&r.memory);
-    out += &render_sim(&r.simulator);
+    let skipped = |n: &str| format!("\n{n}: not run (--part)\n");
+    out += &if r.policies.is_empty() { skipped("1. replacement speed") } else { render_policies(r) };
+    out += &if r.mrc.is_empty() { skipped("2. miss-ratio curves") } else { render_mrc(r) };
+    out += &r.memory.as_ref().map_or_else(|| skipped("3. memory"), render_memory);
+    out += &r.simulator.as_ref().map_or_else(|| skipped("4. simulator"), render_sim);
     let s = &r.summary;
     out += &format!("\n{} PASS, {} FAIL, {} n/a\n", s.passed, s.failed, s.not_applicable);
     out
@@ -1168,7 +1226,7 @@ mod tests {
                 target_rps: 2.0,
                 pass: false,
             }],
-            memory: MemoryResult {
+            memory: Some(MemoryResult {
                 policy: "lru".into(),
                 trace: String::new(),
                 sizes_pages: [1, 2],
@@ -1177,8 +1235,8 @@ mod tests {
                 absolute_bytes_per_page: 1.0,
                 target_bytes_per_page: 48.0,
                 pass: true,
-            },
-            simulator: SimResult {
+            }),
+            simulator: Some(SimResult {
                 workload: String::new(),
                 memory_bytes: 0,
                 concurrency: 1,
@@ -1189,10 +1247,23 @@ mod tests {
                 target_pages_per_sec: 1.0,
                 pass: false,
                 note: String::new(),
-            },
+            }),
             summary: Summary::default(),
         };
         let s = summarize(&r);
         assert_eq!((s.passed, s.failed, s.not_applicable), (1, 2, 1));
+        let only_policies = BenchReport { mrc: vec![], memory: None, simulator: None, ..r };
+        assert_eq!(summarize(&only_policies).not_applicable, 1);
+        assert!(render(&only_policies).contains("3. memory: not run (--part)"));
+    }
+
+    #[test]
+    fn parts_parse_names_and_reject_unknown_ones() {
+        assert_eq!(Parts::parse("all").unwrap(), Parts::ALL);
+        let p = Parts::parse("replacement, simulator").unwrap();
+        assert_eq!(p, Parts { replacement: true, mrc: false, memory: false, simulator: true });
+        let err = Parts::parse("replacement,speed").unwrap_err().to_string();
+        assert!(err.contains("unknown part `speed`"), "{err}");
+        assert!(Parts::parse(",").is_err());
     }
 }

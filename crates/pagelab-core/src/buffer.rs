@@ -215,15 +215,19 @@ impl BufferCache {
     pub fn new(config: BufferCacheConfig) -> BufferCache {
         let n = config.memory_pages;
         assert!(n >= 1, "a buffer cache needs memory");
+        let policy = AnyPolicy::new(config.policy, n);
+        let table = FrameTable::with_shadows(n, policy.shadow_slots());
+        // Per-frame state by id: a policy's shadow entries take ids beyond the `n` frames.
+        let ids = table.ids() as usize;
         BufferCache {
-            table: FrameTable::new(n),
-            policy: AnyPolicy::new(config.policy, n),
+            table,
+            policy,
             prefetcher: config.prefetcher,
-            flags: vec![0; n as usize],
-            owner: vec![StreamId(0); n as usize],
-            lbn: vec![0; n as usize],
-            fetch_of: vec![0; n as usize],
-            demand_read: vec![0; n as usize],
+            flags: vec![0; ids],
+            owner: vec![StreamId(0); ids],
+            lbn: vec![0; ids],
+            fetch_of: vec![0; ids],
+            demand_read: vec![0; ids],
             in_flight: 0,
             next_fetch: 0,
             next_read: 0,
@@ -367,7 +371,7 @@ impl BufferCache {
                 lbn: self.lbn[f],
                 prefetch: self.flags[f] & flag::DEMANDED == 0,
             };
-            self.policy.on_insert(frame, &access);
+            self.policy.on_insert(frame, &access, &mut self.table.shadows());
         }
         self.check_conservation();
     }
@@ -407,7 +411,7 @@ impl BufferCache {
             }
             let access =
                 Access { key, vtime: self.tick(), next_vtime: NEVER, lbn: self.lbn[f], prefetch: false };
-            self.policy.on_hit(frame, &access);
+            self.policy.on_hit(frame, &access, &mut self.table.shadows());
         }
         self.check_marker(frame, cursor, layout, out);
         cursor.next += 1;
@@ -541,7 +545,7 @@ impl BufferCache {
                 return None;
             }
             let incoming = Access::demand(key, self.vtime);
-            let victim = self.policy.evict(&incoming, self.table.keys());
+            let victim = self.policy.evict(&incoming, &mut self.table.shadows());
             self.evicted(victim);
         }
         Some(self.table.insert(key))

@@ -36,31 +36,22 @@ pub struct KeyedCache<P> {
 impl<P: Replacement> KeyedCache<P> {
     /// A cache with as many frames as the policy was built for.
     pub fn new(policy: P) -> KeyedCache<P> {
-        KeyedCache { table: FrameTable::new(policy.capacity()), policy, stats: HitStats::default() }
+        assert!(
+            P::KEEPS_SHADOWS || policy.shadow_slots() == 0,
+            "{} keeps shadows unannounced",
+            policy.name()
+        );
+        let table = FrameTable::with_shadows(policy.capacity(), policy.shadow_slots());
+        KeyedCache { table, policy, stats: HitStats::default() }
     }
 
     /// Reference `access.key`: a hit updates the policy; a miss evicts if full, then inserts.
     /// Returns whether it was a hit.
     #[inline]
     pub fn access(&mut self, access: &Access) -> bool {
-        let hash = FrameTable::hash(access.key);
-        let hit = if let Some(frame) = self.table.lookup_hashed(access.key, hash) {
-            self.policy.on_hit(frame, access);
-            self.stats.hits += 1;
-            true
-        } else {
-            let frame = if self.table.is_full() {
-                let victim = self.policy.evict(access, self.table.keys());
-                self.table.replace_hashed(victim, access.key, hash);
-                victim
-            } else {
-                self.table.insert_hashed(access.key, hash)
-            };
-            self.policy.on_insert(frame, access);
-            self.stats.misses += 1;
-            false
-        };
-        debug_assert_eq!(self.table.len(), self.policy.len(), "table and policy disagree on residency");
+        let hit = self.reference(access);
+        self.stats.hits += hit as u64;
+        self.stats.misses += !hit as u64;
         hit
     }
 
@@ -68,16 +59,51 @@ impl<P: Replacement> KeyedCache<P> {
     /// unknown (every policy but OPT). The loop of the trace-driven tools.
     #[inline]
     pub fn access_keys(&mut self, keys: &[u64], vtime_first: u64) {
+        // Counted in a local, which stays in a register through the loop.
+        let mut hits = 0u64;
         for (i, &key) in keys.iter().enumerate() {
-            self.access(&Access::demand(key, vtime_first + i as u64));
+            hits += self.reference(&Access::demand(key, vtime_first + i as u64)) as u64;
         }
+        self.stats.hits += hits;
+        self.stats.misses += keys.len() as u64 - hits;
+    }
+
+    /// [`KeyedCache::access`] without the counting.
+    #[inline(always)]
+    fn reference(&mut self, access: &Access) -> bool {
+        // `P::KEEPS_SHADOWS` is known once `P` is: one arm compiles away.
+        if P::KEEPS_SHADOWS {
+            self.reference_as::<true>(access)
+        } else {
+            self.reference_as::<false>(access)
+        }
+    }
+
+    #[inline(always)]
+    fn reference_as<const SHADOWS: bool>(&mut self, access: &Access) -> bool {
+        let hash = FrameTable::hash(access.key);
+        let hit = if let Some(frame) = self.table.lookup_reference::<SHADOWS>(access.key, hash) {
+            self.policy.on_hit(frame, access, &mut self.table.shadows());
+            true
+        } else {
+            let frame = if self.table.is_full() {
+                let victim = self.policy.evict(access, &mut self.table.shadows());
+                self.table.replace_hashed::<SHADOWS>(victim, access.key, hash)
+            } else {
+                self.table.insert_hashed::<SHADOWS>(access.key, hash)
+            };
+            self.policy.on_insert(frame, access, &mut self.table.shadows());
+            false
+        };
+        debug_assert_eq!(self.table.len(), self.policy.len(), "table and policy disagree on residency");
+        hit
     }
 
     /// Drop `key` if resident (not an eviction: the policy keeps no history of it).
     pub fn remove(&mut self, key: u64) -> bool {
         match self.table.lookup(key) {
             Some(frame) => {
-                self.policy.on_remove(frame, self.table.keys());
+                self.policy.on_remove(frame, &mut self.table.shadows());
                 self.table.remove(frame);
                 true
             }
@@ -108,7 +134,7 @@ impl<P: Replacement> KeyedCache<P> {
     }
     /// The policy's queues with keys, see [`Replacement::state`].
     pub fn state(&self) -> String {
-        self.policy.state(self.table.keys())
+        self.policy.state(&self.table)
     }
 }
 

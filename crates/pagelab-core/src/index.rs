@@ -166,6 +166,21 @@ impl BucketIndex {
         }
     }
 
+    /// A hint that a probe for `hash` is coming: start loading its home bucket into the CPU cache.
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let bucket: *const Bucket = &self.buckets[self.home(hash)];
+            // SAFETY: a prefetch never faults and has no effect on the program's state; the pointer is to a
+            // live bucket anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = hash;
+    }
+
     /// The value filed under `hash` for which `eq` holds, if any. `eq` is called only for values whose tag
     /// matches, at most once each.
     #[inline(always)]
@@ -235,6 +250,31 @@ impl BucketIndex {
                         self.buckets[c].sub_overflow();
                         c = self.next(c);
                     }
+                    return true;
+                }
+                m &= m - 1;
+            }
+            if bucket.overflow() == 0 {
+                return false;
+            }
+            b = self.next(b);
+        }
+        false
+    }
+
+    /// File the entry holding `old` under `new` instead, in place (same hash, same slot): one probe, no
+    /// overflow count changes. `false` if there is no such entry. Caller guarantees `new` is unique.
+    #[inline(always)]
+    pub fn relabel(&mut self, hash: u64, old: u32, new: u32) -> bool {
+        let tag = tag_of(hash);
+        let mut b = self.home(hash);
+        for _ in 0..self.buckets.len() {
+            let bucket = &mut self.buckets[b];
+            let mut m = bucket.matches(tag);
+            while m != 0 {
+                let slot = m.trailing_zeros() as usize;
+                if bucket.values[slot] == old {
+                    bucket.values[slot] = new;
                     return true;
                 }
                 m &= m - 1;
@@ -369,6 +409,11 @@ mod tests {
         assert_eq!(idx.layout(), vec![(1, vec![0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11], 0), (2, vec![40], 0)]);
         assert_eq!(idx.find(h(12), |_| true), None);
         assert!(!idx.remove(h(12), 12), "removing an absent entry is reported");
+        // Relabelling keeps the slot; an absent value is reported.
+        assert!(idx.relabel(h(11), 11, 111));
+        assert!(!idx.relabel(h(11), 11, 112));
+        assert_eq!(idx.find(h(11), |v| v == 111), Some(111));
+        assert!(idx.relabel(h(11), 111, 11));
         // The free slot is reused first.
         idx.insert(h(20), 20);
         assert_eq!(idx.layout()[0], (1, vec![0, 1, 2, 20, 4, 5, 6, 7, 8, 9, 10, 11], 0));
@@ -398,6 +443,7 @@ mod tests {
     enum Op {
         Insert(u64),
         Remove(usize),
+        Relabel(usize),
     }
 
     proptest! {
@@ -408,7 +454,13 @@ mod tests {
             capacity in 1u32..60,
             hash_bits in 1u32..12,
             ops in proptest::collection::vec(
-                prop_oneof![(0u64..4096).prop_map(Op::Insert), (0usize..64).prop_map(Op::Remove)], 0..300),
+                prop_oneof![
+                    (0u64..4096).prop_map(Op::Insert),
+                    (0usize..64).prop_map(Op::Remove),
+                    (0usize..64).prop_map(Op::Relabel),
+                ],
+                0..300,
+            ),
         ) {
             let mut idx = BucketIndex::with_capacity(capacity);
             let mut model: HashMap<u32, u64> = HashMap::new(); // value → hash
@@ -419,7 +471,7 @@ mod tests {
                 (k << (64 - hash_bits)) | (k & 0xff)
             };
             for op in ops {
-                match op {
+                match op.clone() {
                     Op::Insert(x) if (model.len() as u32) < capacity => {
                         let hash = squeeze(x);
                         idx.insert(hash, next_value);
@@ -427,12 +479,18 @@ mod tests {
                         next_value += 1;
                     }
                     Op::Insert(_) => {}
-                    Op::Remove(i) => {
+                    Op::Remove(i) | Op::Relabel(i) => {
                         let mut live: Vec<_> = model.keys().copied().collect();
                         live.sort_unstable();
                         if let Some(&value) = live.get(i % live.len().max(1)) {
-                            prop_assert!(idx.remove(model[&value], value));
-                            model.remove(&value);
+                            let hash = model.remove(&value).unwrap();
+                            if matches!(op, Op::Relabel(_)) {
+                                prop_assert!(idx.relabel(hash, value, next_value));
+                                model.insert(next_value, hash);
+                                next_value += 1;
+                            } else {
+                                prop_assert!(idx.remove(hash, value));
+                            }
                             prop_assert!(!idx.remove(squeeze(value as u64), value));
                         }
                     }

@@ -30,12 +30,14 @@
 //!   free a ghost before REPLACE adds one. A miss that finds free frames trims B1 so that `|T1| + |B1| ≤ c`
 //!   holds after the insertion.
 //!
-//! Layout: frames `0..c` and ghost nodes `c..2c` share one [`Links`] arena; ghost keys live in a
-//! [`GhostDirectory`] (shared with 2Q and LIRS). Steady state is
-//! allocation-free.
+//! Layout: the ghosts are the driver's shadow entries ([`Shadows`]), as libCacheSim's `ARC.c` flags a ghost
+//! in its one hash table: a page evicted into B1 or B2 keeps its id, so REPLACE moves it from a T list to a
+//! B list without a hash operation, and a ghost hit is found by the driver's own lookup. The four lists
+//! thread the table's ids (`2c` of them: `c` pages and `c` ghosts) through one [`Links`] arena, and one
+//! byte per id says which list holds it. Steady state is allocation-free.
 
-use super::ghost::GhostDirectory;
 use super::{Access, FrameId, Replacement};
+use crate::frames::{FrameTable, ShadowId, Shadows};
 use crate::list::{Links, List};
 
 /// What `evict` learned about the reference it made room for, for the `on_insert` that follows.
@@ -46,26 +48,30 @@ enum Pending {
     Miss {
         key: u64,
     },
-    /// `key` was a ghost in B1 or B2 (case II or III); its ghost is already gone and `p` adapted.
+    /// `key` was a ghost in B1 (or B2 if `in_b2`), case II or III: `p` is adapted and the ghost gone.
     GhostHit {
         key: u64,
         in_b2: bool,
     },
 }
 
+/// Which list holds an id.
+mod list {
+    pub const NONE: u8 = 0;
+    pub const T1: u8 = 1;
+    pub const T2: u8 = 2;
+    pub const B1: u8 = 3;
+    pub const B2: u8 = 4;
+}
+
 #[derive(Clone, Debug)]
 pub struct Arc {
     capacity: u32,
     links: Links,
-    t1: List,
-    t2: List,
-    b1: List,
-    b2: List,
-    /// By frame: the resident page is on T2 (else T1).
-    in_t2: Vec<bool>,
-    ghosts: GhostDirectory,
-    /// By ghost slot: the ghost is on B2 (else B1).
-    ghost_in_b2: Vec<bool>,
+    /// T1, T2, B1, B2, indexed by the `list` constants minus one.
+    lists: [List; 4],
+    /// By id: the `list` holding it.
+    list_of: Vec<u8>,
     /// The target size of T1, in pages, `0 ≤ p ≤ c`.
     p: f64,
     pending: Pending,
@@ -74,17 +80,12 @@ pub struct Arc {
 impl Arc {
     pub fn new(capacity: u32) -> Arc {
         assert!(capacity >= 1, "ARC needs at least one frame");
-        let ghost_base = capacity;
+        let ids = capacity.checked_mul(2).expect("2c ids overflow u32");
         Arc {
             capacity,
-            links: Links::new(2 * capacity),
-            t1: List::new(),
-            t2: List::new(),
-            b1: List::new(),
-            b2: List::new(),
-            in_t2: vec![false; capacity as usize],
-            ghosts: GhostDirectory::new(ghost_base, capacity),
-            ghost_in_b2: vec![false; capacity as usize],
+            links: Links::new(ids),
+            lists: [List::new(); 4],
+            list_of: vec![list::NONE; ids as usize],
             p: 0.0,
             pending: Pending::Nothing,
         }
@@ -95,91 +96,139 @@ impl Arc {
         self.p
     }
 
-    /// If `key` is a ghost: adapt `p` (cases II/III), drop the ghost, and return whether it was in B2.
-    fn take_ghost(&mut self, key: u64) -> Option<bool> {
-        let node = self.ghosts.take(key)?;
-        let in_b2 = self.ghost_in_b2[self.ghosts.slot(node)];
-        let (b1_len, b2_len) = (self.b1.len() as f64, self.b2.len() as f64);
+    #[inline(always)]
+    fn len_of(&self, l: u8) -> u32 {
+        self.lists[l as usize - 1].len()
+    }
+
+    /// Put `id`, in no list, at the MRU end of list `l`.
+    #[inline(always)]
+    fn push(&mut self, id: u32, l: u8) {
+        self.list_of[id as usize] = l;
+        self.links.push_front(&mut self.lists[l as usize - 1], id);
+    }
+
+    /// Take `id` out of its list.
+    #[inline(always)]
+    fn unlink(&mut self, id: u32) -> u8 {
+        let l = std::mem::replace(&mut self.list_of[id as usize], list::NONE);
+        debug_assert_ne!(l, list::NONE, "id {id} is in no list");
+        self.links.remove(&mut self.lists[l as usize - 1], id);
+        l
+    }
+
+    /// The LRU id of list `l`, taken out of it.
+    #[inline(always)]
+    fn pop_lru(&mut self, l: u8) -> u32 {
+        let id = self.lists[l as usize - 1].back().expect("pop from an empty ARC list");
+        self.unlink(id);
+        id
+    }
+
+    /// Cases II/III: `ghost`, the incoming key's ghost in B1 or B2, adapts `p`. Returns whether it is in B2.
+    fn adapt(&mut self, ghost: ShadowId) -> bool {
+        let in_b2 = self.list_of[ghost as usize] == list::B2;
+        let (b1_len, b2_len) = (self.len_of(list::B1) as f64, self.len_of(list::B2) as f64);
         // The deltas read the ghost lists with the hit ghost still counted, as in Fig. 4.
         if in_b2 {
-            let delta = (b1_len / b2_len).max(1.0);
-            self.p = (self.p - delta).max(0.0);
-            self.links.remove(&mut self.b2, node);
+            self.p = (self.p - (b1_len / b2_len).max(1.0)).max(0.0);
         } else {
-            let delta = (b2_len / b1_len).max(1.0);
-            self.p = (self.p + delta).min(self.capacity as f64);
-            self.links.remove(&mut self.b1, node);
+            self.p = (self.p + (b2_len / b1_len).max(1.0)).min(self.capacity as f64);
         }
-        Some(in_b2)
+        in_b2
+    }
+
+    /// Cases II/III for the reference to `key`, once per reference: if `key` is a ghost, adapt `p` and drop
+    /// the ghost (Fig. 4 moves it to T2 at once, so it no longer counts in B1 ∪ B2 when REPLACE runs).
+    /// Returns `Some(in_b2)` for a ghost hit, `None` for case IV.
+    #[inline(always)]
+    fn ghost_hit(&mut self, key: u64, shadows: &mut Shadows<'_>) -> Option<bool> {
+        match self.pending {
+            Pending::GhostHit { key: k, in_b2 } if k == key => return Some(in_b2),
+            Pending::Miss { key: k } if k == key => return None,
+            _ => {}
+        }
+        let hit = shadows.get(key).map(|ghost| {
+            let in_b2 = self.adapt(ghost);
+            self.unlink(ghost);
+            shadows.forget(ghost);
+            in_b2
+        });
+        self.pending = match hit {
+            Some(in_b2) => Pending::GhostHit { key, in_b2 },
+            None => Pending::Miss { key },
+        };
+        hit
     }
 
     /// REPLACE(x, p) of Fig. 4: evict the LRU page of T1 or T2 into B1 or B2 and return its frame.
-    fn replace(&mut self, in_b2: bool, keys: &[u64]) -> FrameId {
-        let t1_len = self.t1.len() as f64;
-        let from_t1 =
-            self.t2.is_empty() || (!self.t1.is_empty() && (t1_len > self.p || (in_b2 && t1_len == self.p)));
-        let list = if from_t1 { &mut self.t1 } else { &mut self.t2 };
-        let victim = self.links.pop_back(list).expect("REPLACE on an empty cache");
-        if self.ghosts.is_full() {
+    #[inline]
+    fn replace(&mut self, x_in_b2: bool, shadows: &mut Shadows<'_>) -> FrameId {
+        let t1_len = self.len_of(list::T1) as f64;
+        let from_t1 = self.len_of(list::T2) == 0
+            || (self.len_of(list::T1) > 0 && (t1_len > self.p || (x_in_b2 && t1_len == self.p)));
+        let (from, to) = if from_t1 { (list::T1, list::B1) } else { (list::T2, list::B2) };
+        if shadows.is_full() {
             // Only reachable when evictions run ahead of insertions (see the module doc).
-            let drop_from = if self.b2.is_empty() { &mut self.b1 } else { &mut self.b2 };
-            let node = self.links.pop_back(drop_from).expect("full ghost directory with empty ghost lists");
-            self.ghosts.forget(node);
+            let drop_from = if self.len_of(list::B2) == 0 { list::B1 } else { list::B2 };
+            self.forget_lru(drop_from, shadows);
         }
-        let node = self.ghosts.add(keys[victim as usize]);
-        self.ghost_in_b2[self.ghosts.slot(node)] = !from_t1;
-        let ghost_list = if from_t1 { &mut self.b1 } else { &mut self.b2 };
-        self.links.push_front(ghost_list, node);
+        let victim = self.pop_lru(from);
+        shadows.keep(victim);
+        self.push(victim, to);
         victim
+    }
+
+    /// Drop the LRU ghost of `l` (B1 or B2).
+    #[inline]
+    fn forget_lru(&mut self, l: u8, shadows: &mut Shadows<'_>) {
+        let ghost = self.pop_lru(l);
+        shadows.forget(ghost);
     }
 
     /// Case IV of Fig. 4 (the reference is in no list): keep `|T1| + |B1| ≤ c` and the directory within
     /// `2c`, then evict.
-    fn evict_for_new_page(&mut self, keys: &[u64]) -> FrameId {
+    #[inline]
+    fn evict_for_new_page(&mut self, shadows: &mut Shadows<'_>) -> FrameId {
         let c = self.capacity;
-        if self.t1.len() + self.b1.len() >= c {
-            if self.t1.len() < c {
-                let node =
-                    self.links.pop_back(&mut self.b1).expect("|T1| + |B1| = c with |T1| < c: B1 non-empty");
-                self.ghosts.forget(node);
-                self.replace(false, keys)
+        let (t1, b1) = (self.len_of(list::T1), self.len_of(list::B1));
+        if t1 + b1 >= c {
+            if t1 < c {
+                self.forget_lru(list::B1, shadows);
+                self.replace(false, shadows)
             } else {
                 // T1 holds the whole cache: its LRU page leaves without a ghost.
-                self.links.pop_back(&mut self.t1).expect("|T1| = c")
+                self.pop_lru(list::T1)
             }
         } else {
             if self.directory_len() >= 2 * c {
-                let node =
-                    self.links.pop_back(&mut self.b2).expect("directory of 2c with |L1| < c: B2 non-empty");
-                self.ghosts.forget(node);
+                self.forget_lru(list::B2, shadows);
             }
-            self.replace(false, keys)
+            self.replace(false, shadows)
         }
     }
 
     fn directory_len(&self) -> u32 {
-        self.t1.len() + self.t2.len() + self.b1.len() + self.b2.len()
+        self.lists.iter().map(|l| l.len()).sum()
     }
 
-    /// The paper's invariants (§III, the class Π(c) of DBL(2c) policies) and the ghost directory's
-    /// conservation.
-    fn check(&self) {
+    /// The paper's invariants (§III, the class Π(c) of DBL(2c) policies), and the ghost lists against the
+    /// shadow entries. O(1); runs once per inserted page.
+    #[inline(always)]
+    fn check(&self, shadows: &Shadows<'_>) {
         let c = self.capacity;
-        assert!(self.t1.len() + self.t2.len() <= c, "more than c resident pages");
-        assert!(self.t1.len() + self.b1.len() <= c, "|T1| + |B1| > c");
+        let len = |l| self.len_of(l);
+        assert!(len(list::T1) + len(list::T2) <= c, "more than c resident pages");
+        assert!(len(list::T1) + len(list::B1) <= c, "|T1| + |B1| > c");
         assert!(self.directory_len() <= 2 * c, "directory larger than 2c");
-        assert_eq!(self.b1.len() + self.b2.len(), self.ghosts.len(), "ghost lists and index disagree");
+        assert_eq!(len(list::B1) + len(list::B2), shadows.len(), "ghost lists and shadow entries disagree");
         assert!((0.0..=c as f64).contains(&self.p), "p = {} outside [0, c]", self.p);
-        self.ghosts.check();
-    }
-
-    fn format_ghosts(&self, list: &List) -> String {
-        let parts: Vec<String> = self.links.iter(list).map(|n| self.ghosts.key(n).to_string()).collect();
-        format!("[{}]", parts.join(" "))
     }
 }
 
 impl Replacement for Arc {
+    const KEEPS_SHADOWS: bool = true;
+
     fn name(&self) -> &'static str {
         "ARC"
     }
@@ -188,88 +237,78 @@ impl Replacement for Arc {
         self.capacity
     }
 
-    fn len(&self) -> u32 {
-        self.t1.len() + self.t2.len()
+    /// B1 ∪ B2 never holds more than `c` keys.
+    fn shadow_slots(&self) -> u32 {
+        self.capacity
     }
 
-    /// Cases II/III put the page on T2, case IV on T1. When no `evict` preceded (free frames), this is where
-    /// the ghost lookup runs.
+    fn len(&self) -> u32 {
+        self.len_of(list::T1) + self.len_of(list::T2)
+    }
+
+    /// Cases II/III put the page on T2, case IV on T1. When no `evict` preceded (free frames), this is
+    /// where the ghost is looked up and `p` adapted.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
-        let key = access.key;
-        let to_t2 = match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::GhostHit { key: k, .. } if k == key => true,
-            Pending::Miss { key: k } if k == key => false,
-            _ => {
-                let ghost_hit = self.take_ghost(key).is_some();
-                if !ghost_hit && self.t1.len() + self.b1.len() >= self.capacity {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        let hit = self.ghost_hit(access.key, shadows);
+        self.pending = Pending::Nothing;
+        let to = match hit {
+            Some(_) => list::T2,
+            None => {
+                if self.len_of(list::T1) + self.len_of(list::B1) >= self.capacity {
                     // A free frame but a full L1 (only after removals or early evictions):
                     // keep |T1| + |B1| ≤ c.
-                    let node =
-                        self.links.pop_back(&mut self.b1).expect("L1 full with a free frame: B1 non-empty");
-                    self.ghosts.forget(node);
+                    self.forget_lru(list::B1, shadows);
                 }
-                ghost_hit
+                list::T1
             }
         };
         assert!(self.len() < self.capacity, "insert into a full ARC");
-        self.in_t2[frame as usize] = to_t2;
-        let list = if to_t2 { &mut self.t2 } else { &mut self.t1 };
-        self.links.push_front(list, frame);
-        self.check();
+        self.push(frame, to);
+        self.check(shadows);
     }
 
     /// Case I: a hit in T1 or T2 moves the page to the MRU end of T2.
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access) {
-        if self.in_t2[frame as usize] {
-            self.links.move_to_front(&mut self.t2, frame);
+    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
+        if self.list_of[frame as usize] == list::T2 {
+            self.links.move_to_front(&mut self.lists[list::T2 as usize - 1], frame);
         } else {
-            self.in_t2[frame as usize] = true;
-            self.links.move_to_front_of(&mut self.t1, &mut self.t2, frame);
+            self.unlink(frame);
+            self.push(frame, list::T2);
         }
     }
 
-    /// Runs the ghost check for `incoming` (once, even if called again for the same reference), then
-    /// case II/III's REPLACE or case IV's directory trimming and REPLACE.
+    /// Adapts `p` and drops the ghost for a ghost hit (once, even if called again for the same
+    /// reference), then case II/III's REPLACE or case IV's directory trimming and REPLACE.
     #[inline]
-    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId {
+    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty ARC");
         let key = incoming.key;
-        let ghost = match self.pending {
-            Pending::GhostHit { key: k, in_b2 } if k == key => Some(in_b2),
-            Pending::Miss { key: k } if k == key => None,
-            _ => self.take_ghost(key),
+        let victim = match self.ghost_hit(key, shadows) {
+            Some(in_b2) => self.replace(in_b2, shadows),
+            None => self.evict_for_new_page(shadows),
         };
-        let victim = match ghost {
-            Some(in_b2) => {
-                self.pending = Pending::GhostHit { key, in_b2 };
-                self.replace(in_b2, keys)
-            }
-            None => {
-                self.pending = Pending::Miss { key };
-                self.evict_for_new_page(keys)
-            }
-        };
-        assert_ne!(keys[victim as usize], incoming.key, "evict called for a resident key");
-        self.check();
+        // The invariants hold again once the page is inserted, where `on_insert` checks them.
+        debug_assert_ne!(shadows.key(victim), key, "evict called for a resident key");
         victim
     }
 
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
-        let list = if self.in_t2[frame as usize] { &mut self.t2 } else { &mut self.t1 };
-        self.links.remove(list, frame);
-        self.check();
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
+        let l = self.unlink(frame);
+        assert!(l == list::T1 || l == list::T2, "removing frame {frame}, which is not resident");
+        self.check(shadows);
     }
 
     /// `"T1=[..] T2=[..] B1=[..] B2=[..] p=.."`, each list MRU first.
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
+        let list = |l: u8| super::format_keys(self.links.iter(&self.lists[l as usize - 1]), table);
         format!(
             "T1={} T2={} B1={} B2={} p={}",
-            super::format_keys(self.links.iter(&self.t1), keys),
-            super::format_keys(self.links.iter(&self.t2), keys),
-            self.format_ghosts(&self.b1),
-            self.format_ghosts(&self.b2),
+            list(list::T1),
+            list(list::T2),
+            list(list::B1),
+            list(list::B2),
             self.p
         )
     }
@@ -279,7 +318,7 @@ impl Replacement for Arc {
 mod tests {
     use super::*;
     use crate::cache::KeyedCache;
-    use crate::policy::testing::trace;
+    use crate::policy::testing::{trace, Driver};
     use proptest::prelude::*;
     use std::collections::VecDeque;
 
@@ -319,33 +358,28 @@ mod tests {
     /// the paths the paper's demand cache never takes.
     #[test]
     fn early_evictions_and_free_frames_keep_the_directory_bounded() {
-        let mut arc = Arc::new(2);
-        let keys = [1u64, 2];
-        arc.on_insert(0, &Access::demand(1, 0));
-        arc.on_insert(1, &Access::demand(2, 1));
-        arc.on_hit(0, &Access::demand(1, 2));
-        arc.on_hit(1, &Access::demand(2, 3));
-        assert_eq!(arc.state(&keys), "T1=[] T2=[2 1] B1=[] B2=[] p=0");
-        // Two evictions for one reference: both go to B2, the directory of ghosts is now full (c = 2).
-        assert_eq!(arc.evict(&Access::demand(5, 4), &keys), 0);
-        assert_eq!(arc.evict(&Access::demand(5, 4), &keys), 1);
-        assert_eq!(arc.state(&keys), "T1=[] T2=[] B1=[] B2=[2 1] p=0");
-        let keys = [5u64, 6];
-        arc.on_insert(0, &Access::demand(5, 4));
-        arc.on_insert(1, &Access::demand(6, 5));
-        assert_eq!(arc.state(&keys), "T1=[6 5] T2=[] B1=[] B2=[2 1] p=0");
+        let mut d = Driver::new(Arc::new(2));
+        assert_eq!((d.insert(1, 0), d.insert(2, 1)), (0, 1));
+        d.hit(0, 2);
+        d.hit(1, 3);
+        assert_eq!(d.state(), "T1=[] T2=[2 1] B1=[] B2=[] p=0");
+        // Two evictions for one reference: both go to B2, the ghost directory is now full (c = 2).
+        assert_eq!((d.evict(5, 4), d.evict(5, 4)), (0, 1));
+        assert_eq!(d.state(), "T1=[] T2=[] B1=[] B2=[2 1] p=0");
+        // The evicted pages keep their ids 0 and 1 as ghosts: the new pages take fresh ones.
+        assert_eq!((d.insert(5, 4), d.insert(6, 5)), (2, 3));
+        assert_eq!(d.state(), "T1=[6 5] T2=[] B1=[] B2=[2 1] p=0");
         // First eviction: |T1| = c, so 5 leaves without a ghost. Second: REPLACE must add a ghost to a full
         // directory, so B2's LRU (1) is dropped first.
-        assert_eq!(arc.evict(&Access::demand(7, 6), &keys), 0);
-        assert_eq!(arc.evict(&Access::demand(7, 6), &keys), 1);
-        assert_eq!(arc.state(&keys), "T1=[] T2=[] B1=[6] B2=[2] p=0");
+        assert_eq!((d.evict(7, 6), d.evict(7, 6)), (2, 3));
+        assert_eq!(d.state(), "T1=[] T2=[] B1=[6] B2=[2] p=0");
         // A ghost hit into a free frame adapts p without REPLACE.
-        let keys = [2u64, 7];
-        arc.on_insert(0, &Access::demand(2, 7));
-        assert_eq!(arc.state(&keys), "T1=[] T2=[2] B1=[6] B2=[] p=0");
-        arc.on_remove(0, &keys);
-        assert!(arc.is_empty());
-        assert_eq!(arc.state(&keys), "T1=[] T2=[] B1=[6] B2=[] p=0", "a removed page leaves no ghost");
+        assert_eq!(d.insert(2, 7), 0);
+        assert_eq!(d.state(), "T1=[] T2=[2] B1=[6] B2=[] p=0");
+        d.remove(0);
+        assert!(d.policy.is_empty());
+        assert_eq!(d.state(), "T1=[] T2=[] B1=[6] B2=[] p=0", "a removed page leaves no ghost");
+        d.table.check();
     }
 
     /// Fig. 4 transcribed literally over `VecDeque`s of keys (front = MRU), for demand references only.
@@ -480,13 +514,14 @@ mod tests {
                     cache.access(&Access::demand(k, t as u64));
                 }
                 let arc = cache.policy();
-                for list in [&arc.b1, &arc.b2] {
-                    for node in arc.links.iter(list) {
-                        let key = arc.ghosts.key(node);
+                for l in [list::B1, list::B2] {
+                    for node in arc.links.iter(&arc.lists[l as usize - 1]) {
+                        let key = cache.table().key(node);
                         prop_assert!(!cache.contains(key), "key {} both resident and a ghost", key);
                     }
                 }
-                prop_assert!(arc.b1.len() + arc.b2.len() <= capacity);
+                prop_assert!(arc.len_of(list::B1) + arc.len_of(list::B2) <= capacity);
+                cache.table().check();
             }
         }
     }

@@ -19,6 +19,7 @@
 //! takes its frame's place in the ring, as in a real CLOCK, not the head of a list.
 
 use super::{Access, FrameId, Replacement};
+use crate::frames::{FrameTable, Shadows};
 
 /// A frame the policy does not track (free, or its page not yet inserted).
 const UNTRACKED: u8 = 0;
@@ -65,19 +66,19 @@ impl Replacement for Clock {
         self.len
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, _: &Access) {
+    fn on_insert(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
         let bit = &mut self.bits[frame as usize];
         assert_eq!(*bit, UNTRACKED, "frame {frame} inserted twice");
         *bit = CLEAR;
         self.len += 1;
     }
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access) {
+    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
         debug_assert_ne!(self.bits[frame as usize], UNTRACKED, "hit on untracked frame {frame}");
         self.bits[frame as usize] = REFERENCED;
     }
     #[inline]
-    fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
+    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
         assert!(self.len > 0, "evict from an empty CLOCK");
         let n = self.capacity_frames();
         // The first lap clears every set bit it passes, so the second lap stops at the latest: 2n steps.
@@ -97,17 +98,17 @@ impl Replacement for Clock {
         }
         unreachable!("CLOCK hand went round twice without finding a clear bit");
     }
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         let bit = &mut self.bits[frame as usize];
         assert_ne!(*bit, UNTRACKED, "removing untracked frame {frame}");
         *bit = UNTRACKED;
         self.len -= 1;
     }
     /// Pages newest first (the hand's next victim candidate last), `*` on a set reference bit.
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
         let marked = self.newest_first().map(|f| {
             let star = if self.bits[f as usize] == REFERENCED { "*" } else { "" };
-            format!("{}{star}", keys[f as usize])
+            format!("{}{star}", table.key(f))
         });
         format!("[{}]", marked.collect::<Vec<_>>().join(" "))
     }
@@ -116,7 +117,7 @@ impl Replacement for Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testing::trace;
+    use crate::policy::testing::{trace, Driver};
 
     /// `*` marks a set reference bit.
     #[test]
@@ -152,30 +153,27 @@ mod tests {
         );
     }
 
-    /// The simulated server's paths: a page removed leaves a hole the hand skips, and a page whose I/O
-    /// completes after the hand moved on takes its frame's place in the ring.
+    /// The simulated server's paths: a page removed leaves a hole the hand skips, a frame whose page is
+    /// under I/O is skipped too, and that page, inserted after the hand has moved on, takes its frame's
+    /// place in the ring (a list CLOCK would put it at the head, after 30: `[21 30 20 13]`).
     #[test]
     fn holes_are_skipped_and_late_pages_keep_their_frame() {
-        let keys = [10u64, 11, 12, 13];
-        let mut clock = Clock::new(4);
-        for f in 0..4 {
-            clock.on_insert(f, &Access::demand(keys[f as usize], f as u64));
+        let mut d = Driver::new(Clock::new(4));
+        for (t, key) in [10, 11, 12, 13].into_iter().enumerate() {
+            assert_eq!(d.insert(key, t as u64), t as u32);
         }
-        assert_eq!(clock.state(&keys), "[13 12 11 10]");
-        clock.on_hit(0, &Access::demand(10, 4));
-        clock.on_remove(1, &keys);
-        assert_eq!(clock.state(&keys), "[13 12 10*]");
-        // Hand at 0: 10* is cleared, frame 1 is a hole, 12 is the victim; the hand stops at frame 3.
-        let incoming = Access::demand(20, 5);
-        assert_eq!(clock.evict(&incoming, &keys), 2);
-        assert_eq!(clock.state(&keys), "[10 13]");
-        // Frame 1's page arrives (its I/O done): it sits behind 10 in the ring, not at the head.
-        let keys = [10u64, 21, 12, 13];
-        clock.on_insert(1, &Access::demand(21, 6));
-        assert_eq!(clock.state(&keys), "[21 10 13]");
-        assert_eq!(clock.evict(&incoming, &keys), 3);
-        assert_eq!(clock.evict(&incoming, &keys), 0);
-        assert_eq!(clock.evict(&incoming, &keys), 1);
-        assert!(clock.is_empty());
+        assert_eq!(d.state(), "[13 12 11 10]");
+        d.remove(1);
+        let late = d.table.insert(21); // frame 1, its I/O in flight: not yet in the policy
+        assert_eq!((late, d.state().as_str()), (1, "[13 12 10]"));
+        assert_eq!(d.evict(20, 4), 0, "10 is clear: the victim");
+        assert_eq!(d.insert(20, 5), 0);
+        assert_eq!(d.evict(30, 6), 2, "the hand skips frame 1 (under I/O) and takes 12");
+        assert_eq!(d.insert(30, 7), 2);
+        assert_eq!(d.state(), "[30 20 13]");
+        d.policy.on_insert(late, &Access::demand(21, 8), &mut d.table.shadows());
+        assert_eq!(d.state(), "[30 21 20 13]");
+        assert_eq!([d.evict(1, 9), d.evict(1, 9), d.evict(1, 9), d.evict(1, 9)], [3, 0, 1, 2]);
+        assert!(d.policy.is_empty());
     }
 }

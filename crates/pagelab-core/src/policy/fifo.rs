@@ -5,6 +5,7 @@
 //! order by any history-based policy. Matches libCacheSim's `FIFO` to the reference.
 
 use super::{format_keys, Access, FrameId, Replacement};
+use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
 #[derive(Clone, Debug)]
@@ -30,20 +31,20 @@ impl Replacement for Fifo {
         self.queue.len()
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, _: &Access) {
+    fn on_insert(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
         self.links.push_front(&mut self.queue, frame);
     }
     #[inline]
-    fn on_hit(&mut self, _: FrameId, _: &Access) {}
+    fn on_hit(&mut self, _: FrameId, _: &Access, _: &mut Shadows<'_>) {}
     #[inline]
-    fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
+    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
         self.links.pop_back(&mut self.queue).expect("evict from an empty FIFO")
     }
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         self.links.remove(&mut self.queue, frame);
     }
-    fn state(&self, keys: &[u64]) -> String {
-        format_keys(self.links.iter(&self.queue), keys)
+    fn state(&self, table: &FrameTable) -> String {
+        format_keys(self.links.iter(&self.queue), table)
     }
 }
 

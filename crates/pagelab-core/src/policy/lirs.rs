@@ -25,11 +25,10 @@
 //!
 //! While the LIR set is not full (the cache is warming up), a referenced page becomes LIR.
 //!
-//! Layout: S is a list over nodes `0..capacity` (frames: LIR and resident HIR pages) and
-//! `capacity..3·capacity` (non-resident HIR entries, found by page key in their own hash index). When a
-//! resident HIR page in S is evicted, a non-resident node takes its frame's place in S
-//! ([`Links::replace`]), so the frame is free for the driver. Q (over frames) and the list of
-//! non-resident entries (over the nodes beyond the frames) share one link arena.
+//! Layout: the non-resident HIR entries are the driver's shadow entries ([`Shadows`]): a resident HIR page
+//! in S that is evicted keeps its id, and so its place in S, as a non-resident entry. S, Q and the list of
+//! non-resident entries thread the table's `3·capacity` ids (`capacity` pages and up to `2·capacity`
+//! non-resident entries); S has one link arena, Q and the non-resident list share another.
 //!
 //! Where pagelab departs from the paper, and why:
 //! - S is bounded: after each reference, while S holds more than 2 × capacity entries, the entry that
@@ -54,14 +53,16 @@
 //! that step and pagelab's without it; on the LIRS, ARC P3 and CloudPhysics traces (36 trace × size
 //! points, 100 to 100 000 pages) the two differ by at most 0.00042 in miss ratio, either way.
 
-use super::ghost::GhostDirectory;
 use super::{Access, FrameId, Replacement};
+use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
-/// What a frame holds. (Non-resident HIR entries are the nodes beyond the frames.)
+/// What an id holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
     Free,
+    /// Non-resident HIR entry: in S and in the non-resident list, a shadow entry of the driver's table.
+    NonResident,
     /// In S, not in Q.
     Lir,
     /// Resident HIR page with an entry in S: in S and in Q.
@@ -78,7 +79,7 @@ pub struct Lirs {
     /// The bound on S's entries (see the module doc).
     stack_max: u32,
     stack_links: Links,
-    /// Links of Q (frame nodes) and of `nonresident` (nodes beyond the frames).
+    /// Links of Q (resident HIR pages) and of `nonresident` (non-resident entries).
     queue_links: Links,
     /// Stack S, top at the front.
     stack: List,
@@ -88,8 +89,6 @@ pub struct Lirs {
     nonresident: List,
     status: Vec<Status>,
     lir_len: u32,
-    /// Keys of the non-resident nodes `capacity..capacity + stack_max`.
-    nonresident_keys: GhostDirectory,
 }
 
 impl Lirs {
@@ -109,51 +108,47 @@ impl Lirs {
         // An entry becomes non-resident only in place of a resident one in S, whose bottom is LIR, so at
         // most `stack_max - 1` of them exist at once.
         let nonresident_max = stack_max;
-        let nodes = capacity + nonresident_max;
+        let ids = capacity + nonresident_max;
         Lirs {
             capacity,
             lir_max: capacity - lhirs,
             stack_max,
-            stack_links: Links::new(nodes),
-            queue_links: Links::new(nodes),
+            stack_links: Links::new(ids),
+            queue_links: Links::new(ids),
             stack: List::new(),
             queue: List::new(),
             nonresident: List::new(),
-            status: vec![Status::Free; capacity as usize],
+            status: vec![Status::Free; ids as usize],
             lir_len: 0,
-            nonresident_keys: GhostDirectory::new(capacity, nonresident_max),
         }
     }
 
-    /// The non-resident entry of `key`, if S has one.
-    #[inline]
-    fn find_nonresident(&self, key: u64) -> Option<u32> {
-        self.nonresident_keys.get(key)
-    }
-
-    /// The evicted resident HIR page in `frame` keeps its place in S as a non-resident entry.
-    fn make_nonresident(&mut self, frame: FrameId, key: u64) {
-        assert!(!self.nonresident_keys.is_full(), "more non-resident entries than S can hold");
-        let node = self.nonresident_keys.add(key);
-        self.stack_links.replace(&mut self.stack, frame, node);
-        self.queue_links.push_front(&mut self.nonresident, node);
+    /// The evicted resident HIR page in `frame` keeps its id, and so its place in S, as a non-resident
+    /// entry (a shadow).
+    fn make_nonresident(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
+        assert!(!shadows.is_full(), "more non-resident entries than S can hold");
+        shadows.keep(frame);
+        self.status[frame as usize] = Status::NonResident;
+        self.queue_links.push_front(&mut self.nonresident, frame);
     }
 
     /// Remove non-resident entry `node` from S and forget it.
-    fn drop_nonresident(&mut self, node: u32) {
+    fn drop_nonresident(&mut self, node: u32, shadows: &mut Shadows<'_>) {
+        debug_assert_eq!(self.status[node as usize], Status::NonResident);
         self.stack_links.remove(&mut self.stack, node);
         self.queue_links.remove(&mut self.nonresident, node);
-        self.nonresident_keys.forget(node);
+        self.status[node as usize] = Status::Free;
+        shadows.forget(node);
     }
 
     /// `frame`, in neither S nor Q, becomes LIR at the top of S; if that overfills the LIR set, the bottom
     /// LIR page is demoted.
-    fn push_lir(&mut self, frame: FrameId) {
+    fn push_lir(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         self.status[frame as usize] = Status::Lir;
         self.lir_len += 1;
         self.stack_links.push_front(&mut self.stack, frame);
         if self.lir_len > self.lir_max {
-            self.demote_bottom();
+            self.demote_bottom(shadows);
         }
         debug_assert!(self.lir_len <= self.lir_max, "LIR set over Llirs");
     }
@@ -175,28 +170,22 @@ impl Lirs {
     }
 
     /// The LIR page at the bottom of S becomes HIR at the end of Q; pruning follows.
-    fn demote_bottom(&mut self) {
+    fn demote_bottom(&mut self, shadows: &mut Shadows<'_>) {
         let bottom = self.stack_links.pop_back(&mut self.stack).expect("demotion needs an LIR page in S");
-        assert!(
-            bottom < self.capacity && self.status[bottom as usize] == Status::Lir,
-            "the bottom of S must be an LIR page"
-        );
+        assert_eq!(self.status[bottom as usize], Status::Lir, "the bottom of S must be an LIR page");
         self.status[bottom as usize] = Status::Hir;
         self.lir_len -= 1;
         self.queue_links.push_front(&mut self.queue, bottom);
-        self.prune();
+        self.prune(shadows);
     }
 
     /// Stack pruning: remove HIR entries from the bottom of S until an LIR page is there. Resident HIR
     /// pages stay in Q; non-resident entries are forgotten.
-    fn prune(&mut self) {
+    fn prune(&mut self, shadows: &mut Shadows<'_>) {
         for _ in 0..=self.stack.len() {
             let Some(bottom) = self.stack.back() else { return };
-            if bottom >= self.capacity {
-                self.drop_nonresident(bottom);
-                continue;
-            }
             match self.status[bottom as usize] {
+                Status::NonResident => self.drop_nonresident(bottom, shadows),
                 Status::Lir => return,
                 Status::HirInStack => {
                     self.stack_links.remove(&mut self.stack, bottom);
@@ -210,54 +199,54 @@ impl Lirs {
 
     /// Enforce the bound on S (see the module doc): the longest-non-resident entries leave first. Every
     /// reference adds at most one entry to S, so this drops at most one.
-    fn limit_stack(&mut self) {
+    fn limit_stack(&mut self, shadows: &mut Shadows<'_>) {
         let excess = self.stack.len().saturating_sub(self.stack_max);
         for _ in 0..excess {
             let oldest = self.nonresident.back().expect("S over its bound holds non-resident entries");
-            self.drop_nonresident(oldest);
+            self.drop_nonresident(oldest, shadows);
         }
         debug_assert!(self.stack.len() <= self.stack_max);
     }
 
-    /// Full consistency check, O(capacity); for tests.
+    /// Full consistency check, O(capacity), with the driver's `table`; for tests.
     #[cfg(test)]
-    fn check(&self) {
-        let nodes = (self.capacity + self.stack_max) as usize;
-        let (mut in_stack, mut in_queue) = (vec![false; nodes], vec![false; nodes]);
+    fn check(&self, table: &FrameTable) {
+        let ids = (self.capacity + self.stack_max) as usize;
+        let (mut in_stack, mut in_queue, mut in_nonresident) =
+            (vec![false; ids], vec![false; ids], vec![false; ids]);
         self.stack_links.iter(&self.stack).for_each(|n| in_stack[n as usize] = true);
         self.queue_links.iter(&self.queue).for_each(|n| in_queue[n as usize] = true);
-        for f in 0..self.capacity as usize {
+        self.queue_links.iter(&self.nonresident).for_each(|n| in_nonresident[n as usize] = true);
+        for f in 0..ids {
             let expected = match self.status[f] {
-                Status::Free => (false, false),
-                Status::Lir => (true, false),
-                Status::HirInStack => (true, true),
-                Status::Hir => (false, true),
+                Status::Free => (false, false, false),
+                Status::NonResident => (true, false, true),
+                Status::Lir => (true, false, false),
+                Status::HirInStack => (true, true, false),
+                Status::Hir => (false, true, false),
             };
-            assert_eq!((in_stack[f], in_queue[f]), expected, "frame {f} is {:?}", self.status[f]);
+            let got = (in_stack[f], in_queue[f], in_nonresident[f]);
+            assert_eq!(got, expected, "id {f} is {:?}", self.status[f]);
         }
         let lir = self.status.iter().filter(|&&s| s == Status::Lir).count() as u32;
         assert_eq!(lir, self.lir_len, "LIR count");
         assert!(self.lir_len <= self.lir_max && self.len() <= self.capacity);
         assert!(self.stack.len() <= self.stack_max, "S over its bound");
         if let Some(bottom) = self.stack.back() {
-            assert!(
-                bottom < self.capacity && self.status[bottom as usize] == Status::Lir,
-                "S's bottom not LIR"
-            );
+            assert_eq!(self.status[bottom as usize], Status::Lir, "S's bottom not LIR");
         }
-        let ghosts_in_stack = in_stack[self.capacity as usize..].iter().filter(|&&b| b).count() as u32;
-        assert_eq!(ghosts_in_stack, self.nonresident.len(), "non-resident entries outside S");
-        assert_eq!(self.nonresident_keys.len(), self.nonresident.len(), "index and list disagree");
-        self.nonresident_keys.check();
+        assert_eq!(table.shadows_len(), self.nonresident.len(), "shadow entries and list disagree");
+        table.check();
         for n in self.queue_links.iter(&self.nonresident) {
-            assert!(in_stack[n as usize], "non-resident node {n} not in S");
-            let key = self.nonresident_keys.key(n);
-            assert_eq!(self.find_nonresident(key), Some(n), "non-resident key {key} not found");
+            let key = table.key(n);
+            assert_eq!(table.shadow(key), Some(n), "non-resident key {key} not found");
         }
     }
 }
 
 impl Replacement for Lirs {
+    const KEEPS_SHADOWS: bool = true;
+
     fn name(&self) -> &'static str {
         "LIRS"
     }
@@ -266,79 +255,83 @@ impl Replacement for Lirs {
         self.capacity
     }
 
+    /// S's non-resident entries (see the bound in the module doc).
+    fn shadow_slots(&self) -> u32 {
+        self.stack_max
+    }
+
     fn len(&self) -> u32 {
         self.lir_len + self.queue.len()
     }
 
     /// Case 3: a miss. The victim was taken by `evict` (if the cache was full) before this.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
         assert_eq!(self.status[frame as usize], Status::Free, "frame {frame} is not free");
         assert!(self.len() < self.capacity, "LIRS would hold more pages than frames");
-        if let Some(node) = self.find_nonresident(access.key) {
+        if let Some(node) = shadows.get(access.key) {
             // 3a: re-referenced within the LIR set's recency.
-            self.drop_nonresident(node);
-            self.push_lir(frame);
+            self.drop_nonresident(node, shadows);
+            self.push_lir(frame, shadows);
         } else if self.lir_len < self.lir_max {
-            self.push_lir(frame);
+            self.push_lir(frame, shadows);
         } else {
             self.push_hir(frame); // 3b
         }
-        self.limit_stack();
+        self.limit_stack(shadows);
     }
 
     /// Cases 1 and 2: a hit.
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access) {
+    fn on_hit(&mut self, frame: FrameId, _: &Access, shadows: &mut Shadows<'_>) {
         match self.status[frame as usize] {
             Status::Lir => {
                 self.stack_links.move_to_front(&mut self.stack, frame);
-                self.prune(); // does something only if `frame` was the bottom
+                self.prune(shadows); // does something only if `frame` was the bottom
             }
             Status::HirInStack => {
                 // 2a
                 self.queue_links.remove(&mut self.queue, frame);
                 self.stack_links.remove(&mut self.stack, frame);
-                self.push_lir(frame);
+                self.push_lir(frame, shadows);
             }
             Status::Hir if self.lir_len < self.lir_max => {
                 // Room in the LIR set (only after `on_remove`): as in warm-up.
                 self.queue_links.remove(&mut self.queue, frame);
-                self.push_lir(frame);
+                self.push_lir(frame, shadows);
             }
             Status::Hir => {
                 // 2b
                 self.queue_links.move_to_front(&mut self.queue, frame);
                 self.push_hir_on_stack(frame);
             }
-            Status::Free => panic!("hit on free frame {frame}"),
+            s @ (Status::Free | Status::NonResident) => panic!("hit on frame {frame}, which is {s:?}"),
         }
-        self.limit_stack();
+        self.limit_stack(shadows);
     }
 
     /// The front of Q; if it is in S, its entry there becomes non-resident.
     #[inline]
-    fn evict(&mut self, _: &Access, keys: &[u64]) -> FrameId {
+    fn evict(&mut self, _: &Access, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(self.len() > 0, "evict from an empty LIRS");
         if self.queue.is_empty() {
-            self.demote_bottom();
+            self.demote_bottom(shadows);
         }
         let victim = self.queue_links.pop_back(&mut self.queue).expect("Q holds a page after demotion");
         match self.status[victim as usize] {
-            Status::HirInStack => self.make_nonresident(victim, keys[victim as usize]),
-            Status::Hir => {}
+            Status::HirInStack => self.make_nonresident(victim, shadows),
+            Status::Hir => self.status[victim as usize] = Status::Free,
             s => unreachable!("frame {victim} is {s:?} but in Q"),
         }
-        self.status[victim as usize] = Status::Free;
         victim
     }
 
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         match self.status[frame as usize] {
             Status::Lir => {
                 self.stack_links.remove(&mut self.stack, frame);
                 self.lir_len -= 1;
-                self.prune();
+                self.prune(shadows);
             }
             Status::HirInStack => {
                 // Never S's bottom (that is LIR), so S needs no pruning.
@@ -346,28 +339,28 @@ impl Replacement for Lirs {
                 self.queue_links.remove(&mut self.queue, frame);
             }
             Status::Hir => self.queue_links.remove(&mut self.queue, frame),
-            Status::Free => panic!("remove of free frame {frame}"),
+            s @ (Status::Free | Status::NonResident) => panic!("removing frame {frame}, which is {s:?}"),
         }
         self.status[frame as usize] = Status::Free;
     }
 
     /// `"S=[5H 1L 4N 2L] Q=[5]"`: S from the top, each key marked `L` (LIR), `H` (resident HIR) or `N`
     /// (non-resident HIR); Q from its end (the most recent) to its front (the next victim).
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
         let stack: Vec<String> = self
             .stack_links
             .iter(&self.stack)
             .map(|n| {
-                if n >= self.capacity {
-                    format!("{}N", self.nonresident_keys.key(n))
-                } else {
-                    let mark = if self.status[n as usize] == Status::Lir { "L" } else { "H" };
-                    format!("{}{mark}", keys[n as usize])
-                }
+                let mark = match self.status[n as usize] {
+                    Status::NonResident => "N",
+                    Status::Lir => "L",
+                    _ => "H",
+                };
+                format!("{}{mark}", table.key(n))
             })
             .collect();
         let queue: Vec<String> =
-            self.queue_links.iter(&self.queue).map(|f| keys[f as usize].to_string()).collect();
+            self.queue_links.iter(&self.queue).map(|f| table.key(f).to_string()).collect();
         format!("S=[{}] Q=[{}]", stack.join(" "), queue.join(" "))
     }
 }
@@ -376,7 +369,7 @@ impl Replacement for Lirs {
 mod tests {
     use super::*;
     use crate::cache::KeyedCache;
-    use crate::policy::testing::trace;
+    use crate::policy::testing::{trace, Driver};
     use proptest::prelude::*;
 
     // The paper's example (§3, Table 1): blocks A..E are keys 1..5, the cache holds 3 pages (Llirs = 2,
@@ -508,7 +501,7 @@ mod tests {
         assert_eq!(cache.state(), "S=[2L 1L] Q=[3]", "3 was pruned from S");
         assert!(cache.remove(1)); // LIR: leaves no trace
         assert_eq!(cache.state(), "S=[2L] Q=[3]");
-        cache.policy().check();
+        cache.policy().check(cache.table());
         assert!(cache.access(&Access::demand(3, 5)), "resident");
         assert_eq!(cache.state(), "S=[3L 2L] Q=[]", "3 takes the free LIR slot instead of case 2b");
         assert!(!cache.access(&Access::demand(4, 6)), "4 is new; the LIR set is full again");
@@ -518,20 +511,19 @@ mod tests {
         assert_eq!(cache.state(), "S=[3L] Q=[]");
         assert!(cache.remove(3));
         assert_eq!((cache.state().as_str(), cache.len()), ("S=[] Q=[]", 0));
-        cache.policy().check();
+        cache.policy().check(cache.table());
     }
 
     #[test]
     fn evict_with_only_lir_pages_demotes_first() {
-        let mut lirs = Lirs::new(4);
-        let keys = [10, 11, 12, 13];
-        for f in 0..3 {
-            lirs.on_insert(f, &Access::demand(keys[f as usize], f as u64));
+        let mut d = Driver::new(Lirs::new(4));
+        for (t, key) in [10, 11, 12].into_iter().enumerate() {
+            d.insert(key, t as u64);
         }
-        assert_eq!(lirs.state(&keys), "S=[12L 11L 10L] Q=[]");
-        assert_eq!(lirs.evict(&Access::demand(99, 3), &keys), 0, "the bottom LIR page");
-        assert_eq!((lirs.state(&keys).as_str(), lirs.len()), ("S=[12L 11L] Q=[]", 2));
-        lirs.check();
+        assert_eq!(d.state(), "S=[12L 11L 10L] Q=[]");
+        assert_eq!(d.evict(99, 3), 0, "the bottom LIR page");
+        assert_eq!((d.state().as_str(), d.policy.len()), ("S=[12L 11L] Q=[]", 2));
+        d.policy.check(&d.table);
     }
 
     /// A loop over more pages than frames: LRU misses every reference, LIRS keeps its LIR set resident
@@ -550,7 +542,7 @@ mod tests {
         let lir_max = capacity as u64 - 1;
         // Round 1 is all misses; afterwards each round hits at least the LIR set.
         assert!(cache.stats().hits >= (rounds - 1) * lir_max, "hits {}", cache.stats().hits);
-        cache.policy().check();
+        cache.policy().check(cache.table());
         let mut lru = KeyedCache::new(crate::policy::Lru::new(capacity));
         t = 0;
         for _ in 0..rounds {
@@ -669,7 +661,7 @@ mod tests {
                 let hit = cache.access(&Access::demand(k, t as u64));
                 prop_assert_eq!(hit, model.access(k), "step {} key {}", t, k);
                 prop_assert_eq!(cache.state(), model.state(), "step {} key {}", t, k);
-                cache.policy().check();
+                cache.policy().check(cache.table());
             }
         }
 
@@ -686,7 +678,7 @@ mod tests {
                 } else {
                     cache.access(&Access::demand(k, t as u64));
                 }
-                cache.policy().check();
+                cache.policy().check(cache.table());
                 prop_assert_eq!(cache.len(), cache.policy().len());
             }
         }
@@ -707,7 +699,7 @@ mod tests {
                 prop_assert_eq!(hit, model.access(k), "step {} key {}", t, k);
             }
             prop_assert_eq!(cache.state(), model.state());
-            cache.policy().check();
+            cache.policy().check(cache.table());
         }
     }
 }

@@ -2,17 +2,18 @@
 //!
 //! The hook set follows cache_ext's (`../shared/reference/cache_ext.md`): a page was inserted, a resident
 //! page was accessed, a page was removed, choose a victim. The cache that drives a policy owns the
-//! key → frame table ([`crate::frames::FrameTable`]); the policy owns the order. Pages are named by
-//! [`FrameId`], so a policy's per-page state lives in flat arrays indexed by frame.
+//! key → frame table ([`crate::frames::FrameTable`]), including the shadow entries a policy keeps of evicted
+//! pages; the policy owns the order. Pages are named by [`FrameId`], so a policy's per-page state lives in
+//! flat arrays indexed by frame.
 
 use crate::error::CoreError;
+use crate::frames::{FrameTable, Shadows};
 use std::fmt;
 use std::str::FromStr;
 
 mod arc;
 mod clock;
 mod fifo;
-mod ghost;
 mod lirs;
 mod lru;
 mod opt;
@@ -60,21 +61,34 @@ impl Access {
 /// A replacement policy: decides which resident page leaves when room is needed.
 ///
 /// The driver (a cache) calls the hooks in this protocol, and a policy may assert it:
-/// - `on_insert(f, a)` after placing a new page in the free frame `f`;
-/// - `on_hit(f, a)` when the resident page in `f` is referenced;
-/// - `evict(a, keys)` when it needs a frame: the policy picks a victim among the pages it tracks, forgets
-///   it (and may remember its key as history), and returns its frame, which the driver then frees;
-/// - `on_remove(f)` when the driver drops a page on its own (invalidation, a page moved to another cache):
-///   the policy forgets the frame without counting it as an eviction.
+/// - `on_insert(f, a, shadows)` after placing a new page in the free frame `f`;
+/// - `on_hit(f, a, shadows)` when the resident page in `f` is referenced;
+/// - `evict(a, shadows)` when it needs a frame: the policy picks a victim among the pages it tracks,
+///   forgets it (and may keep its key as a shadow entry, [`Shadows::keep`]), and returns its frame, which
+///   the driver then frees before the next `evict`;
+/// - `on_remove(f, shadows)` when the driver drops a page on its own (invalidation, a page moved to another
+///   cache): the policy forgets the frame without counting it as an eviction.
 ///
-/// `keys[f]` is the key of the page in frame `f` (the driver's frame table), for policies that keep
-/// non-resident history by key.
+/// `shadows` is the driver's table of shadow entries (see [`crate::frames`]), sized by
+/// [`Replacement::shadow_slots`]: where a policy keeps the keys of pages that left (ARC's B1/B2, 2Q's
+/// A1out, LIRS's non-resident entries), and through which it reads the keys of frames.
 pub trait Replacement {
     /// The paper's name for the policy (`"LRU"`, `"ARC"`, ...).
     fn name(&self) -> &'static str;
 
     /// Frames the policy was built for; the driver never holds more pages than this.
     fn capacity(&self) -> u32;
+
+    /// Whether the policy may keep shadow entries. A driver that knows the policy's type at compile time
+    /// passes it to the frame table's per-reference methods, so that a policy without history pays nothing
+    /// for them (see [`FrameTable::lookup_reference`]). Must be `true` if `shadow_slots()` can be non-zero.
+    const KEEPS_SHADOWS: bool = false;
+
+    /// Shadow entries the policy keeps at most; the driver builds its table with this many more ids than
+    /// frames ([`FrameTable::ids`]). Policies without history keep none.
+    fn shadow_slots(&self) -> u32 {
+        0
+    }
 
     /// Pages the policy currently tracks. Must equal the number of `on_insert`s minus `evict`s and
     /// `on_remove`s.
@@ -85,21 +99,22 @@ pub trait Replacement {
     }
 
     /// Caller guarantees frame `frame` is free in the policy and now holds `access.key`.
-    fn on_insert(&mut self, frame: FrameId, access: &Access);
+    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>);
 
     /// Caller guarantees the policy tracks `frame` and it holds `access.key`.
-    fn on_hit(&mut self, frame: FrameId, access: &Access);
+    fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>);
 
     /// Caller guarantees `len() > 0`. `incoming` is the reference the room is for (ARC's REPLACE and OPT
     /// read it). Must return a frame the policy tracked and no longer tracks.
-    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId;
+    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId;
 
     /// Caller guarantees the policy tracks `frame`. The page leaves without becoming history.
-    fn on_remove(&mut self, frame: FrameId, keys: &[u64]);
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>);
 
     /// The policy's queues as text, keys in queue order (MRU first), for hand-traced tests and
-    /// `--debug` output; e.g. `"T1=[3 2] T2=[1] B1=[5] B2=[] p=1"`.
-    fn state(&self, keys: &[u64]) -> String;
+    /// `--debug` output; e.g. `"T1=[3 2] T2=[1] B1=[5] B2=[] p=1"`. `table` is the driver's: it holds the
+    /// keys of frames and shadow entries.
+    fn state(&self, table: &FrameTable) -> String;
 }
 
 /// The policies pagelab knows, by name.
@@ -255,38 +270,43 @@ macro_rules! dispatch {
 }
 
 impl Replacement for AnyPolicy {
+    const KEEPS_SHADOWS: bool = true;
+
     fn name(&self) -> &'static str {
         dispatch!(self, p => p.name())
     }
     fn capacity(&self) -> u32 {
         dispatch!(self, p => p.capacity())
     }
+    fn shadow_slots(&self) -> u32 {
+        dispatch!(self, p => p.shadow_slots())
+    }
     fn len(&self) -> u32 {
         dispatch!(self, p => p.len())
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
-        dispatch!(self, p => p.on_insert(frame, access))
+    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        dispatch!(self, p => p.on_insert(frame, access, shadows))
     }
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, access: &Access) {
-        dispatch!(self, p => p.on_hit(frame, access))
+    fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        dispatch!(self, p => p.on_hit(frame, access, shadows))
     }
     #[inline]
-    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId {
-        dispatch!(self, p => p.evict(incoming, keys))
+    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
+        dispatch!(self, p => p.evict(incoming, shadows))
     }
-    fn on_remove(&mut self, frame: FrameId, keys: &[u64]) {
-        dispatch!(self, p => p.on_remove(frame, keys))
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
+        dispatch!(self, p => p.on_remove(frame, shadows))
     }
-    fn state(&self, keys: &[u64]) -> String {
-        dispatch!(self, p => p.state(keys))
+    fn state(&self, table: &FrameTable) -> String {
+        dispatch!(self, p => p.state(table))
     }
 }
 
-/// `"[k1 k2 k3]"`: the keys of `frames` in order, for [`Replacement::state`].
-pub fn format_keys(frames: impl IntoIterator<Item = FrameId>, keys: &[u64]) -> String {
-    let parts: Vec<String> = frames.into_iter().map(|f| keys[f as usize].to_string()).collect();
+/// `"[k1 k2 k3]"`: the keys of `ids` (frames or shadow entries) in order, for [`Replacement::state`].
+pub fn format_keys(ids: impl IntoIterator<Item = u32>, table: &FrameTable) -> String {
+    let parts: Vec<String> = ids.into_iter().map(|id| table.key(id).to_string()).collect();
     format!("[{}]", parts.join(" "))
 }
 

@@ -22,6 +22,7 @@
 //! convert it to vtimes, or the debug check in `on_hit` (a hit is due at its recorded next use) fires.
 
 use super::{Access, FrameId, Replacement, NEVER};
+use crate::frames::{FrameTable, Shadows};
 
 /// "Not in the heap".
 const NO_SLOT: u32 = u32::MAX;
@@ -153,7 +154,7 @@ impl Replacement for Opt {
 
     /// The page's next use is `access.next_vtime`.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         assert_eq!(self.slot[frame as usize], NO_SLOT, "frame {frame} is already tracked");
         assert!(self.heap.len() < self.slot.len(), "OPT would hold more pages than frames");
         debug_assert!(
@@ -170,7 +171,7 @@ impl Replacement for Opt {
     /// The page's next use becomes `access.next_vtime`. A driver whose future is right hits a page exactly
     /// at the next use recorded for it (checked in debug builds).
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, access: &Access) {
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         let i = self.slot[frame as usize] as usize;
         assert!(i < self.heap.len(), "hit on untracked frame {frame}");
         let old = self.heap[i].next_use;
@@ -191,25 +192,25 @@ impl Replacement for Opt {
 
     /// The page referenced furthest in the future (never, if any such is resident).
     #[inline]
-    fn evict(&mut self, _: &Access, _: &[u64]) -> FrameId {
+    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
         assert!(!self.heap.is_empty(), "evict from an empty OPT");
         self.remove_at(0)
     }
 
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         let i = self.slot[frame as usize];
         assert!(i != NO_SLOT, "remove of untracked frame {frame}");
         self.remove_at(i as usize);
     }
 
     /// `"[5@never 2@9 1@6]"`: resident keys in eviction order, each with its next use.
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
         let mut entries = self.heap.clone();
         entries.sort_by_key(|e| (std::cmp::Reverse(e.next_use), e.last_ref));
         let parts: Vec<String> = entries
             .iter()
             .map(|e| {
-                let key = keys[e.frame as usize];
+                let key = table.key(e.frame);
                 if e.next_use == NEVER {
                     format!("{key}@never")
                 } else {

@@ -43,6 +43,7 @@
 //! page is demoted at most once per activation.
 
 use super::{Access, FrameId, Replacement};
+use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
 /// One page in the 32.32 fixed-point aging credit.
@@ -109,13 +110,13 @@ impl TwoList {
         assert!(self.aging_credit < CREDIT_ONE, "aging credit not carried");
     }
 
-    fn format_list(&self, list: &List, keys: &[u64]) -> String {
+    fn format_list(&self, list: &List, table: &FrameTable) -> String {
         let marked: Vec<String> = self
             .links
             .iter(list)
             .map(|f| {
                 let star = if self.referenced[f as usize] { "*" } else { "" };
-                format!("{}{star}", keys[f as usize])
+                format!("{}{star}", table.key(f))
             })
             .collect();
         format!("[{}]", marked.join(" "))
@@ -137,7 +138,7 @@ impl Replacement for TwoList {
 
     /// The inactive head; referenced for a demand miss, unreferenced for a readahead page.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
         self.active_bit[frame as usize] = false;
         self.referenced[frame as usize] = !access.prefetch;
@@ -146,7 +147,7 @@ impl Replacement for TwoList {
 
     /// `mark_page_accessed`; a prefetch reference to a resident page is not an access.
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, access: &Access) {
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         if access.prefetch {
             return;
         }
@@ -162,28 +163,28 @@ impl Replacement for TwoList {
 
     /// Age the active list, then free the inactive tail.
     #[inline]
-    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId {
+    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty two-list cache");
         self.age();
         let victim =
             self.links.pop_back(&mut self.inactive).expect("aging leaves the inactive list non-empty");
-        assert_ne!(keys[victim as usize], incoming.key, "evict called for a resident key");
+        assert_ne!(shadows.key(victim), incoming.key, "evict called for a resident key");
         self.check();
         victim
     }
 
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         let list = if self.active_bit[frame as usize] { &mut self.active } else { &mut self.inactive };
         self.links.remove(list, frame);
         self.check();
     }
 
     /// `"active=[5* 2] inactive=[7 3*]"`, heads first, `*` = `PG_referenced`.
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
         format!(
             "active={} inactive={}",
-            self.format_list(&self.active, keys),
-            self.format_list(&self.inactive, keys)
+            self.format_list(&self.active, table),
+            self.format_list(&self.inactive, table)
         )
     }
 }

@@ -24,11 +24,12 @@
 //!   cache is full, which the paper's demand cache never does).
 //! - Removal (`on_remove`) leaves no key in A1out, as it is not a replacement.
 //!
-//! Layout: frames `0..c` and A1out nodes `c..c + Kout` share one [`Links`] arena; A1out keys live in a
-//! [`GhostDirectory`] with its own hash index. Steady state is allocation-free.
+//! Layout: A1out's keys are the driver's shadow entries ([`Shadows`]): a page evicted from A1in keeps its
+//! id as its A1out entry. The three lists thread the table's `c + Kout` ids through one [`Links`] arena.
+//! Steady state is allocation-free.
 
-use super::ghost::GhostDirectory;
 use super::{format_keys, Access, FrameId, Replacement};
+use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
 #[derive(Clone, Debug)]
@@ -42,9 +43,8 @@ pub struct TwoQ {
     a1in: List,
     am: List,
     a1out: List,
-    /// By frame: the page is on Am (else A1in).
+    /// By id: the page is on Am (else A1in, or an A1out entry).
     in_am: Vec<bool>,
-    ghosts: GhostDirectory,
     /// `(key, was in A1out)` of the reference the last `evict` made room for, so that `on_insert` does not
     /// look the key up again.
     pending: Option<(u64, bool)>,
@@ -61,17 +61,16 @@ impl TwoQ {
     pub fn with_sizes(capacity: u32, kin: u32, kout: u32) -> TwoQ {
         assert!(capacity >= 1, "2Q needs at least one frame");
         assert!(kin < capacity, "Kin ({kin}) must be below the capacity ({capacity})");
-        let nodes = capacity.checked_add(kout).expect("capacity + Kout overflows u32");
+        let ids = capacity.checked_add(kout).expect("capacity + Kout overflows u32");
         TwoQ {
             capacity,
             kin,
             kout,
-            links: Links::new(nodes),
+            links: Links::new(ids),
             a1in: List::new(),
             am: List::new(),
             a1out: List::new(),
-            in_am: vec![false; capacity as usize],
-            ghosts: GhostDirectory::new(capacity, kout),
+            in_am: vec![false; ids as usize],
             pending: None,
         }
     }
@@ -82,8 +81,8 @@ impl TwoQ {
     }
 
     /// Whether `key` was in A1out; drops it from there (one probe).
-    fn take_from_a1out(&mut self, key: u64) -> bool {
-        match self.ghosts.take(key) {
+    fn take_from_a1out(&mut self, key: u64, shadows: &mut Shadows<'_>) -> bool {
+        match shadows.take(key) {
             Some(node) => {
                 self.links.remove(&mut self.a1out, node);
                 true
@@ -92,40 +91,41 @@ impl TwoQ {
         }
     }
 
-    /// Remember an evicted A1in page's key at the head of A1out, dropping A1out's tail key if full.
-    fn remember(&mut self, key: u64) {
+    /// Remember the key of the A1in page in `frame`, being evicted, at the head of A1out, dropping A1out's
+    /// tail key if full.
+    fn remember(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         if self.kout == 0 {
             return;
         }
         if self.a1out.len() == self.kout {
             let node = self.links.pop_back(&mut self.a1out).expect("A1out full, so non-empty");
-            self.ghosts.forget(node);
+            shadows.forget(node);
         }
-        let node = self.ghosts.add(key);
+        let node = shadows.keep(frame);
         self.links.push_front(&mut self.a1out, node);
     }
 
-    fn check(&self) {
+    fn check(&self, shadows: &Shadows<'_>) {
         assert!(self.a1in.len() + self.am.len() <= self.capacity, "more than c resident pages");
         assert!(self.a1out.len() <= self.kout, "A1out holds more than Kout keys");
-        assert_eq!(self.a1out.len(), self.ghosts.len(), "A1out list and index disagree");
-        self.ghosts.check();
-    }
-
-    fn format_ghosts(&self) -> String {
-        let parts: Vec<String> =
-            self.links.iter(&self.a1out).map(|n| self.ghosts.key(n).to_string()).collect();
-        format!("[{}]", parts.join(" "))
+        assert_eq!(self.a1out.len(), shadows.len(), "A1out list and shadow entries disagree");
     }
 }
 
 impl Replacement for TwoQ {
+    const KEEPS_SHADOWS: bool = true;
+
     fn name(&self) -> &'static str {
         "2Q"
     }
 
     fn capacity(&self) -> u32 {
         self.capacity
+    }
+
+    /// A1out's `Kout` keys.
+    fn shadow_slots(&self) -> u32 {
+        self.kout
     }
 
     fn len(&self) -> u32 {
@@ -135,22 +135,22 @@ impl Replacement for TwoQ {
     /// A key found in A1out goes to the head of Am, any other to the head of A1in. The A1out lookup runs
     /// here only when no `evict` for this reference preceded.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
         let key = access.key;
         let to_am = match self.pending.take() {
             Some((k, was_ghost)) if k == key => was_ghost,
-            _ => self.take_from_a1out(key),
+            _ => self.take_from_a1out(key, shadows),
         };
         assert!(self.len() < self.capacity, "insert into a full 2Q");
         self.in_am[frame as usize] = to_am;
         let list = if to_am { &mut self.am } else { &mut self.a1in };
         self.links.push_front(list, frame);
-        self.check();
+        self.check(shadows);
     }
 
     /// Am: move to the head. A1in: nothing (a correlated reference).
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access) {
+    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
         if self.in_am[frame as usize] {
             self.links.move_to_front(&mut self.am, frame);
         }
@@ -159,40 +159,40 @@ impl Replacement for TwoQ {
     /// The paper's `reclaimfor`: A1in's tail (its key to A1out) while A1in holds more than `Kin` pages,
     /// else Am's tail. First drops `incoming.key` from A1out, once per reference.
     #[inline]
-    fn evict(&mut self, incoming: &Access, keys: &[u64]) -> FrameId {
+    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty 2Q");
         let key = incoming.key;
         let was_ghost = match self.pending {
             Some((k, was_ghost)) if k == key => was_ghost,
-            _ => self.take_from_a1out(key),
+            _ => self.take_from_a1out(key, shadows),
         };
         self.pending = Some((key, was_ghost));
         let victim = if self.a1in.len() > self.kin || self.am.is_empty() {
             let y =
                 self.links.pop_back(&mut self.a1in).expect("A1in above Kin, or Am empty, so A1in non-empty");
-            self.remember(keys[y as usize]);
+            self.remember(y, shadows);
             y
         } else {
             self.links.pop_back(&mut self.am).expect("Am non-empty")
         };
-        assert_ne!(keys[victim as usize], incoming.key, "evict called for a resident key");
-        self.check();
+        assert_ne!(shadows.key(victim), incoming.key, "evict called for a resident key");
+        self.check(shadows);
         victim
     }
 
-    fn on_remove(&mut self, frame: FrameId, _: &[u64]) {
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         let list = if self.in_am[frame as usize] { &mut self.am } else { &mut self.a1in };
         self.links.remove(list, frame);
-        self.check();
+        self.check(shadows);
     }
 
     /// `"A1in=[..] Am=[..] A1out=[..]"`, each head (newest) first.
-    fn state(&self, keys: &[u64]) -> String {
+    fn state(&self, table: &FrameTable) -> String {
         format!(
             "A1in={} Am={} A1out={}",
-            format_keys(self.links.iter(&self.a1in), keys),
-            format_keys(self.links.iter(&self.am), keys),
-            self.format_ghosts()
+            format_keys(self.links.iter(&self.a1in), table),
+            format_keys(self.links.iter(&self.am), table),
+            format_keys(self.links.iter(&self.a1out), table)
         )
     }
 }
@@ -201,7 +201,7 @@ impl Replacement for TwoQ {
 mod tests {
     use super::*;
     use crate::cache::KeyedCache;
-    use crate::policy::testing::trace;
+    use crate::policy::testing::{trace, Driver};
     use proptest::prelude::*;
     use std::collections::VecDeque;
 
@@ -253,27 +253,27 @@ mod tests {
 
     #[test]
     fn removal_and_early_eviction_leave_no_stale_state() {
-        let mut q = TwoQ::with_sizes(3, 1, 2);
-        let keys = [1u64, 2, 3];
-        for (f, &k) in keys.iter().enumerate() {
-            q.on_insert(f as u32, &Access::demand(k, f as u64));
+        let mut d = Driver::new(TwoQ::with_sizes(3, 1, 2));
+        for (t, k) in [1u64, 2, 3].into_iter().enumerate() {
+            assert_eq!(d.insert(k, t as u64), t as u32);
         }
-        q.on_remove(2, &keys);
-        assert_eq!(q.state(&keys), "A1in=[2 1] Am=[] A1out=[]", "a removed page leaves no key in A1out");
+        d.remove(2);
+        assert_eq!(d.state(), "A1in=[2 1] Am=[] A1out=[]", "a removed page leaves no key in A1out");
         // Two evictions for one reference (9) before its insertion: A1in is above Kin, then Am is empty.
-        assert_eq!(q.evict(&Access::demand(9, 3), &keys), 0);
-        assert_eq!(q.state(&keys), "A1in=[2] Am=[] A1out=[1]");
-        assert_eq!(q.evict(&Access::demand(9, 3), &keys), 1);
-        assert_eq!(q.state(&keys), "A1in=[] Am=[] A1out=[2 1]");
-        let keys = [9u64, 2, 3];
-        q.on_insert(0, &Access::demand(9, 3));
-        assert_eq!(q.state(&keys), "A1in=[9] Am=[] A1out=[2 1]");
-        // 1 leaves A1out when its eviction runs, before 9's key is pushed, and lands in Am.
-        assert_eq!(q.evict(&Access::demand(1, 4), &keys), 0);
-        assert_eq!(q.state(&keys), "A1in=[] Am=[] A1out=[9 2]");
-        let keys = [1u64, 2, 3];
-        q.on_insert(0, &Access::demand(1, 4));
-        assert_eq!(q.state(&keys), "A1in=[] Am=[1] A1out=[9 2]");
+        assert_eq!(d.evict(9, 3), 0);
+        assert_eq!(d.state(), "A1in=[2] Am=[] A1out=[1]");
+        assert_eq!(d.evict(9, 3), 1);
+        assert_eq!(d.state(), "A1in=[] Am=[] A1out=[2 1]");
+        // The evicted pages keep their ids as A1out entries: 9 takes the one free id.
+        assert_eq!(d.insert(9, 3), 2);
+        assert_eq!(d.state(), "A1in=[9] Am=[] A1out=[2 1]");
+        // 1 leaves A1out when its eviction runs, before 9's key is pushed, and lands in Am, in the id 1's
+        // A1out entry freed.
+        assert_eq!(d.evict(1, 4), 2);
+        assert_eq!(d.state(), "A1in=[] Am=[] A1out=[9 2]");
+        assert_eq!(d.insert(1, 4), 0);
+        assert_eq!(d.state(), "A1in=[] Am=[1] A1out=[9 2]");
+        d.table.check();
     }
 
     /// The paper's full-version pseudocode over `VecDeque`s of keys (front = head), X leaving A1out before
