@@ -91,6 +91,33 @@ impl Bucket {
         bits
     }
 
+    /// The first slot whose tag is `tag` and whose value satisfies `eq`.
+    #[inline(always)]
+    fn slot_where(&self, tag: u8, mut eq: impl FnMut(u32) -> bool) -> Option<usize> {
+        let mut m = self.matches(tag);
+        while m != 0 {
+            let slot = m.trailing_zeros() as usize;
+            if eq(self.values[slot]) {
+                return Some(slot);
+            }
+            m &= m - 1;
+        }
+        None
+    }
+
+    /// Put `(tag, value)` in a free slot; `false` if the bucket is full.
+    #[inline(always)]
+    fn put(&mut self, tag: u8, value: u32) -> bool {
+        let free = self.matches(EMPTY);
+        if free == 0 {
+            return false;
+        }
+        let slot = free.trailing_zeros() as usize;
+        self.tags[slot] = tag;
+        self.values[slot] = value;
+        true
+    }
+
     #[inline(always)]
     fn overflow(&self) -> u8 {
         self.tags[OVERFLOW_BYTE]
@@ -166,38 +193,34 @@ impl BucketIndex {
         }
     }
 
-    /// A hint that a probe for `hash` is coming: start loading its home bucket into the CPU cache.
-    #[inline(always)]
-    pub fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let bucket: *const Bucket = &self.buckets[self.home(hash)];
-            // SAFETY: a prefetch never faults and has no effect on the program's state; the pointer is to a
-            // live bucket anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
-    }
-
     /// The value filed under `hash` for which `eq` holds, if any. `eq` is called only for values whose tag
     /// matches, at most once each.
     #[inline(always)]
     pub fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
         let tag = tag_of(hash);
-        let mut b = self.home(hash);
+        let home = self.home(hash);
+        // The home bucket settles almost every probe; the rest of the chain is a cold path of its own, so
+        // that the hot one stays a few instructions.
+        let bucket = &self.buckets[home];
+        if let Some(slot) = bucket.slot_where(tag, &mut eq) {
+            return Some(bucket.values[slot]);
+        }
+        if bucket.overflow() == 0 {
+            return None;
+        }
+        self.find_past(home, tag, eq)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn find_past(&self, home: usize, tag: u8, mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        let mut b = self.next(home);
         // Bounded by the bucket count: an overflow chain never wraps all the way round, since at least half
         // of all slots are empty.
-        for _ in 0..self.buckets.len() {
+        for _ in 1..self.buckets.len() {
             let bucket = &self.buckets[b];
-            let mut m = bucket.matches(tag);
-            while m != 0 {
-                let value = bucket.values[m.trailing_zeros() as usize];
-                if eq(value) {
-                    return Some(value);
-                }
-                m &= m - 1;
+            if let Some(slot) = bucket.slot_where(tag, &mut eq) {
+                return Some(bucket.values[slot]);
             }
             if bucket.overflow() == 0 {
                 return None;
@@ -213,18 +236,23 @@ impl BucketIndex {
     pub fn insert(&mut self, hash: u64, value: u32) {
         assert!(self.len < self.capacity, "insert into a full index ({} entries)", self.capacity);
         let tag = tag_of(hash);
-        let mut b = self.home(hash);
-        for _ in 0..self.buckets.len() {
-            let bucket = &mut self.buckets[b];
-            let free = bucket.matches(EMPTY);
-            if free != 0 {
-                let slot = free.trailing_zeros() as usize;
-                bucket.tags[slot] = tag;
-                bucket.values[slot] = value;
-                self.len += 1;
+        let home = self.home(hash);
+        self.len += 1;
+        if !self.buckets[home].put(tag, value) {
+            self.insert_past(home, tag, value);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn insert_past(&mut self, home: usize, tag: u8, value: u32) {
+        self.buckets[home].add_overflow();
+        let mut b = self.next(home);
+        for _ in 1..self.buckets.len() {
+            if self.buckets[b].put(tag, value) {
                 return;
             }
-            bucket.add_overflow();
+            self.buckets[b].add_overflow();
             b = self.next(b);
         }
         unreachable!("no free slot in an index below capacity");
@@ -235,49 +263,31 @@ impl BucketIndex {
     pub fn remove(&mut self, hash: u64, value: u32) -> bool {
         let tag = tag_of(hash);
         let home = self.home(hash);
-        let mut b = home;
-        for _ in 0..self.buckets.len() {
-            let bucket = &mut self.buckets[b];
-            let mut m = bucket.matches(tag);
-            while m != 0 {
-                let slot = m.trailing_zeros() as usize;
-                if bucket.values[slot] == value {
-                    bucket.tags[slot] = EMPTY;
-                    self.len -= 1;
-                    // The entry no longer passes through the buckets between its home and here.
-                    let mut c = home;
-                    while c != b {
-                        self.buckets[c].sub_overflow();
-                        c = self.next(c);
-                    }
-                    return true;
-                }
-                m &= m - 1;
-            }
-            if bucket.overflow() == 0 {
-                return false;
-            }
-            b = self.next(b);
+        let bucket = &mut self.buckets[home];
+        if let Some(slot) = bucket.slot_where(tag, |v| v == value) {
+            bucket.tags[slot] = EMPTY;
+            self.len -= 1;
+            return true;
         }
-        false
+        bucket.overflow() != 0 && self.remove_past(home, tag, value)
     }
 
-    /// File the entry holding `old` under `new` instead, in place (same hash, same slot): one probe, no
-    /// overflow count changes. `false` if there is no such entry. Caller guarantees `new` is unique.
-    #[inline(always)]
-    pub fn relabel(&mut self, hash: u64, old: u32, new: u32) -> bool {
-        let tag = tag_of(hash);
-        let mut b = self.home(hash);
-        for _ in 0..self.buckets.len() {
+    #[cold]
+    #[inline(never)]
+    fn remove_past(&mut self, home: usize, tag: u8, value: u32) -> bool {
+        let mut b = self.next(home);
+        for _ in 1..self.buckets.len() {
             let bucket = &mut self.buckets[b];
-            let mut m = bucket.matches(tag);
-            while m != 0 {
-                let slot = m.trailing_zeros() as usize;
-                if bucket.values[slot] == old {
-                    bucket.values[slot] = new;
-                    return true;
+            if let Some(slot) = bucket.slot_where(tag, |v| v == value) {
+                bucket.tags[slot] = EMPTY;
+                self.len -= 1;
+                // The entry no longer passes through the buckets between its home and here.
+                let mut c = home;
+                while c != b {
+                    self.buckets[c].sub_overflow();
+                    c = self.next(c);
                 }
-                m &= m - 1;
+                return true;
             }
             if bucket.overflow() == 0 {
                 return false;
@@ -409,11 +419,6 @@ mod tests {
         assert_eq!(idx.layout(), vec![(1, vec![0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11], 0), (2, vec![40], 0)]);
         assert_eq!(idx.find(h(12), |_| true), None);
         assert!(!idx.remove(h(12), 12), "removing an absent entry is reported");
-        // Relabelling keeps the slot; an absent value is reported.
-        assert!(idx.relabel(h(11), 11, 111));
-        assert!(!idx.relabel(h(11), 11, 112));
-        assert_eq!(idx.find(h(11), |v| v == 111), Some(111));
-        assert!(idx.relabel(h(11), 111, 11));
         // The free slot is reused first.
         idx.insert(h(20), 20);
         assert_eq!(idx.layout()[0], (1, vec![0, 1, 2, 20, 4, 5, 6, 7, 8, 9, 10, 11], 0));
@@ -443,7 +448,6 @@ mod tests {
     enum Op {
         Insert(u64),
         Remove(usize),
-        Relabel(usize),
     }
 
     proptest! {
@@ -454,11 +458,7 @@ mod tests {
             capacity in 1u32..60,
             hash_bits in 1u32..12,
             ops in proptest::collection::vec(
-                prop_oneof![
-                    (0u64..4096).prop_map(Op::Insert),
-                    (0usize..64).prop_map(Op::Remove),
-                    (0usize..64).prop_map(Op::Relabel),
-                ],
+                prop_oneof![(0u64..4096).prop_map(Op::Insert), (0usize..64).prop_map(Op::Remove)],
                 0..300,
             ),
         ) {
@@ -471,7 +471,7 @@ mod tests {
                 (k << (64 - hash_bits)) | (k & 0xff)
             };
             for op in ops {
-                match op.clone() {
+                match op {
                     Op::Insert(x) if (model.len() as u32) < capacity => {
                         let hash = squeeze(x);
                         idx.insert(hash, next_value);
@@ -479,18 +479,12 @@ mod tests {
                         next_value += 1;
                     }
                     Op::Insert(_) => {}
-                    Op::Remove(i) | Op::Relabel(i) => {
+                    Op::Remove(i) => {
                         let mut live: Vec<_> = model.keys().copied().collect();
                         live.sort_unstable();
                         if let Some(&value) = live.get(i % live.len().max(1)) {
                             let hash = model.remove(&value).unwrap();
-                            if matches!(op, Op::Relabel(_)) {
-                                prop_assert!(idx.relabel(hash, value, next_value));
-                                model.insert(next_value, hash);
-                                next_value += 1;
-                            } else {
-                                prop_assert!(idx.remove(hash, value));
-                            }
+                            prop_assert!(idx.remove(hash, value));
                             prop_assert!(!idx.remove(squeeze(value as u64), value));
                         }
                     }

@@ -123,28 +123,6 @@ impl Links {
         list.len -= 1;
     }
 
-    /// Put `new` in `old`'s place in `list`; `old` leaves the list. Caller guarantees `old` is in `list`
-    /// and `new` is in no list. (LIRS keeps an evicted page's place in its stack S this way.)
-    #[inline]
-    pub fn replace(&mut self, list: &mut List, old: u32, new: u32) {
-        debug_assert!(!self.is_linked(list, new), "node {new} is already linked");
-        let link = self.links[old as usize];
-        if link.prev == NIL {
-            debug_assert_eq!(list.head, old, "node {old} is not in this list");
-            list.head = new;
-        } else {
-            self.links[link.prev as usize].next = new;
-        }
-        if link.next == NIL {
-            debug_assert_eq!(list.tail, old, "node {old} is not in this list");
-            list.tail = new;
-        } else {
-            self.links[link.next as usize].prev = new;
-        }
-        self.links[new as usize] = link;
-        self.links[old as usize] = UNLINKED;
-    }
-
     #[inline]
     pub fn pop_back(&mut self, list: &mut List) -> Option<u32> {
         let node = list.back()?;
@@ -162,10 +140,24 @@ impl Links {
     /// Caller guarantees `node` is in `list`.
     #[inline]
     pub fn move_to_front(&mut self, list: &mut List, node: u32) {
-        if list.head != node {
-            self.remove(list, node);
-            self.push_front(list, node);
+        let head = list.head;
+        if head == node {
+            return;
         }
+        // Unlink and relink in one pass: `node` is not the head, so it has a predecessor, and the list's
+        // length does not change (an LRU hit, the commonest list operation there is).
+        let Link { prev, next } = self.links[node as usize];
+        debug_assert_ne!(prev, NIL, "node {node} is not in this list");
+        self.links[prev as usize].next = next;
+        if next == NIL {
+            debug_assert_eq!(list.tail, node, "node {node} is not in this list");
+            list.tail = prev;
+        } else {
+            self.links[next as usize].prev = prev;
+        }
+        self.links[node as usize] = Link { prev: NIL, next: head };
+        self.links[head as usize].prev = node;
+        list.head = node;
     }
 
     /// Caller guarantees `node` is in `from`; afterwards it is at the front of `to`.
@@ -246,23 +238,5 @@ mod tests {
         assert!(a.is_empty());
         assert_eq!(links.prev(5), None);
         assert_eq!(links.next(5), None);
-    }
-
-    #[test]
-    fn replace_keeps_the_position() {
-        let mut links = Links::new(8);
-        let mut a = List::new();
-        for n in [1, 2, 3] {
-            links.push_front(&mut a, n);
-        }
-        links.replace(&mut a, 2, 6); // middle
-        assert_eq!(links.to_vec(&a), vec![3, 6, 1]);
-        links.replace(&mut a, 3, 7); // head
-        links.replace(&mut a, 1, 2); // tail; the old middle node is free again
-        assert_eq!(links.to_vec(&a), vec![7, 6, 2]);
-        assert_eq!((a.front(), a.back(), a.len()), (Some(7), Some(2), 3));
-        assert_eq!((links.prev(6), links.next(6)), (Some(7), Some(2)));
-        links.push_front(&mut a, 3); // a replaced node is unlinked and may be pushed again
-        assert_eq!(links.to_vec(&a), vec![3, 7, 6, 2]);
     }
 }

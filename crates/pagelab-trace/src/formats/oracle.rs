@@ -87,7 +87,7 @@ fn decode(r: &[u8; RECORD_BYTES], record_no: u64, unit_ns: u64) -> Option<Reques
 impl OracleGeneral {
     /// A reader of `input`, block by block. `records_hint` is the record count when the file is known
     /// uncompressed (`size / 24`).
-    pub fn new(
+    pub(crate) fn new(
         input: Box<dyn Read + Send>,
         path: PathBuf,
         time_unit: TimeUnit,
@@ -99,7 +99,7 @@ impl OracleGeneral {
     }
 
     /// A reader of a whole uncompressed file already in memory (mapped).
-    pub fn mapped(
+    pub(crate) fn mapped(
         bytes: TraceBytes,
         path: PathBuf,
         time_unit: TimeUnit,
@@ -165,27 +165,30 @@ impl OracleGeneral {
         (good, good < n)
     }
 
-    /// The fast path of [`TraceReader::next_page_keys`], for records that are one key each: appends the
-    /// ids of up to `max` buffered records to `out` while each is well-formed and at most `one_page_bytes`
+    /// The fast path of [`TraceReader::next_page_keys`], for records that are one key each: hands the ids
+    /// of up to `max` buffered records to `sink` while each is well-formed and at most `one_page_bytes`
     /// long, and returns how many. The record it stops at is left for the general path, which expands it
     /// into several pages or reports it as bad.
     #[inline(always)]
-    fn one_page_keys(&mut self, max: usize, one_page_bytes: u64, out: &mut Vec<u64>) -> usize {
+    fn one_page_keys(&mut self, max: usize, one_page_bytes: u64, mut sink: impl FnMut(u64)) -> usize {
         let available = (self.filled - self.pos) / RECORD_BYTES;
         let n = available.min(max);
         let first = self.record_no + 1;
         let bytes = &self.bytes()[self.pos..self.pos + n * RECORD_BYTES];
-        let before = out.len();
-        out.extend(bytes.chunks_exact(RECORD_BYTES).enumerate().map_while(|(i, chunk)| {
+        let mut good = 0;
+        for (i, chunk) in bytes.chunks_exact(RECORD_BYTES).enumerate() {
             let r: &[u8; RECORD_BYTES] = chunk.try_into().expect("chunks of 24");
             let id = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
             let size_bytes = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
             let next = i64::from_le_bytes([r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23]]);
             // The same test as `decode`'s, on the same record number.
             let next_ok = next == -1 || next == i64::MAX || (next > 0 && next as u64 > first + i as u64);
-            (next_ok && size_bytes as u64 <= one_page_bytes).then_some(id)
-        }));
-        let good = out.len() - before;
+            if !(next_ok && size_bytes as u64 <= one_page_bytes) {
+                break;
+            }
+            sink(id);
+            good += 1;
+        }
         self.pos += good * RECORD_BYTES;
         self.record_no += good as u64;
         good
@@ -327,7 +330,7 @@ impl TraceReader for OracleGeneral {
                 self.done = true;
                 break;
             }
-            let n = self.one_page_keys(max - done, one_page_bytes, out);
+            let n = self.one_page_keys(max - done, one_page_bytes, |key| out.push(key));
             done +=
                 if n > 0 { n } else { self.pump(1, |r| expander.for_each_page(r, |key, _| out.push(key)))? };
         }
