@@ -67,6 +67,7 @@ fn check_policies(r: &BenchReport) {
         assert!(p.misses >= t.distinct_pages && p.misses < p.requests, "{p:?}");
         assert!(p.pagelab_file_rps > 0.0 && p.pagelab_memory_rps > 0.0, "{p:?}");
         assert!(p.libcachesim_rps.is_none() && p.libcachesim_misses.is_none() && p.ratio.is_none());
+        assert!(p.ratio_rounds.is_empty() && p.ratio_best.is_none(), "{p:?}");
         assert!(p.pass.is_none(), "no verdict without libCacheSim: {p:?}");
         let want = if p.policy == "lru" || p.policy == "clock" { 3.0 } else { 2.0 };
         assert_eq!(p.target_ratio, want, "{p:?}");
@@ -128,8 +129,16 @@ fn check_json_and_table(r: &BenchReport) {
         assert!(json.get(key).is_some(), "JSON has no `{key}`");
     }
     let row = &json["policies"][0];
-    for key in ["pagelab_file_rps", "pagelab_memory_rps", "libcachesim_rps", "ratio", "ratio_memory", "pass"]
-    {
+    for key in [
+        "pagelab_file_rps",
+        "pagelab_memory_rps",
+        "libcachesim_rps",
+        "ratio",
+        "ratio_rounds",
+        "ratio_best",
+        "ratio_memory",
+        "pass",
+    ] {
         assert!(row.get(key).is_some(), "policy rows have no `{key}`");
     }
     assert!(row["libcachesim_rps"].is_null() && row["pass"].is_null());
