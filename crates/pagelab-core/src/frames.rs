@@ -14,7 +14,7 @@
 //! a ghost costs no hash operation, and the policy's lists can hold the same id as a page and then as its
 //! ghost. The page that comes in takes another id. A table for `capacity` resident pages and
 //! `shadow_slots` shadows has `capacity + shadow_slots` ids; one without shadows has exactly `capacity`,
-//! and its ids are the frames `0..capacity` (the simulator's buffer cache and CLOCK's ring rely on it).
+//! and its ids are the frames `0..capacity` (CLOCK's ring relies on it).
 //!
 //! A separate ghost table, which this replaced, cost ARC about five hash operations per miss, three of
 //! them on cache lines nothing else touched; a ghost that moved from a frame to a node of its own also

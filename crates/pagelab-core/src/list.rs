@@ -140,24 +140,10 @@ impl Links {
     /// Caller guarantees `node` is in `list`.
     #[inline]
     pub fn move_to_front(&mut self, list: &mut List, node: u32) {
-        let head = list.head;
-        if head == node {
-            return;
+        if list.head != node {
+            self.remove(list, node);
+            self.push_front(list, node);
         }
-        // Unlink and relink in one pass: `node` is not the head, so it has a predecessor, and the list's
-        // length does not change (an LRU hit, the commonest list operation there is).
-        let Link { prev, next } = self.links[node as usize];
-        debug_assert_ne!(prev, NIL, "node {node} is not in this list");
-        self.links[prev as usize].next = next;
-        if next == NIL {
-            debug_assert_eq!(list.tail, node, "node {node} is not in this list");
-            list.tail = prev;
-        } else {
-            self.links[next as usize].prev = prev;
-        }
-        self.links[node as usize] = Link { prev: NIL, next: head };
-        self.links[head as usize].prev = node;
-        list.head = node;
     }
 
     /// Caller guarantees `node` is in `from`; afterwards it is at the front of `to`.

@@ -9,10 +9,10 @@
 //! T2, and remembers the victim's key in B1 or B2.
 //!
 //! Fig. 4 case by case, and where the hooks run it: case I (hit in T1 ∪ T2) is `on_hit`; cases II/III
-//! (ghost hit) and IV (miss everywhere) are split between `evict` (adapt `p`, trim the directory, REPLACE)
-//! and `on_insert` (put the page on T2 for a ghost hit, T1 otherwise). The ghost lookup runs once per miss:
-//! in `evict` when the cache is full (it must know the case before choosing a victim), remembered in
-//! `pending` for the `on_insert` that follows.
+//! (ghost hit) and IV (miss everywhere) are split between `evict` (adapt `p` and drop the ghost, or trim
+//! the directory; then REPLACE) and `on_insert` (put the page on T2 for a ghost hit, T1 otherwise). The
+//! case is decided once per miss: in `evict` when the cache is full (it must know it before choosing a
+//! victim), remembered in `pending` for the `on_insert` that follows, else in `on_insert`.
 //!
 //! Where pagelab departs from Fig. 4, and why:
 //! - `p` is a real number (`f64`), as the paper's `δ = |B2|/|B1|` is a ratio; integer division would
