@@ -82,7 +82,7 @@ pub struct BenchArgs {
     /// Do not run libCacheSim (no Python venv needed); ratios are shown as n/a.
     #[arg(long)]
     pub skip_libcachesim: bool,
-    /// The libcachesim venv, created on first use (default: <repo>/target/libcachesim-venv if it exists,
+    /// The libcachesim venv, created on first use (default: the repository's target/libcachesim-venv if it exists,
     /// else $XDG_CACHE_HOME/pagelab/libcachesim-venv, i.e. ~/.cache/pagelab/libcachesim-venv).
     #[arg(long, value_name = "DIR")]
     pub venv: Option<PathBuf>,

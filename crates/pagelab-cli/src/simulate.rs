@@ -61,7 +61,8 @@ pub struct SimulateArgs {
     /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
     #[arg(long, default_value = "linux")]
     pub policy: String,
-    /// Prefetcher: none, linux[:WINDOW] (e.g. linux:512KiB), tp[:T-P][,fixed] (pages, e.g. tp:24-48).
+    /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB); tp, tp:T-P or tp:T-P,fixed (T and P
+    /// in pages, e.g. tp:24-48).
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple (DULO's Table 1:

@@ -9,7 +9,7 @@
 //! - [`open_trace`] opens a path (or a `synth:` spec) in a named format or `auto` ([`detect`]).
 //! - [`formats`]: one file per format — `lirs`, `arc`, `csv` (column mapping; presets `cloudphysics`,
 //!   `pagelab`), `oracle-general`, `msr`, `spc`, `blkparse`; [`synth`]: synthetic traces.
-//! - [`write`]: oracle-general and CSV writers, next-access times for OPT.
+//! - [`write`](mod@write): oracle-general and CSV writers, next-access times for OPT.
 //! - [`stats`]: one-pass statistics for `pagelab trace inspect`.
 //!
 //! Readers parse bytes straight out of one reused buffer with hand-written integer parsing: the text

@@ -1,7 +1,7 @@
 //! The trace formats, one file each, and the machinery the text formats share.
 //!
-//! A text format is a [`LineFormat`]: it turns one non-blank line into a request, a non-request, the end
-//! of the trace, or a description of what was expected. [`LineTrace`] drives it over a [`LineSource`]
+//! A text format is a `LineFormat`: it turns one non-blank line into a request, a non-request, the end
+//! of the trace, or a description of what was expected. `LineTrace` drives it over a `LineSource`
 //! and owns the policy every text format shares: blank lines are not records; the first bad record is an
 //! error naming path, line, text and expected form, unless `skip_bad_lines` is on, in which case it is
 //! counted ([`crate::TraceReader::skipped_records`]) and reading goes on.
