@@ -106,13 +106,14 @@ pub struct Parts {
 
 impl Parts {
     pub const ALL: Parts = Parts { replacement: true, mrc: true, memory: true, simulator: true };
+    const NONE: Parts = Parts { replacement: false, mrc: false, memory: false, simulator: false };
 
     /// `"all"` or a comma-separated list of part names.
     pub fn parse(text: &str) -> Result<Parts> {
         if text.trim() == "all" {
             return Ok(Parts::ALL);
         }
-        let mut parts = Parts { replacement: false, mrc: false, memory: false, simulator: false };
+        let mut parts = Parts::NONE;
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let flag = match name {
                 "replacement" => &mut parts.replacement,
@@ -123,10 +124,7 @@ impl Parts {
             };
             *flag = true;
         }
-        ensure!(
-            parts != Parts { replacement: false, mrc: false, memory: false, simulator: false },
-            "--part: no part given"
-        );
+        ensure!(parts != Parts::NONE, "--part: no part given");
         Ok(parts)
     }
 }

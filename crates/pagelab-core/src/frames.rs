@@ -143,7 +143,7 @@ impl FrameTable {
     #[inline(always)]
     pub fn lookup_hashed(&self, key: u64, hash: KeyHash) -> Option<FrameId> {
         match self.find(key, hash) {
-            Some(id) if self.shadow_slots > 0 && self.states[id as usize] != state::RESIDENT => {
+            Some(id) if self.has_shadows() && self.states[id as usize] != state::RESIDENT => {
                 self.lookup_past_shadow(key, hash)
             }
             found => found,

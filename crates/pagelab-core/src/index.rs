@@ -1,5 +1,5 @@
-//! [`BucketIndex`]: the hash index behind [`crate::frames::FrameTable`] and the ghost directories — from a
-//! key's hash to a `u32` slot (a frame, a ghost node) in one cache line.
+//! [`BucketIndex`]: the hash index behind [`crate::frames::FrameTable`] — from a key's hash to a `u32` id
+//! (a frame or a shadow entry) in one cache line.
 //!
 //! A cache simulator spends most of its time here: every reference is a lookup, and every miss of a full
 //! cache adds one entry and removes another. The index is built for that churn:

@@ -200,28 +200,6 @@ pub trait WithPolicy {
     fn run<P: Replacement>(self, policy: P) -> Self::Output;
 }
 
-impl PolicyKind {
-    /// `work.run(policy)` with a new policy of this kind for `capacity` frames (its paper's default
-    /// parameters). The kind is matched once here, and `work` is compiled for each policy type, so that the
-    /// per-reference path has no dispatch at all: this is what the trace-driven tools use. [`AnyPolicy`]
-    /// matches on every hook call, which costs ~10–25 % of LRU's time on P3 (BENCHMARKS.md), and suits
-    /// drivers that hold a policy for a long time among other state (the simulator's buffer cache).
-    /// Caller guarantees `capacity >= 1`.
-    pub fn build<W: WithPolicy>(self, capacity: u32, work: W) -> W::Output {
-        assert!(capacity >= 1, "a policy needs at least one frame");
-        match self {
-            PolicyKind::Lru => work.run(Lru::new(capacity)),
-            PolicyKind::Fifo => work.run(Fifo::new(capacity)),
-            PolicyKind::Clock => work.run(Clock::new(capacity)),
-            PolicyKind::TwoList => work.run(TwoList::new(capacity)),
-            PolicyKind::TwoQ => work.run(TwoQ::new(capacity)),
-            PolicyKind::Arc => work.run(Arc::new(capacity)),
-            PolicyKind::Lirs => work.run(Lirs::new(capacity)),
-            PolicyKind::Opt => work.run(Opt::new(capacity)),
-        }
-    }
-}
-
 /// Any policy, dispatched by `match` on every call (cheaper than a vtable, and `Clone`); for drivers that
 /// keep a policy among other state. Trace-driven loops use [`PolicyKind::build`] instead.
 #[derive(Clone, Debug)]
@@ -267,6 +245,19 @@ macro_rules! dispatch {
             AnyPolicy::Opt($p) => $e,
         }
     };
+}
+
+impl PolicyKind {
+    /// `work.run(policy)` with a new policy of this kind for `capacity` frames (its paper's default
+    /// parameters, as [`AnyPolicy::new`] builds it). The kind is matched once here, and `work` is compiled
+    /// for each policy type, so that the per-reference path has no dispatch at all: this is what the
+    /// trace-driven tools use. [`AnyPolicy`] matches on every hook call, which costs ~10–25 % of LRU's time
+    /// on P3 (BENCHMARKS.md), and suits drivers that hold a policy for a long time among other state (the
+    /// simulator's buffer cache). Caller guarantees `capacity >= 1`.
+    pub fn build<W: WithPolicy>(self, capacity: u32, work: W) -> W::Output {
+        let policy = AnyPolicy::new(self, capacity);
+        dispatch!(policy, p => work.run(p))
+    }
 }
 
 impl Replacement for AnyPolicy {

@@ -64,22 +64,37 @@ pub(crate) struct OracleGeneral {
     records_hint: Option<u64>,
 }
 
+/// The fields of one record: (time, id, size in bytes, next).
+#[inline(always)]
+fn fields(r: &[u8; RECORD_BYTES]) -> (u32, u64, u32, i64) {
+    let time = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+    let id = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
+    let size_bytes = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
+    let next = i64::from_le_bytes([r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23]]);
+    (time, id, size_bytes, next)
+}
+
+/// The next-access vtime of the record whose 1-based number is `record_no` and whose `next` field is
+/// `next` (1-based, -1 or `i64::MAX` for never); `None` when it is not after the record, which makes the
+/// record bad.
+#[inline(always)]
+fn next_vtime_of(next: i64, record_no: u64) -> Option<u64> {
+    if next == -1 || next == i64::MAX {
+        Some(NO_NEXT)
+    } else if next > 0 && next as u64 > record_no {
+        Some(next as u64 - 1)
+    } else {
+        None
+    }
+}
+
 /// Decodes one record whose 1-based number is `record_no`; `None` when its next-access time is not after
 /// it (the caller builds the message on that cold path). A free function over a fixed-size array, so that
 /// the batch loop compiles to straight-line loads with no aliasing through `self`.
 #[inline(always)]
 fn decode(r: &[u8; RECORD_BYTES], record_no: u64, unit_ns: u64) -> Option<Request> {
-    let time = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-    let id = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
-    let size_bytes = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
-    let next = i64::from_le_bytes([r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23]]);
-    let next_vtime = if next == -1 || next == i64::MAX {
-        NO_NEXT
-    } else if next > 0 && next as u64 > record_no {
-        next as u64 - 1
-    } else {
-        return None;
-    };
+    let (time, id, size_bytes, next) = fields(r);
+    let next_vtime = next_vtime_of(next, record_no)?;
     let time_ns = time as u64 * unit_ns;
     Some(Request { time_ns, addr: id, size_bytes, op: Op::Read, volume: 0, stream: 0, next_vtime })
 }
@@ -142,21 +157,23 @@ impl OracleGeneral {
         }
     }
 
-    /// Decodes up to `max` buffered records, handing each to `sink`; stops early at a bad one, which it
-    /// leaves unconsumed for [`OracleGeneral::consume_bad`]. Returns (records decoded, whether it stopped at
-    /// a bad record).
+    /// Offers up to `max` buffered records to `take`, each with its 1-based number, until `take` refuses one;
+    /// consumes the records it took. Returns (records taken, whether it stopped at a refused record, which
+    /// it leaves unconsumed).
     #[inline(always)]
-    fn decode_buffered(&mut self, max: usize, mut sink: impl FnMut(&Request)) -> (usize, bool) {
+    fn scan_buffered(
+        &mut self,
+        max: usize,
+        mut take: impl FnMut(&[u8; RECORD_BYTES], u64) -> bool,
+    ) -> (usize, bool) {
         let available = (self.filled - self.pos) / RECORD_BYTES;
         let n = available.min(max);
+        let first = self.record_no + 1;
         let bytes = &self.bytes()[self.pos..self.pos + n * RECORD_BYTES];
-        let (first, unit_ns) = (self.record_no + 1, self.time_unit.unit_ns);
         let mut good = 0;
         for (i, chunk) in bytes.chunks_exact(RECORD_BYTES).enumerate() {
-            let record: &[u8; RECORD_BYTES] = chunk.try_into().expect("chunks of 24");
-            match decode(record, first + i as u64, unit_ns) {
-                Some(r) => sink(&r),
-                None => break,
+            if !take(chunk.try_into().expect("chunks of 24"), first + i as u64) {
+                break;
             }
             good += 1;
         }
@@ -165,32 +182,36 @@ impl OracleGeneral {
         (good, good < n)
     }
 
+    /// Decodes up to `max` buffered records, handing each to `sink`; stops early at a bad one, which it
+    /// leaves unconsumed for [`OracleGeneral::consume_bad`]. Returns (records decoded, whether it stopped at
+    /// a bad record).
+    #[inline(always)]
+    fn decode_buffered(&mut self, max: usize, mut sink: impl FnMut(&Request)) -> (usize, bool) {
+        let unit_ns = self.time_unit.unit_ns;
+        self.scan_buffered(max, |record, record_no| match decode(record, record_no, unit_ns) {
+            Some(r) => {
+                sink(&r);
+                true
+            }
+            None => false,
+        })
+    }
+
     /// The fast path of [`TraceReader::next_page_keys`], for records that are one key each: hands the ids
     /// of up to `max` buffered records to `sink` while each is well-formed and at most `one_page_bytes`
     /// long, and returns how many. The record it stops at is left for the general path, which expands it
     /// into several pages or reports it as bad.
     #[inline(always)]
     fn one_page_keys(&mut self, max: usize, one_page_bytes: u64, mut sink: impl FnMut(u64)) -> usize {
-        let available = (self.filled - self.pos) / RECORD_BYTES;
-        let n = available.min(max);
-        let first = self.record_no + 1;
-        let bytes = &self.bytes()[self.pos..self.pos + n * RECORD_BYTES];
-        let mut good = 0;
-        for (i, chunk) in bytes.chunks_exact(RECORD_BYTES).enumerate() {
-            let r: &[u8; RECORD_BYTES] = chunk.try_into().expect("chunks of 24");
-            let id = u64::from_le_bytes([r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11]]);
-            let size_bytes = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
-            let next = i64::from_le_bytes([r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23]]);
-            // The same test as `decode`'s, on the same record number.
-            let next_ok = next == -1 || next == i64::MAX || (next > 0 && next as u64 > first + i as u64);
-            if !(next_ok && size_bytes as u64 <= one_page_bytes) {
-                break;
+        let (good, _) = self.scan_buffered(max, |record, record_no| {
+            let (_, id, size_bytes, next) = fields(record);
+            let one_good_page =
+                next_vtime_of(next, record_no).is_some() && size_bytes as u64 <= one_page_bytes;
+            if one_good_page {
+                sink(id);
             }
-            sink(id);
-            good += 1;
-        }
-        self.pos += good * RECORD_BYTES;
-        self.record_no += good as u64;
+            one_good_page
+        });
         good
     }
 
