@@ -90,7 +90,7 @@ pub struct BenchArgs {
     /// the repository).
     #[arg(long, value_name = "PATH")]
     pub p3: Option<PathBuf>,
-    /// Measurements to run, comma-separated: replacement, mrc, memory, simulator (default: all).
+    /// Measurements to run: all, or some of replacement, mrc, memory, simulator, comma-separated.
     #[arg(long, value_name = "PARTS", default_value = "all")]
     pub part: String,
 }
