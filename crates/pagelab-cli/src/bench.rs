@@ -86,8 +86,8 @@ pub struct BenchArgs {
     /// else $XDG_CACHE_HOME/pagelab/libcachesim-venv, i.e. ~/.cache/pagelab/libcachesim-venv).
     #[arg(long, value_name = "DIR")]
     pub venv: Option<PathBuf>,
-    /// The ARC P3 trace (default: ../shared/traces/arc/P3.lis.zst, from the current directory or beside
-    /// the repository).
+    /// The ARC P3 trace (default: data/traces/arc/P3.lis.zst, from the current directory or in the
+    /// repository this binary was built from).
     #[arg(long, value_name = "PATH")]
     pub p3: Option<PathBuf>,
     /// Measurements to run: all, or some of replacement, mrc, memory, simulator, comma-separated.
@@ -368,10 +368,10 @@ pub fn default_venv() -> PathBuf {
     cache.join("pagelab").join("libcachesim-venv")
 }
 
-/// `../shared/traces/arc/P3.lis.zst` from the working directory (the repository root), else beside the
-/// repository this binary was built from.
+/// `data/traces/arc/P3.lis.zst` from the working directory (the repository root), else in the repository
+/// this binary was built from.
 pub fn default_p3() -> Result<PathBuf> {
-    let rel = Path::new("../shared/traces/arc/P3.lis.zst");
+    let rel = Path::new("data/traces/arc/P3.lis.zst");
     let beside_repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel);
     for candidate in [rel.to_path_buf(), beside_repo] {
         if candidate.is_file() {

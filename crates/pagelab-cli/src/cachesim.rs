@@ -16,7 +16,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
-  pagelab cachesim --trace ../shared/traces/arc/P3.lis.zst \\
+  pagelab cachesim --trace data/traces/arc/P3.lis.zst \\
       --policy lru,arc,lirs --size 1%,5%,10%,64MiB
   pagelab cachesim \\
       --trace 'synth:zipf?alpha=1.0&objects=1000000&requests=10000000' \\

@@ -14,8 +14,8 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
-  pagelab mrc --trace ../shared/traces/arc/P3.lis.zst --plot p3-mrc.svg
-  pagelab mrc --trace ../shared/traces/arc/P3.lis.zst --sample-size 8192 --json
+  pagelab mrc --trace data/traces/arc/P3.lis.zst --plot p3-mrc.svg
+  pagelab mrc --trace data/traces/arc/P3.lis.zst --sample-size 8192 --json
   pagelab mrc \\
       --trace 'synth:zipf?alpha=0.9&objects=1000000&requests=10000000' \\
       --sample-rate 0.01

@@ -25,7 +25,7 @@ pagelab's caches simulate, so that libCacheSim run on the output with ignore_obj
 string. --requests keeps the trace's requests as they are.
 
 Examples:
-  pagelab trace convert ../shared/traces/arc/P3.lis.zst \\
+  pagelab trace convert data/traces/arc/P3.lis.zst \\
       --to oracle-general P3.pages.oracleGeneral.bin
   pagelab trace convert msr.csv.gz --to csv --requests msr.pagelab.csv.zst"
     )]

@@ -1,4 +1,4 @@
-//! The real traces in `<repo>/../shared/traces`, read through the public API, checked against the counts
+//! The real traces in `<repo>/data/traces`, read through the public API, checked against the counts
 //! in their README (and against each other where two files hold the same trace).
 
 use pagelab_trace::write::{next_vtimes, write_oracle_general, OracleOptions};
@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 fn traces_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/traces");
     assert!(
         dir.join("README.md").is_file(),
-        "the shared traces are missing: expected {} (the repository's sibling `shared/traces`)",
+        "the shipped traces are missing: expected {}",
         dir.display()
     );
     dir
@@ -108,7 +108,7 @@ fn converting_the_cloudphysics_csv_reproduces_libcachesims_binary() {
 }
 
 #[test]
-fn auto_detection_names_every_shared_trace() {
+fn auto_detection_names_every_shipped_trace() {
     let cases = [
         ("lirs/multi1.trace.gz", "lirs"),
         ("arc/P3.lis.zst", "arc"),

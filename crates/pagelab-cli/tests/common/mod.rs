@@ -1,4 +1,4 @@
-//! Shared by the integration tests: where the shared traces are, and the libCacheSim venv.
+//! Shared by the integration tests: where the repository's traces are, and the libCacheSim venv.
 
 #![allow(dead_code)]
 
@@ -7,10 +7,10 @@ use pagelab_cli::traceio::{load_pages, PageTrace, TraceArgs};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// `<repo>/../shared/traces`: CI checks the repository out with `../shared` beside it.
+/// `<repo>/data/traces`: the real traces the repository ships (their origins in its README).
 pub fn traces_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
-    assert!(dir.is_dir(), "{} is missing: the tests need ../shared beside the repository", dir.display());
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/traces");
+    assert!(dir.is_dir(), "{} is missing: the repository ships its traces there", dir.display());
     dir
 }
 
@@ -23,7 +23,7 @@ pub fn args(rel: &str, ignore_size: bool) -> TraceArgs {
 }
 
 pub fn pages(rel: &str, ignore_size: bool) -> PageTrace {
-    load_pages(&args(rel, ignore_size), None).expect("the shared trace loads")
+    load_pages(&args(rel, ignore_size), None).expect("the shipped trace loads")
 }
 
 /// The libCacheSim venv, created once per test process (pip from the package registry).

@@ -3,9 +3,9 @@
 //!
 //! Provenance: `SEAGATE_ST39102LW_validate` in nmsudatalab/disksim-4.0, `build/disksim-4.0/valid/`:
 //! `cheetah9LP.model` (geometry, zones, skews, slips, mechanics), `cheetah9LP.diskspecs` (controller
-//! overheads, on-board cache) and `cheetah9LP.seek` (extracted seek curve). Copies of the three files are
-//! in `../shared/reference/disksim/`; the tests below parse them and check that every value here equals
-//! its source.
+//! overheads, on-board cache) and `cheetah9LP.seek` (extracted seek curve). The repository ships the three
+//! files unmodified in `data/reference/disksim/`; the tests below parse them and check that every value
+//! here equals its source.
 //!
 //! Two values are pagelab's, not DiskSim's:
 //! - The bus. DiskSim's "Bulk sector transfer time = 0.105" is in milliseconds per 512-byte sector
@@ -382,7 +382,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn reference(file: &str) -> String {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference").join(file);
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/reference").join(file);
         std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("the DiskSim reference file {} is needed here: {e}", path.display()))
     }

@@ -2,7 +2,7 @@
 //!
 //! DESIGN.md, "Workloads": "trace replay (block traces: each distinct process/stream id becomes a handler;
 //! traces without ids replay as one handler)". This is how the traces DULO is evaluated on (papers/001,
-//! Table 2: multi1, multi2, glimpse — shipped in `../shared/traces/lirs/`) drive the simulated server.
+//! Table 2: multi1, multi2, glimpse — shipped in `data/traces/lirs/`) drive the simulated server.
 //!
 //! **Loading.** The trace (a path or a `synth:` spec, in a named format or `auto`) is read once through
 //! [`pagelab_trace::open_trace`] and kept in memory as one FIFO queue of compact records per stream:
@@ -1128,8 +1128,8 @@ mod tests {
     /// because the trace runs out, every request completed.
     #[test]
     fn multi1_runs_to_the_end_of_the_trace() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/lirs/multi1.trace.gz");
-        assert!(path.exists(), "the shared traces are missing: expected {}", path.display());
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/lirs/multi1.trace.gz");
+        assert!(path.exists(), "the shipped traces are missing: expected {}", path.display());
         let w = TraceReplay::open(&ReplayOptions::new(path.to_str().unwrap())).unwrap();
         assert_eq!((w.natural_concurrency(), w.counts().requests), (Some(1), 15_858));
         assert_eq!(w.block_device_pages(), Some(2_606), "ids 0..=2605");
