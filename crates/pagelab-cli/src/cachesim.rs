@@ -105,7 +105,7 @@ impl WithPolicy for KeysRun<'_> {
             None => cache.access_keys(self.keys, 0),
             Some(next) => {
                 for (i, (&key, &next_vtime)) in self.keys.iter().zip(next).enumerate() {
-                    cache.access(&Access { key, vtime: i as u64, next_vtime, lbn: key, prefetch: false });
+                    cache.access(&Access { next_vtime, ..Access::demand(key, i as u64) });
                 }
             }
         }

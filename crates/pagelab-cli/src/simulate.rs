@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
-use pagelab_sim::config::{Arrival, SimConfig};
+use pagelab_sim::config::{Arrival, MemoryModel, SimConfig, Warmup};
 use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::layout::{LayoutSpec, Placement};
 use pagelab_sim::metrics::RunMetrics;
@@ -55,9 +55,16 @@ pub struct SimulateArgs {
     /// Skip malformed trace records (counted) instead of stopping at the first.
     #[arg(long, requires = "trace")]
     pub skip_bad_lines: bool,
-    /// Buffer-cache memory (pages in flight count against it).
+    /// The server's physical memory. Under a kernel memory model the kernel keeps its share (its image,
+    /// `mem_map`, 16 KiB per handler thread) and the page cache gets the rest (pages in flight count).
     #[arg(long, default_value = "512MiB")]
     pub memory: String,
+    /// How memory is managed: linux-2.6 (the papers' kernels: watermarks min/low/high from
+    /// min_free_kbytes, kswapd between low and high, direct reclaim of 32 pages below min, reclaim charged
+    /// as CPU time), linux (the same with today's watermark_scale_factor), or exact (all memory is cache,
+    /// one page evicted per page needed, no cost: what `pagelab cachesim` models).
+    #[arg(long, default_value = "linux-2.6", value_name = "MODEL")]
+    pub memory_model: String,
     /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
     #[arg(long, default_value = "linux")]
     pub policy: String,
@@ -88,8 +95,9 @@ pub struct SimulateArgs {
     /// Stop after this many requests complete (within --duration).
     #[arg(long)]
     pub requests: Option<u64>,
-    /// Simulated time run before measuring.
-    #[arg(long, default_value = "0s")]
+    /// Simulated time run before measuring: auto (until steady state: memory has filled and every handler
+    /// has completed a request; at most 10 × --duration; a trace replay is measured whole) or a duration.
+    #[arg(long, default_value = "auto", value_name = "auto|DURATION")]
     pub warmup: String,
     /// CPU cores serving the handlers.
     #[arg(long, default_value_t = 2)]
@@ -116,6 +124,7 @@ pub struct SimulateArgs {
 struct ConfigEcho {
     workload: String,
     memory_bytes: u64,
+    memory_model: String,
     policy: String,
     prefetch: String,
     device: String,
@@ -125,7 +134,8 @@ struct ConfigEcho {
     cpus: u32,
     cpu_per_page_ns: u64,
     duration_s: f64,
-    warmup_s: f64,
+    /// The fixed warm-up, or `null` for auto (the `warmup` object of the results says what happened).
+    warmup_s: Option<f64>,
     max_requests: Option<u64>,
     seed: u64,
 }
@@ -155,8 +165,16 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         other => bail!("bad --placement `{other}`: expected sequential or random"),
     };
     let extent_bytes = parse_bytes(&args.extent_size).context("--extent-size")?;
+    let memory_model = MemoryModel::parse(&args.memory_model).ok_or_else(|| {
+        anyhow!("bad --memory-model `{}`: expected one of {}", args.memory_model, MemoryModel::NAMES)
+    })?;
+    let warmup = match args.warmup.trim() {
+        "auto" => Warmup::Auto,
+        text => Warmup::Fixed(Nanos(parse_duration_ns(text).context("--warmup (auto or a duration)")?)),
+    };
     let cfg = SimConfig {
         memory_bytes: parse_bytes(&args.memory).context("--memory")?,
+        memory_model,
         policy: args.policy.parse().context("--policy")?,
         prefetcher: args.prefetch.parse().context("--prefetch")?,
         device: DeviceSpec::parse(&args.device).map_err(|e| anyhow!("--device: {e}"))?,
@@ -167,7 +185,7 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         cpu_per_page: Nanos(parse_duration_ns(&args.cpu_per_page).context("--cpu-per-page")?),
         duration: Nanos(parse_duration_ns(&args.duration).context("--duration")?),
         max_requests: args.requests,
-        warmup: Nanos(parse_duration_ns(&args.warmup).context("--warmup")?),
+        warmup,
         seed: args.seed,
         layout: LayoutSpec {
             placement,
@@ -188,6 +206,7 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
     if cfg.concurrency == 0 {
         bail!("bad --concurrency 0: at least one handler");
     }
+    cfg.memory(cfg.concurrency).map_err(|e| anyhow!("--memory {}: {e}", args.memory))?;
     Ok(cfg)
 }
 
@@ -195,6 +214,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
     ConfigEcho {
         workload,
         memory_bytes: cfg.memory_bytes,
+        memory_model: cfg.memory_model.name().to_string(),
         policy: cfg.policy.cli_name().to_string(),
         prefetch: cfg.prefetcher.spec(),
         device: cfg.device.to_string(),
@@ -209,7 +229,10 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         cpus: cfg.cpus,
         cpu_per_page_ns: cfg.cpu_per_page.0,
         duration_s: cfg.duration.as_secs_f64(),
-        warmup_s: cfg.warmup.as_secs_f64(),
+        warmup_s: match cfg.warmup {
+            Warmup::Auto => None,
+            Warmup::Fixed(t) => Some(t.as_secs_f64()),
+        },
         max_requests: cfg.max_requests,
         seed: cfg.seed,
     }
@@ -272,10 +295,14 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
     );
     println!("device        {}", c.device);
     println!("handlers      {} ({handlers})", c.concurrency);
+    let w = &m.warmup;
+    let steady =
+        if w.steady_state { "steady state" } else { "NOT steady: memory unfilled or a handler never done" };
     println!(
-        "measured      {:.1} s simulated after {:.1} s warm-up; {:.2} s wall, {:.2} M page accesses/s",
+        "measured      {:.1} s simulated after {:.1} s warm-up ({}, {steady}); {:.2} s wall, {:.2} M page accesses/s",
         m.sim_seconds,
-        c.warmup_s,
+        w.seconds,
+        w.mode,
         wall,
         m.pages_accessed as f64 / wall.max(1e-9) / 1e6
     );
@@ -309,6 +336,30 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
     println!(
         "prefetch      {} pages prefetched, {} used, {} evicted unused; thrashing {} pages ({:.1}/s)",
         p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
+    );
+    let mem = &m.memory;
+    let mib = |bytes: f64| bytes / (1024.0 * 1024.0);
+    println!(
+        "memory        {} ({}): kernel {:.1} MiB; mean free {:.1} MiB (min {:.1}), cached {:.1} MiB, in flight {:.1} MiB ({:.1} %)",
+        fmt_bytes(mem.total_bytes),
+        mem.model,
+        mib(mem.kernel_reserve_bytes as f64),
+        mib(mem.free_bytes_mean),
+        mib(mem.free_bytes_min as f64),
+        mib(mem.resident_bytes_mean),
+        mib(mem.in_flight_bytes_mean),
+        100.0 * mem.in_flight_fraction_mean
+    );
+    println!(
+        "reclaim       kswapd {} wake-ups, {} pages, {:.3} s CPU; direct {} times, {} pages, {:.3} ms mean, {:.3} ms max; {} stalls",
+        mem.kswapd_wakeups,
+        mem.kswapd_reclaimed_pages,
+        mem.kswapd_cpu_s,
+        mem.direct_reclaims,
+        mem.direct_reclaimed_pages,
+        mem.direct_reclaim_ms_mean,
+        mem.direct_reclaim_ms_max,
+        mem.stalls
     );
     println!("cpu           {:.1} % utilized", 100.0 * m.cpu_utilization);
 }

@@ -45,7 +45,8 @@ impl<P: Replacement> KeyedCache<P> {
         KeyedCache { table, policy, stats: HitStats::default() }
     }
 
-    /// Reference `access.key`: a hit updates the policy; a miss evicts if full, then inserts.
+    /// Reference `access.key`: a hit updates the policy; a miss announces the page (`on_miss`), evicts if
+    /// full, then inserts: the demand cache's order of the [`Replacement`] protocol.
     /// Returns whether it was a hit.
     #[inline]
     pub fn access(&mut self, access: &Access) -> bool {
@@ -86,13 +87,14 @@ impl<P: Replacement> KeyedCache<P> {
             self.policy.on_hit(frame, access, &mut self.table.shadows());
             true
         } else {
+            let history = self.policy.on_miss(access, &mut self.table.shadows());
             let frame = if self.table.is_full() {
-                let victim = self.policy.evict(access, &mut self.table.shadows());
+                let victim = self.policy.evict(history, &mut self.table.shadows());
                 self.table.replace_hashed::<SHADOWS>(victim, access.key, hash)
             } else {
                 self.table.insert_hashed::<SHADOWS>(access.key, hash)
             };
-            self.policy.on_insert(frame, access, &mut self.table.shadows());
+            self.policy.on_insert(frame, access, history, &mut self.table.shadows());
             false
         };
         debug_assert_eq!(self.table.len(), self.policy.len(), "table and policy disagree on residency");

@@ -153,8 +153,8 @@ impl FrameTable {
     /// [`FrameTable::lookup_hashed`] for a reference the driver is about to hand to its policy: a shadow
     /// entry found on the way is remembered for the policy's [`Shadows::get`] and [`Shadows::take`]. Caller
     /// guarantees `hash == FrameTable::hash(key)`, and that between hook calls no key is both resident and
-    /// a shadow (true of a driver that inserts a page into its policy as soon as it takes a frame for it,
-    /// as [`crate::cache::KeyedCache`] does: every policy takes a key's shadow when the key comes back).
+    /// a shadow (true of every driver that follows the policy protocol: `on_miss` takes a key's shadow
+    /// before the driver gives the key a frame).
     ///
     /// `SHADOWS` is the policy's [`crate::policy::Replacement::KEEPS_SHADOWS`], as in every `_hashed`
     /// method: with `false` (the table has no shadow slots) the shadow bookkeeping compiles out of the
@@ -180,8 +180,9 @@ impl FrameTable {
     }
 
     /// The first entry filed under `key`. The probe compares keys only (a test of the id in the loop cost
-    /// LRU 4–7 % on P3); a key has one entry, resident or shadow, except while a driver holds a frame for a
-    /// page its policy has not yet taken in (the simulator's pages under I/O).
+    /// LRU 4–7 % on P3); a key has one entry, resident or shadow, when its driver follows the policy
+    /// protocol (`on_miss` takes the shadow before the key gets a frame). A driver that does not still
+    /// finds the resident entry past the shadow ([`FrameTable::lookup_hashed`]).
     #[inline(always)]
     fn find(&self, key: u64, hash: KeyHash) -> Option<u32> {
         debug_assert_eq!(hash, Self::hash(key), "hash of another key");

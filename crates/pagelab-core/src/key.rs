@@ -13,9 +13,18 @@ impl FileId {
     pub const MAX: u32 = (1 << PageKey::FILE_BITS) - 1;
 }
 
-/// A disk location in pages (page-sized logical block number).
+/// A disk location in pages (page-sized logical block number). The core's one unit of disk address;
+/// devices and schedulers, which work in 512-byte sectors, name theirs `sector`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lbn(pub u64);
+
+impl std::ops::Add<u64> for Lbn {
+    type Output = Lbn;
+    /// The location `pages` further on. Panics on overflow (a disk address past 2^64 pages is a bug).
+    fn add(self, pages: u64) -> Lbn {
+        Lbn(self.0.checked_add(pages).expect("LBN overflow"))
+    }
+}
 
 /// The owner of accesses and prefetches: a request handler in the simulator, an open file handle live.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

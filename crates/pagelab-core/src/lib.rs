@@ -4,11 +4,13 @@
 //! does not own. Drivers (the simulator in `pagelab-sim`, the trace-driven tools in `pagelab-cli`, later a
 //! live FUSE driver) pass time in explicitly and carry out the decisions the engine returns.
 //!
-//! Layout (see `../shared/DESIGN.md`):
+//! Layout (see `docs/ARCHITECTURE.md`):
 //! - [`policy`]: replacement policies over resident, already-accessed pages, one file each, behind
 //!   [`policy::Replacement`].
 //! - [`buffer`]: [`buffer::BufferCache`], the OS buffer cache: policy + prefetcher + in-flight pages under
-//!   one memory budget; the contract between the engine and its drivers.
+//!   one memory budget; the contract between the engine and its drivers, with its observer seam.
+//! - [`memory`]: the memory model: the kernel's reserve, watermarks, kswapd, direct reclaim, and the
+//!   reclaim interface every cache section implements.
 //! - [`prefetch`]: what to read ahead (none, Linux on-demand readahead, fixed T-P).
 //! - [`cache`]: [`cache::KeyedCache`], a hit/miss cache of opaque 64-bit keys driven by one policy
 //!   (what `pagelab cachesim` runs).
@@ -24,6 +26,7 @@ pub mod hash;
 pub mod index;
 pub mod key;
 pub mod list;
+pub mod memory;
 pub mod policy;
 pub mod prefetch;
 pub mod spec;

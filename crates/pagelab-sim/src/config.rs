@@ -3,6 +3,8 @@
 use crate::device::DeviceSpec;
 use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
+use pagelab_core::error::CoreError;
+use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::Nanos;
@@ -18,10 +20,60 @@ pub enum Arrival {
     Open { rate_per_s: f64, poisson: bool },
 }
 
+/// How memory is managed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// A Linux kernel: its own memory (a base reserve and a stack per handler thread), free-page
+    /// watermarks by `watermarks`, kswapd, direct reclaim in batches of 32, reclaim charged as CPU time
+    /// (`pagelab_core::memory`).
+    Kernel { watermarks: WatermarkRule },
+    /// All memory is cache and a page needed when it is full evicts exactly one, at no cost: the model of
+    /// `pagelab cachesim` (and of pagelab before the kernel model).
+    Exact,
+}
+
+impl MemoryModel {
+    /// The names users type (`--memory-model`).
+    pub const NAMES: &'static str = "linux-2.6, linux, exact";
+
+    pub fn parse(text: &str) -> Option<MemoryModel> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "linux-2.6" | "kernel" => Some(MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 }),
+            "linux" => Some(MemoryModel::Kernel { watermarks: WatermarkRule::Modern { scale_factor: 10 } }),
+            "exact" | "none" => Some(MemoryModel::Exact),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 } => "linux-2.6",
+            MemoryModel::Kernel { .. } => "linux",
+            MemoryModel::Exact => "exact",
+        }
+    }
+}
+
+/// How long the simulation runs before it measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warmup {
+    /// Until steady state: memory has filled (free pages down to the `low` watermark, or no free page
+    /// without a kernel) and every handler slot has completed a request; at most [`Warmup::AUTO_MAX`]
+    /// times the measured duration (the run says whether steady state was reached).
+    Auto,
+    Fixed(Nanos),
+}
+
+impl Warmup {
+    /// The bound on an automatic warm-up, in measured durations.
+    pub const AUTO_MAX: u64 = 10;
+}
+
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// Memory for the buffer cache (pages in flight count against it).
+    /// Physical memory of the server (the kernel's share and the caches').
     pub memory_bytes: u64,
+    pub memory_model: MemoryModel,
     pub policy: PolicyKind,
     pub prefetcher: AnyPrefetcher,
     pub device: DeviceSpec,
@@ -37,7 +89,7 @@ pub struct SimConfig {
     /// Stop after this many requests complete in the measured period (whichever comes first).
     pub max_requests: Option<u64>,
     /// Simulated time run before measuring (caches fill, streams reach steady state).
-    pub warmup: Nanos,
+    pub warmup: Warmup,
     pub seed: u64,
     pub layout: LayoutSpec,
     /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: 40 % of memory, the
@@ -51,6 +103,8 @@ impl Default for SimConfig {
         SimConfig {
             // papers/000 §4.2: "the server memory size at 512MB".
             memory_bytes: 512 << 20,
+            // The papers ran Linux 2.6.10–2.6.18.
+            memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
             // Linux 2.6's active/inactive lists: the "AccessHistory" system every paper compares against.
             policy: PolicyKind::TwoList,
             // Linux on-demand readahead with its default 128 KiB window.
@@ -69,7 +123,7 @@ impl Default for SimConfig {
             // papers/000 §4: "each round takes 120 seconds".
             duration: Nanos::from_secs(120),
             max_requests: None,
-            warmup: Nanos::ZERO,
+            warmup: Warmup::Auto,
             seed: 1,
             layout: LayoutSpec::default(),
             thrash_history_pages: None,
@@ -78,8 +132,30 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
-    pub fn memory_pages(&self) -> u32 {
-        let pages = self.memory_bytes / pagelab_core::PAGE_SIZE_BYTES;
-        u32::try_from(pages).unwrap_or(u32::MAX).max(1)
+    /// The buffer cache's memory for a server with `threads` handler threads.
+    pub fn memory(&self, threads: u32) -> Result<MemoryConfig, CoreError> {
+        match self.memory_model {
+            MemoryModel::Kernel { watermarks } => MemoryConfig::linux(
+                self.memory_bytes,
+                KernelReserve::LINUX_2_6,
+                threads,
+                watermarks,
+                ReclaimCosts::LINUX_2_6,
+            ),
+            MemoryModel::Exact => {
+                let pages = self.memory_bytes / pagelab_core::PAGE_SIZE_BYTES;
+                let pages = u32::try_from(pages).map_err(|_| CoreError::InvalidParameter {
+                    what: "memory size",
+                    why: format!("{} bytes is more than {} pages", self.memory_bytes, u32::MAX),
+                })?;
+                if pages == 0 {
+                    return Err(CoreError::InvalidParameter {
+                        what: "memory size",
+                        why: format!("{} bytes is less than one page", self.memory_bytes),
+                    });
+                }
+                Ok(MemoryConfig::exact(pages))
+            }
+        }
     }
 }

@@ -78,7 +78,7 @@ impl FileLayout {
                 } else {
                     geometric(rng, spec.extent_pages_mean).min(pages - at)
                 };
-                pieces.push((f as u32, Extent { file_page: at, lbn: 0, pages: len }));
+                pieces.push((f as u32, Extent { file_page: at, lbn: Lbn(0), pages: len }));
                 at += len;
             }
         }
@@ -87,7 +87,7 @@ impl FileLayout {
         }
         let mut lbn = spec.start_lbn;
         for (_, e) in pieces.iter_mut() {
-            e.lbn = lbn;
+            e.lbn = Lbn(lbn);
             lbn += e.pages + spec.gap_pages;
         }
         let used = lbn.saturating_sub(spec.gap_pages);
@@ -137,7 +137,7 @@ impl FileLayout {
         let fm = &self.files[file.0 as usize];
         assert!(index < fm.pages, "page {index} beyond the end of file {} ({} pages)", file.0, fm.pages);
         let e = extent_of(&fm.extents, index);
-        Lbn(e.lbn + (index - e.file_page))
+        e.lbn + (index - e.file_page)
     }
 
     /// Append to `out` the disk-contiguous runs covering pages `[start, start + n)` of `file`, in file
@@ -147,7 +147,7 @@ impl FileLayout {
             return;
         }
         if self.identity_pages.is_some() {
-            out.push(Extent { file_page: start, lbn: start, pages: n });
+            out.push(Extent { file_page: start, lbn: Lbn(start), pages: n });
             return;
         }
         let fm = &self.files[file.0 as usize];
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(l.lbn(FileId(1), 4), Lbn(114));
         let mut runs = Vec::new();
         l.runs(FileId(0), 3, 7, &mut runs);
-        assert_eq!(runs, vec![Extent { file_page: 3, lbn: 103, pages: 7 }]);
+        assert_eq!(runs, vec![Extent { file_page: 3, lbn: Lbn(103), pages: 7 }]);
         assert_eq!(l.used_pages(), 115);
     }
 
@@ -230,7 +230,7 @@ mod tests {
             }
             for r in &runs {
                 for k in 0..r.pages {
-                    assert_eq!(l.lbn(FileId(f as u32), r.file_page + k), Lbn(r.lbn + k));
+                    assert_eq!(l.lbn(FileId(f as u32), r.file_page + k), r.lbn + k);
                 }
             }
         }

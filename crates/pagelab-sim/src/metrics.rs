@@ -66,7 +66,62 @@ pub struct CacheMetrics {
     pub misses: u64,
     pub inflight_waits: u64,
     pub evictions: u64,
+    /// Reads that needed memory when every page was pinned by I/O.
     pub reclaim_stalls: u64,
+    /// Readahead pages not fetched because no memory could be had for them.
+    pub prefetch_dropped: u64,
+    /// Pages fetched for a reader's call and evicted before the call reached them.
+    pub demand_lost: u64,
+}
+
+/// The memory model over the measured period (bytes are 4 KiB pages × 4096; means are time-weighted).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryMetrics {
+    /// `exact` (all memory is cache), `linux-2.6` or `linux` (a kernel's watermarks).
+    pub model: String,
+    pub total_bytes: u64,
+    /// Held by the kernel: its image, `mem_map`, a stack per handler thread.
+    pub kernel_reserve_bytes: u64,
+    /// Total minus the reserve: what caches may use.
+    pub usable_bytes: u64,
+    pub watermark_min_bytes: u64,
+    pub watermark_low_bytes: u64,
+    pub watermark_high_bytes: u64,
+    pub free_bytes_mean: f64,
+    pub free_bytes_min: u64,
+    pub resident_bytes_mean: f64,
+    /// Pages held by fetches in flight (pinned by I/O).
+    pub in_flight_bytes_mean: f64,
+    /// `in_flight_bytes_mean` over `total_bytes`.
+    pub in_flight_fraction_mean: f64,
+    pub kswapd_wakeups: u64,
+    pub kswapd_reclaimed_pages: u64,
+    pub kswapd_scanned_pages: u64,
+    /// CPU time kswapd spent reclaiming, seconds.
+    pub kswapd_cpu_s: f64,
+    pub direct_reclaims: u64,
+    pub direct_reclaimed_pages: u64,
+    pub direct_scanned_pages: u64,
+    /// Time a handler spent in one direct reclaim (its CPU time and its wait for a CPU), milliseconds.
+    pub direct_reclaim_ms_mean: f64,
+    pub direct_reclaim_ms_max: f64,
+    /// Reads that stalled because nothing could be reclaimed.
+    pub stalls: u64,
+}
+
+/// How the measured period was reached.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WarmupMetrics {
+    /// `auto` (until steady state) or `fixed`.
+    pub mode: String,
+    /// Simulated time before measuring, seconds.
+    pub seconds: f64,
+    /// Auto: memory had filled and every handler slot had completed a request when measuring began (false:
+    /// the warm-up hit its bound and the measured period is not steady). Fixed: whether the same held at the
+    /// end of the fixed warm-up.
+    pub steady_state: bool,
+    /// Requests completed during the warm-up.
+    pub requests: u64,
 }
 
 /// One run's results. Field names are a stable interface.
@@ -83,6 +138,8 @@ pub struct RunMetrics {
     pub disk: DiskMetrics,
     pub prefetch: PrefetchMetrics,
     pub cache: CacheMetrics,
+    pub memory: MemoryMetrics,
+    pub warmup: WarmupMetrics,
     /// Fraction of CPU capacity used.
     pub cpu_utilization: f64,
     /// Application page accesses simulated (delivered pages), for speed reports.

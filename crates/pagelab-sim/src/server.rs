@@ -9,16 +9,30 @@
 //! delivered all its pages, the handler spends `cpu_per_page` per page on a CPU, then moves on. At the end
 //! of its program the handler exits (its stream closes: the prefetcher forgets it, the anticipatory
 //! scheduler stops waiting for it) and, in a closed loop, the slot starts the next request at once.
+//!
+//! Memory is a kernel's (`pagelab_core::memory`): the handlers' threads cost kernel memory, kswapd is a
+//! kernel thread whose reclaim batches run on the same CPUs as the handlers, and a read that allocates
+//! below the `min` watermark reclaims a batch itself: the handler spends that CPU time before its fetches
+//! are issued (then resumes its read, which may find that the page it waited for has arrived meanwhile).
+//!
+//! The measured period starts at steady state by default ([`Warmup::Auto`]): once memory has filled and
+//! every handler slot has completed a request, so that neither the empty cache nor the first requests'
+//! synchronized start is measured. A trace replay is finite and is measured from its start.
 
-use crate::config::{Arrival, SimConfig};
+use crate::config::{Arrival, SimConfig, Warmup};
 use crate::cpu::{Cpu, Slot};
 use crate::device::Device;
 use crate::event::EventQueue;
 use crate::layout::FileLayout;
-use crate::metrics::{CacheMetrics, DiskMetrics, LatencyMs, PrefetchMetrics, RunMetrics};
+use crate::metrics::{
+    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, PrefetchMetrics, RunMetrics, WarmupMetrics,
+};
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::workload::{RequestProgram, Step, Workload};
-use pagelab_core::buffer::{BufferCache, BufferCacheConfig, Fetch, ReadCursor, ReadOutcome, ReadStatus};
+use pagelab_core::buffer::{
+    BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
+    ThrashDetector,
+};
 use pagelab_core::hash::KeyMap;
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
@@ -26,6 +40,13 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, VecDeque};
 
 const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
+
+/// The CPU slot of kswapd's bursts (handlers use `0..concurrency`).
+const KSWAPD: Slot = Slot::MAX;
+
+/// What the simulator observes of its buffer cache: the counters of `simulate --json` and Li & Shen's
+/// prefetch-thrashing detector.
+type SimObserver = (Counters, ThrashDetector);
 
 #[derive(Debug)]
 enum Event {
@@ -37,7 +58,7 @@ enum Event {
     IoDone(Dispatch),
     /// The I/O scheduler asked to be called again now (anticipation timeout).
     SchedTimer,
-    /// The warm-up ends: start measuring.
+    /// The warm-up ends (fixed, or the bound of an automatic one): start measuring.
     Measure,
     /// The measured period ends.
     End,
@@ -57,6 +78,12 @@ struct Handler {
     /// Open loop: the arrival handed to this idle slot, not yet begun.
     handed: Option<Nanos>,
     cpu_total: Nanos,
+    /// In a direct reclaim since this time: the CPU burst paying for it is running.
+    reclaiming: Option<Nanos>,
+    /// Fetches the read issued, held until its direct reclaim's CPU time has been spent.
+    held: Vec<Fetch>,
+    /// The slot has completed a request (steady state needs every slot to).
+    completed_once: bool,
 }
 
 /// Counters over the measured period.
@@ -70,6 +97,47 @@ struct Window {
     disk_service: Nanos,
     disk_busy: Nanos,
     request_pages: BTreeMap<u64, u64>,
+    kswapd_cpu: Nanos,
+    direct_reclaims: u64,
+    direct_reclaim_total: Nanos,
+    direct_reclaim_max: Nanos,
+}
+
+/// Time integrals of the memory gauges over the measured period.
+#[derive(Debug, Default)]
+struct Gauges {
+    since: Nanos,
+    /// Page-nanoseconds (f64: a sum of products up to 2^32 pages × 2^40 ns loses only relative 1e-16).
+    free: f64,
+    resident: f64,
+    in_flight: f64,
+    free_min: u32,
+}
+
+impl Gauges {
+    fn start(now: Nanos, m: &MemorySnapshot) -> Gauges {
+        Gauges { since: now, free_min: m.free, ..Gauges::default() }
+    }
+
+    /// The memory was `m` from `self.since` until `now`.
+    #[inline]
+    fn advance(&mut self, now: Nanos, m: &MemorySnapshot) {
+        let dt = (now.0 - self.since.0) as f64;
+        self.free += m.free as f64 * dt;
+        self.resident += m.resident as f64 * dt;
+        self.in_flight += m.in_flight as f64 * dt;
+        self.free_min = self.free_min.min(m.free);
+        self.since = now;
+    }
+
+    /// Mean bytes of `area` over `secs`.
+    fn mean_bytes(area: f64, secs: f64) -> f64 {
+        if secs > 0.0 {
+            area / 1e9 / secs * PAGE_SIZE_BYTES as f64
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Why a run could not start.
@@ -85,7 +153,7 @@ pub struct Server {
     rng: ChaCha8Rng,
     workload: Box<dyn Workload>,
     layout: FileLayout,
-    cache: BufferCache,
+    cache: BufferCache<SimObserver>,
     sched: Box<dyn IoScheduler>,
     device: Box<dyn Device>,
     cpu: Cpu,
@@ -102,10 +170,17 @@ pub struct Server {
     waiters: KeyMap<u64, Vec<Slot>>,
     no_memory: Vec<Slot>,
     out: ReadOutcome,
+    kswapd_running: bool,
     measuring: bool,
     measure_start: Nanos,
     ended: bool,
     win: Window,
+    gauges: Gauges,
+    /// Steady state: memory has filled, and so many slots have completed a request.
+    memory_filled: bool,
+    slots_completed: u32,
+    requests_total: u64,
+    warmup: WarmupMetrics,
 }
 
 impl Server {
@@ -133,13 +208,14 @@ impl Server {
         if cfg.cpus == 0 {
             return Err(SimError::Config("the server needs at least one CPU".into()));
         }
-        let memory_pages = cfg.memory_pages();
-        let cache = BufferCache::new(BufferCacheConfig {
-            memory_pages,
-            policy: cfg.policy,
-            prefetcher: cfg.prefetcher.clone(),
-            thrash_history_pages: cfg.thrash_history_pages.unwrap_or(memory_pages / 10 * 4),
-        });
+        let memory = cfg.memory(concurrency).map_err(|e| SimError::Config(e.to_string()))?;
+        // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
+        let thrash_pages = cfg.thrash_history_pages.unwrap_or(memory.total_pages / 10 * 4);
+        let cache = BufferCache::with_observer(
+            BufferCacheConfig { memory, policy: cfg.policy, prefetcher: cfg.prefetcher.clone() },
+            (Counters::default(), ThrashDetector::new(thrash_pages)),
+        )
+        .map_err(|e| SimError::Config(e.to_string()))?;
         let sched = cfg.scheduler.build();
         let cpu = Cpu::new(cfg.cpus);
         let handlers = (0..concurrency).map(|_| Handler::default()).collect();
@@ -164,10 +240,16 @@ impl Server {
             waiters: KeyMap::default(),
             no_memory: Vec::new(),
             out: ReadOutcome::default(),
+            kswapd_running: false,
             measuring: false,
             measure_start: Nanos::ZERO,
             ended: false,
             win: Window::default(),
+            gauges: Gauges::default(),
+            memory_filled: false,
+            slots_completed: 0,
+            requests_total: 0,
+            warmup: WarmupMetrics::default(),
         })
     }
 
@@ -201,12 +283,16 @@ impl Server {
                 self.q.schedule(Nanos::ZERO, Event::Arrival);
             }
         }
-        if self.cfg.warmup > Nanos::ZERO {
-            self.q.schedule(self.cfg.warmup, Event::Measure);
-        } else {
-            self.begin_measuring();
+        let finite = self.workload.natural_concurrency().is_some();
+        match self.cfg.warmup {
+            Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(t, Event::Measure),
+            Warmup::Auto if !finite => {
+                let bound = Nanos(self.cfg.duration.0.saturating_mul(Warmup::AUTO_MAX));
+                self.q.schedule(bound, Event::Measure);
+            }
+            // A trace replay is measured whole; so is a run without warm-up.
+            _ => self.begin_measuring(),
         }
-        self.q.schedule(self.cfg.warmup + self.cfg.duration, Event::End);
     }
 
     fn now(&self) -> Nanos {
@@ -221,7 +307,11 @@ impl Server {
                 if let Some((next, work)) = self.cpu.complete() {
                     self.q.schedule_after(work, Event::CpuDone(next));
                 }
-                self.advance(slot);
+                if slot == KSWAPD {
+                    self.kswapd_continue();
+                } else {
+                    self.advance(slot);
+                }
             }
             Event::IoDone(dispatch) => self.io_done(dispatch),
             Event::SchedTimer => {
@@ -229,10 +319,60 @@ impl Server {
                     self.timer = None;
                 }
             }
-            Event::Measure => self.begin_measuring(),
+            Event::Measure => {
+                if !self.measuring {
+                    self.begin_measuring();
+                }
+            }
             Event::End => self.ended = true,
         }
+        if !self.kswapd_running && self.cache.kswapd_awake() {
+            self.kswapd_running = true;
+            self.kswapd_continue();
+        }
+        let memory = self.cache.memory();
+        if self.measuring {
+            self.gauges.advance(self.now(), &memory);
+        } else {
+            self.memory_filled |= memory.free <= memory.watermarks.low;
+            if matches!(self.cfg.warmup, Warmup::Auto) && self.steady() {
+                self.begin_measuring();
+            }
+        }
         self.kick_device();
+    }
+
+    /// Steady state: memory has filled and every handler slot has completed a request (open loop: as many
+    /// requests as slots have completed).
+    fn steady(&self) -> bool {
+        let slots = self.handlers.len() as u64;
+        let served = match self.cfg.arrival {
+            Arrival::Closed => self.slots_completed as u64 >= slots,
+            Arrival::Open { .. } => self.requests_total >= slots,
+        };
+        self.memory_filled && served
+    }
+
+    /// kswapd runs one reclaim batch and spends its CPU time; when the burst ends it runs the next, until the
+    /// cache says it sleeps.
+    fn kswapd_continue(&mut self) {
+        let now = self.now();
+        let Some(cost) = self.cache.kswapd_step(now) else {
+            self.kswapd_running = false;
+            return;
+        };
+        let work = self.cache.reclaim_time(cost);
+        if work == Nanos::ZERO {
+            // Nothing scanned or freed: the cache has put kswapd to sleep.
+            self.kswapd_running = false;
+            return;
+        }
+        if self.measuring {
+            self.win.kswapd_cpu += work;
+        }
+        if let Some(done_in) = self.cpu.submit(KSWAPD, work) {
+            self.q.schedule_after(done_in, Event::CpuDone(KSWAPD));
+        }
     }
 
     fn arrival(&mut self) {
@@ -254,6 +394,9 @@ impl Server {
 
     /// Run the handler in `slot` until it blocks (I/O, memory, CPU) or its request ends.
     fn advance(&mut self, slot: Slot) {
+        if let Some(started) = self.handlers[slot as usize].reclaiming.take() {
+            self.reclaim_done(slot, started);
+        }
         if self.handlers[slot as usize].program.is_none() && !self.begin_request(slot) {
             return;
         }
@@ -265,6 +408,11 @@ impl Server {
             if let Some(mut cursor) = h.cursor.take() {
                 let status = self.continue_read(slot, &mut cursor);
                 let h = &mut self.handlers[slot as usize];
+                if h.reclaiming.is_some() {
+                    // Spending the direct reclaim's CPU time; the read resumes when it is spent.
+                    h.cursor = Some(cursor);
+                    return;
+                }
                 match status {
                     ReadStatus::Done => {
                         let work = Nanos(self.cfg.cpu_per_page.0 * h.call_pages);
@@ -332,6 +480,10 @@ impl Server {
             if persistent {
                 self.close_stream(StreamId(slot + 1));
             }
+            // An exhausted stream will complete nothing more: it no longer holds steady state back.
+            if !std::mem::replace(&mut self.handlers[slot as usize].completed_once, true) {
+                self.slots_completed += 1;
+            }
             self.idle.push(slot);
             if self.idle.len() == self.handlers.len() && matches!(self.cfg.arrival, Arrival::Closed) {
                 self.ended = true;
@@ -347,8 +499,18 @@ impl Server {
             self.next_stream = self.next_stream.wrapping_add(1);
             StreamId(self.next_stream)
         };
+        if !persistent || self.cache.stream(stream).is_none() {
+            self.cache.stream_opened(now, stream);
+        }
         let h = &mut self.handlers[slot as usize];
-        *h = Handler { program: Some(program), stream, started: arrived, ..Handler::default() };
+        let completed_once = h.completed_once;
+        *h = Handler {
+            program: Some(program),
+            stream,
+            started: arrived,
+            completed_once,
+            ..Handler::default()
+        };
         true
     }
 
@@ -358,6 +520,10 @@ impl Server {
         let stream = h.stream;
         let started = h.started;
         h.program = None;
+        if !std::mem::replace(&mut h.completed_once, true) {
+            self.slots_completed += 1;
+        }
+        self.requests_total += 1;
         if self.workload.natural_concurrency().is_none() {
             self.close_stream(stream);
         }
@@ -377,7 +543,7 @@ impl Server {
 
     /// The stream's owner exited: the prefetcher and the scheduler forget it.
     fn close_stream(&mut self, stream: StreamId) {
-        self.cache.stream_closed(stream);
+        self.cache.stream_closed(self.now(), stream);
         self.sched.owner_exited(stream);
     }
 
@@ -390,9 +556,12 @@ impl Server {
             return None;
         }
         let stream = self.handlers[slot as usize].stream;
-        Some(self.cache.begin_read(stream, file, first, last, file_pages))
+        let cursor = self.cache.begin_read(self.now(), stream, file, first, last, file_pages);
+        Some(cursor.expect("workloads read inside their files"))
     }
 
+    /// One `read()` step of the handler in `slot`. If the read reclaimed memory directly, the handler spends
+    /// that CPU time first (`reclaiming` is set) and the fetches wait for it.
     fn continue_read(&mut self, slot: Slot, cursor: &mut ReadCursor) -> ReadStatus {
         let now = self.now();
         self.cache.read(now, cursor, &self.layout, &mut self.out);
@@ -403,22 +572,50 @@ impl Server {
         }
         let status = self.out.status;
         let fetches = std::mem::take(&mut self.out.fetches);
-        for f in &fetches {
-            self.submit(now, f);
+        let reclaim = self.cache.reclaim_time(self.out.direct_reclaim);
+        if reclaim > Nanos::ZERO {
+            let h = &mut self.handlers[slot as usize];
+            h.held.extend_from_slice(&fetches);
+            h.reclaiming = Some(now);
+            self.run_cpu(slot, reclaim);
+        } else {
+            for f in &fetches {
+                self.submit(now, f);
+            }
         }
         self.out.fetches = fetches;
         status
+    }
+
+    /// The handler's direct reclaim has been paid for: its held fetches go to the scheduler now.
+    fn reclaim_done(&mut self, slot: Slot, started: Nanos) {
+        let now = self.now();
+        let held = std::mem::take(&mut self.handlers[slot as usize].held);
+        for f in &held {
+            self.submit(now, f);
+        }
+        self.handlers[slot as usize].held = held;
+        self.handlers[slot as usize].held.clear();
+        if self.measuring {
+            let took = now - started;
+            self.win.direct_reclaims += 1;
+            self.win.direct_reclaim_total += took;
+            self.win.direct_reclaim_max = self.win.direct_reclaim_max.max(took);
+        }
     }
 
     fn submit(&mut self, now: Nanos, f: &Fetch) {
         let prev = self.fetches.insert(f.id, *f);
         assert!(prev.is_none(), "fetch {} submitted twice", f.id);
         let sectors = u32::try_from(f.pages as u64 * SECTORS_PER_PAGE).expect("fetch fits a request");
-        self.sched.add(now, IoRequest::read(f.id, f.lbn * SECTORS_PER_PAGE, sectors, f.owner, now));
+        self.sched.add(now, IoRequest::read(f.id, f.lbn.0 * SECTORS_PER_PAGE, sectors, f.owner, now));
     }
 
     fn run_cpu(&mut self, slot: Slot, work: Nanos) {
-        self.handlers[slot as usize].cpu_total += work;
+        let h = &mut self.handlers[slot as usize];
+        h.cpu_total += work;
+        let stream = h.stream;
+        self.cache.stream_cpu(self.now(), stream, work.0).expect("a running handler's stream is open");
         if let Some(done_in) = self.cpu.submit(slot, work) {
             self.q.schedule_after(done_in, Event::CpuDone(slot));
         }
@@ -472,7 +669,7 @@ impl Server {
         let mut wake: Vec<Slot> = Vec::new();
         for id in &d.parts {
             let fetch = self.fetches.remove(id).expect("a completed request was submitted");
-            self.cache.fetch_done(now, &fetch);
+            self.cache.fetch_done(now, &fetch).expect("the cache issued this fetch");
             if let Some(w) = self.waiters.remove(id) {
                 wake.extend(w);
             }
@@ -486,10 +683,26 @@ impl Server {
 
     fn begin_measuring(&mut self) {
         let now = self.now();
+        let memory = self.cache.memory();
+        self.memory_filled |= memory.free <= memory.watermarks.low;
+        self.warmup = WarmupMetrics {
+            mode: match self.cfg.warmup {
+                Warmup::Auto => "auto".into(),
+                Warmup::Fixed(_) => "fixed".into(),
+            },
+            seconds: now.as_secs_f64(),
+            steady_state: self.steady(),
+            requests: self.requests_total,
+        };
         self.measuring = true;
         self.measure_start = now;
+        self.q.schedule(now + self.cfg.duration, Event::End);
         self.win = Window::default();
-        self.cache.reset_stats();
+        let observer = self.cache.observer_mut();
+        observer.0 = Counters::default();
+        observer.1.thrash_pages = 0;
+        self.cache.reset_memory_stats();
+        self.gauges = Gauges::start(now, &memory);
         self.cpu.reset_busy();
         if self.busy_since.is_some() {
             self.busy_since = Some(now);
@@ -498,11 +711,17 @@ impl Server {
 
     fn finish(mut self) -> RunMetrics {
         let now = self.now();
+        if !self.measuring {
+            // The workload ran out during the warm-up: nothing was measured.
+            self.begin_measuring();
+        }
         if let Some(since) = self.busy_since {
             self.win.disk_busy += now - since.max(self.measure_start);
         }
+        self.gauges.advance(now, &self.cache.memory());
         let secs = (now - self.measure_start).as_secs_f64();
-        let s = self.cache.stats();
+        let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1.thrash_pages);
+        let memory = self.memory_metrics(secs, &s);
         let w = &mut self.win;
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         RunMetrics {
@@ -531,8 +750,8 @@ impl Server {
                 pages_prefetched: s.pages_prefetched,
                 prefetched_used: s.prefetched_used,
                 evicted_unused: s.evicted_unused,
-                thrash_pages: s.thrash_pages,
-                thrash_pages_per_s: per_s(s.thrash_pages as f64),
+                thrash_pages,
+                thrash_pages_per_s: per_s(thrash_pages as f64),
             },
             cache: CacheMetrics {
                 hits: s.hits,
@@ -540,13 +759,54 @@ impl Server {
                 inflight_waits: s.inflight_waits,
                 evictions: s.evictions,
                 reclaim_stalls: s.reclaim_stalls,
+                prefetch_dropped: s.prefetch_dropped,
+                demand_lost: s.demand_lost,
             },
+            memory,
+            warmup: std::mem::take(&mut self.warmup),
             cpu_utilization: if secs > 0.0 {
                 self.cpu.busy().as_secs_f64() / (secs * self.cfg.cpus as f64)
             } else {
                 0.0
             },
             pages_accessed: w.pages_delivered,
+        }
+    }
+
+    fn memory_metrics(&self, secs: f64, s: &Counters) -> MemoryMetrics {
+        let m = self.cache.memory();
+        let stats = self.cache.memory_stats();
+        let bytes = |pages: u32| pages as u64 * PAGE_SIZE_BYTES;
+        let g = &self.gauges;
+        let w = &self.win;
+        let in_flight_bytes_mean = Gauges::mean_bytes(g.in_flight, secs);
+        MemoryMetrics {
+            model: self.cfg.memory_model.name().into(),
+            total_bytes: bytes(m.total),
+            kernel_reserve_bytes: bytes(m.reserved),
+            usable_bytes: bytes(m.usable),
+            watermark_min_bytes: bytes(m.watermarks.min),
+            watermark_low_bytes: bytes(m.watermarks.low),
+            watermark_high_bytes: bytes(m.watermarks.high),
+            free_bytes_mean: Gauges::mean_bytes(g.free, secs),
+            free_bytes_min: bytes(g.free_min),
+            resident_bytes_mean: Gauges::mean_bytes(g.resident, secs),
+            in_flight_bytes_mean,
+            in_flight_fraction_mean: in_flight_bytes_mean / bytes(m.total) as f64,
+            kswapd_wakeups: stats.kswapd_wakeups,
+            kswapd_reclaimed_pages: stats.kswapd.freed,
+            kswapd_scanned_pages: stats.kswapd.scanned,
+            kswapd_cpu_s: w.kswapd_cpu.as_secs_f64(),
+            direct_reclaims: stats.direct_reclaims,
+            direct_reclaimed_pages: stats.direct.freed,
+            direct_scanned_pages: stats.direct.scanned,
+            direct_reclaim_ms_mean: if w.direct_reclaims == 0 {
+                0.0
+            } else {
+                w.direct_reclaim_total.as_ms_f64() / w.direct_reclaims as f64
+            },
+            direct_reclaim_ms_max: w.direct_reclaim_max.as_ms_f64(),
+            stalls: s.reclaim_stalls,
         }
     }
 }

@@ -8,11 +8,7 @@ use std::path::PathBuf;
 
 fn traces_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/traces");
-    assert!(
-        dir.join("README.md").is_file(),
-        "the shipped traces are missing: expected {}",
-        dir.display()
-    );
+    assert!(dir.join("README.md").is_file(), "the shipped traces are missing: expected {}", dir.display());
     dir
 }
 

@@ -17,8 +17,14 @@
 //! check this on five real traces. They part only in the simulated server, where a page can be dropped
 //! (`on_remove`) or reach the policy when its I/O completes, after the hand has moved on: there the page
 //! takes its frame's place in the ring, as in a real CLOCK, not the head of a list.
+//!
+//! Prefetched pages: a demanded page enters with its bit clear (the reference that brought it in is not
+//! counted, as in libCacheSim), so a readahead page must enter below that: it is marked prefetched, the
+//! hand takes it like a clear page, and its first use makes it an ordinary page with a clear bit (that
+//! use is its first reference, the one a demanded page had at its miss). Only a second use sets the bit.
+//! A readahead that meets a resident page (`on_hit` with `prefetch`) is not a reference.
 
-use super::{Access, FrameId, Replacement};
+use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 
 /// A frame the policy does not track (free, or its page not yet inserted).
@@ -27,20 +33,25 @@ const UNTRACKED: u8 = 0;
 const CLEAR: u8 = 1;
 /// A tracked page whose reference bit is set.
 const REFERENCED: u8 = 2;
+/// A tracked page brought in by readahead and not yet used: evictable as [`CLEAR`]; its first use makes
+/// it [`CLEAR`].
+const PREFETCHED: u8 = 3;
 
 #[derive(Clone, Debug)]
 pub struct Clock {
-    /// By frame: [`UNTRACKED`], [`CLEAR`] or [`REFERENCED`].
+    /// By frame: [`UNTRACKED`], [`CLEAR`], [`REFERENCED`] or [`PREFETCHED`].
     bits: Vec<u8>,
     /// The frame the hand points to: the next one it examines.
     hand: u32,
     len: u32,
+    /// Referenced pages the hand passed (cleared) in all evictions: the scan beyond the victims.
+    passed: u64,
 }
 
 impl Clock {
     pub fn new(capacity: u32) -> Clock {
         assert!(capacity >= 1, "CLOCK needs at least one frame");
-        Clock { bits: vec![UNTRACKED; capacity as usize], hand: 0, len: 0 }
+        Clock { bits: vec![UNTRACKED; capacity as usize], hand: 0, len: 0, passed: 0 }
     }
 
     fn capacity_frames(&self) -> u32 {
@@ -66,19 +77,23 @@ impl Replacement for Clock {
         self.len
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         let bit = &mut self.bits[frame as usize];
         assert_eq!(*bit, UNTRACKED, "frame {frame} inserted twice");
-        *bit = CLEAR;
+        *bit = if access.prefetch { PREFETCHED } else { CLEAR };
         self.len += 1;
     }
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
-        debug_assert_ne!(self.bits[frame as usize], UNTRACKED, "hit on untracked frame {frame}");
-        self.bits[frame as usize] = REFERENCED;
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+        let bit = &mut self.bits[frame as usize];
+        debug_assert_ne!(*bit, UNTRACKED, "hit on untracked frame {frame}");
+        if access.prefetch {
+            return;
+        }
+        *bit = if *bit == PREFETCHED { CLEAR } else { REFERENCED };
     }
     #[inline]
-    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         assert!(self.len > 0, "evict from an empty CLOCK");
         let n = self.capacity_frames();
         // The first lap clears every set bit it passes, so the second lap stops at the latest: 2n steps.
@@ -87,12 +102,15 @@ impl Replacement for Clock {
             self.hand = if frame + 1 == n { 0 } else { frame + 1 };
             let bit = &mut self.bits[frame as usize];
             match *bit {
-                CLEAR => {
+                CLEAR | PREFETCHED => {
                     *bit = UNTRACKED;
                     self.len -= 1;
                     return frame;
                 }
-                REFERENCED => *bit = CLEAR,
+                REFERENCED => {
+                    *bit = CLEAR;
+                    self.passed += 1;
+                }
                 _ => {}
             }
         }
@@ -104,10 +122,18 @@ impl Replacement for Clock {
         *bit = UNTRACKED;
         self.len -= 1;
     }
-    /// Pages newest first (the hand's next victim candidate last), `*` on a set reference bit.
+    fn pages_scanned(&self) -> u64 {
+        self.passed
+    }
+    /// Pages newest first (the hand's next victim candidate last), `*` on a set reference bit, `+` on a
+    /// prefetched page not yet used.
     fn state(&self, table: &FrameTable) -> String {
         let marked = self.newest_first().map(|f| {
-            let star = if self.bits[f as usize] == REFERENCED { "*" } else { "" };
+            let star = match self.bits[f as usize] {
+                REFERENCED => "*",
+                PREFETCHED => "+",
+                _ => "",
+            };
             format!("{}{star}", table.key(f))
         });
         format!("[{}]", marked.collect::<Vec<_>>().join(" "))
@@ -166,14 +192,36 @@ mod tests {
         d.remove(1);
         let late = d.table.insert(21); // frame 1, its I/O in flight: not yet in the policy
         assert_eq!((late, d.state().as_str()), (1, "[13 12 10]"));
-        assert_eq!(d.evict(20, 4), 0, "10 is clear: the victim");
+        assert_eq!(d.evict(History::NONE), 0, "10 is clear: the victim");
         assert_eq!(d.insert(20, 5), 0);
-        assert_eq!(d.evict(30, 6), 2, "the hand skips frame 1 (under I/O) and takes 12");
+        assert_eq!(d.evict(History::NONE), 2, "the hand skips frame 1 (under I/O) and takes 12");
         assert_eq!(d.insert(30, 7), 2);
         assert_eq!(d.state(), "[30 20 13]");
-        d.policy.on_insert(late, &Access::demand(21, 8), &mut d.table.shadows());
+        d.arrive(late, Access::demand(21, 8), History::NONE);
         assert_eq!(d.state(), "[30 21 20 13]");
-        assert_eq!([d.evict(1, 9), d.evict(1, 9), d.evict(1, 9), d.evict(1, 9)], [3, 0, 1, 2]);
+        let none = History::NONE;
+        assert_eq!([d.evict(none), d.evict(none), d.evict(none), d.evict(none)], [3, 0, 1, 2]);
         assert!(d.policy.is_empty());
+    }
+
+    /// A prefetched page ranks below a demanded one until used: its first use leaves it as a demanded page
+    /// is after its miss (bit clear), the second sets the bit. The hand counts the referenced pages it
+    /// passes as scanned.
+    #[test]
+    fn a_prefetched_page_is_referenced_first_by_its_first_use() {
+        let mut d = Driver::new(Clock::new(3));
+        let a = d.insert(1, 0);
+        let b = d.insert_prefetched(2, 1);
+        let c = d.insert_prefetched(3, 2);
+        assert_eq!(d.state(), "[3+ 2+ 1]");
+        d.hit(b, 3);
+        d.hit(a, 4);
+        assert_eq!(d.state(), "[3+ 2 1*]", "2's first use is its first reference: bit still clear");
+        d.hit(b, 5);
+        assert_eq!(d.state(), "[3+ 2* 1*]");
+        d.policy.on_hit(c, &Access::prefetched(3, 6), &mut d.table.shadows());
+        assert_eq!(d.state(), "[3+ 2* 1*]", "a readahead meeting a resident page is no reference");
+        assert_eq!(d.evict(History::NONE), c, "the hand passes 1* and 2*, then takes the unused 3");
+        assert_eq!(d.policy.pages_scanned(), 2);
     }
 }

@@ -3,8 +3,11 @@
 //! The baseline of every replacement study (Belady 1966 discusses it as the simplest realizable rule).
 //! Li & Shen (papers/000, §2) note that, lacking access history, prefetched pages are evicted in FIFO
 //! order by any history-based policy. Matches libCacheSim's `FIFO` to the reference.
+//!
+//! Prefetched pages enter at the tail like demanded ones; no reference moves a page, so a first use
+//! changes nothing.
 
-use super::{format_keys, Access, FrameId, Replacement};
+use super::{format_keys, Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
@@ -31,13 +34,13 @@ impl Replacement for Fifo {
         self.queue.len()
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
+    fn on_insert(&mut self, frame: FrameId, _: &Access, _: History, _: &mut Shadows<'_>) {
         self.links.push_front(&mut self.queue, frame);
     }
     #[inline]
     fn on_hit(&mut self, _: FrameId, _: &Access, _: &mut Shadows<'_>) {}
     #[inline]
-    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         self.links.pop_back(&mut self.queue).expect("evict from an empty FIFO")
     }
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {

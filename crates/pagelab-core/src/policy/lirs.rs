@@ -43,6 +43,20 @@
 //!   and pruning follows. `evict` with Q empty (possible only after removals, when every resident page
 //!   is LIR) demotes the bottom LIR page first and evicts it.
 //!
+//! The miss is split over the [`Replacement`] protocol's hooks: `on_miss` looks for the key's
+//! non-resident entry in S, drops it and returns the answer as the page's [`History`] (case 3a or 3b);
+//! `evict` takes the front of Q; `on_insert` makes the page LIR or HIR by that answer. The answer travels
+//! with the page, so a buffer cache that takes frames for several pages before any arrives treats each as
+//! the paper does, whatever pruning happens between.
+//!
+//! Prefetched pages (`Access::prefetch`): a readahead page has not been referenced, so it has no recency
+//! and no IRR: it enters Q as a resident HIR page with no entry in S (S records references). Its first
+//! use is its first reference: case 2 for a resident HIR page not in S (2b: an entry at the top of S, the
+//! page to the end of Q; or LIR while the LIR set is not full). If its key had a non-resident entry in S
+//! when the readahead brought it back, the entry goes then (a key is resident or a shadow, never both) and
+//! the first use counts as case 3a, late: the page becomes LIR. A prefetched page evicted before any use
+//! leaves no non-resident entry: it was never referenced.
+//!
 //! libCacheSim's `LIRS` (`LIRS.c`, as in the `libcachesim` Python package 0.3.5) has the same Lhirs
 //! (⌊1 % · c⌋, at least 1), the same bound on S and the same rules but one: in case 2b (a hit to a
 //! resident HIR page X that is not in S) its `hit_RD_HIRinQ` first demotes the bottom LIR page to Q as
@@ -53,7 +67,7 @@
 //! that step and pagelab's without it; on the LIRS, ARC P3 and CloudPhysics traces (36 trace × size
 //! points, 100 to 100 000 pages) the two differ by at most 0.00042 in miss ratio, either way.
 
-use super::{Access, FrameId, Replacement};
+use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
@@ -69,6 +83,18 @@ enum Status {
     HirInStack,
     /// Resident HIR page whose S entry was pruned (or never made): in Q only.
     Hir,
+    /// Resident page brought in by readahead and not yet used: in Q only, like [`Status::Hir`].
+    Prefetched,
+    /// Likewise, its key a non-resident entry in S when it came back: its first use is case 3a.
+    PrefetchedInStack,
+}
+
+/// LIRS's meanings of [`History`].
+mod hist {
+    /// A demand reference whose key was a non-resident entry in S (case 3a): the entry is gone.
+    pub const IN_STACK: u8 = 1;
+    /// A readahead page whose key was a non-resident entry in S: case 3a waits for its first use.
+    pub const IN_STACK_DEFERRED: u8 = 2;
 }
 
 #[derive(Clone, Debug)]
@@ -223,7 +249,7 @@ impl Lirs {
                 Status::NonResident => (true, false, true),
                 Status::Lir => (true, false, false),
                 Status::HirInStack => (true, true, false),
-                Status::Hir => (false, true, false),
+                Status::Hir | Status::Prefetched | Status::PrefetchedInStack => (false, true, false),
             };
             let got = (in_stack[f], in_queue[f], in_nonresident[f]);
             assert_eq!(got, expected, "id {f} is {:?}", self.status[f]);
@@ -264,15 +290,31 @@ impl Replacement for Lirs {
         self.lir_len + self.queue.len()
     }
 
-    /// Case 3: a miss. The victim was taken by `evict` (if the cache was full) before this.
+    /// Case 3's test: whether the key has a non-resident entry in S, which goes now.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+    fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        let Some(node) = shadows.get(access.key) else {
+            return History::NONE;
+        };
+        self.drop_nonresident(node, shadows);
+        History(if access.prefetch { hist::IN_STACK_DEFERRED } else { hist::IN_STACK })
+    }
+
+    /// Case 3: a miss (3a with a non-resident entry in S, else 3b). The victim was taken by `evict` (if
+    /// the cache was full) before this. A prefetched page enters Q only.
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
         assert_eq!(self.status[frame as usize], Status::Free, "frame {frame} is not free");
         assert!(self.len() < self.capacity, "LIRS would hold more pages than frames");
-        if let Some(node) = shadows.get(access.key) {
-            // 3a: re-referenced within the LIR set's recency.
-            self.drop_nonresident(node, shadows);
-            self.push_lir(frame, shadows);
+        if access.prefetch {
+            let in_stack = history.0 == hist::IN_STACK_DEFERRED;
+            self.status[frame as usize] =
+                if in_stack { Status::PrefetchedInStack } else { Status::Prefetched };
+            self.queue_links.push_front(&mut self.queue, frame);
+            return;
+        }
+        if history.0 == hist::IN_STACK {
+            self.push_lir(frame, shadows); // 3a: re-referenced within the LIR set's recency.
         } else if self.lir_len < self.lir_max {
             self.push_lir(frame, shadows);
         } else {
@@ -281,9 +323,12 @@ impl Replacement for Lirs {
         self.limit_stack(shadows);
     }
 
-    /// Cases 1 and 2: a hit.
+    /// Cases 1 and 2: a hit; the first use of a prefetched page is its first reference.
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access, shadows: &mut Shadows<'_>) {
+    fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        if access.prefetch {
+            return;
+        }
         match self.status[frame as usize] {
             Status::Lir => {
                 self.stack_links.move_to_front(&mut self.stack, frame);
@@ -295,12 +340,17 @@ impl Replacement for Lirs {
                 self.stack_links.remove(&mut self.stack, frame);
                 self.push_lir(frame, shadows);
             }
-            Status::Hir if self.lir_len < self.lir_max => {
-                // Room in the LIR set (only after `on_remove`): as in warm-up.
+            Status::PrefetchedInStack => {
+                // 3a, at the first use of a page readahead brought back.
                 self.queue_links.remove(&mut self.queue, frame);
                 self.push_lir(frame, shadows);
             }
-            Status::Hir => {
+            Status::Hir | Status::Prefetched if self.lir_len < self.lir_max => {
+                // Room in the LIR set (warm-up, or after `on_remove`).
+                self.queue_links.remove(&mut self.queue, frame);
+                self.push_lir(frame, shadows);
+            }
+            Status::Hir | Status::Prefetched => {
                 // 2b
                 self.queue_links.move_to_front(&mut self.queue, frame);
                 self.push_hir_on_stack(frame);
@@ -312,7 +362,7 @@ impl Replacement for Lirs {
 
     /// The front of Q; if it is in S, its entry there becomes non-resident.
     #[inline]
-    fn evict(&mut self, _: &Access, shadows: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(self.len() > 0, "evict from an empty LIRS");
         if self.queue.is_empty() {
             self.demote_bottom(shadows);
@@ -320,7 +370,9 @@ impl Replacement for Lirs {
         let victim = self.queue_links.pop_back(&mut self.queue).expect("Q holds a page after demotion");
         match self.status[victim as usize] {
             Status::HirInStack => self.make_nonresident(victim, shadows),
-            Status::Hir => self.status[victim as usize] = Status::Free,
+            Status::Hir | Status::Prefetched | Status::PrefetchedInStack => {
+                self.status[victim as usize] = Status::Free
+            }
             s => unreachable!("frame {victim} is {s:?} but in Q"),
         }
         victim
@@ -338,14 +390,17 @@ impl Replacement for Lirs {
                 self.stack_links.remove(&mut self.stack, frame);
                 self.queue_links.remove(&mut self.queue, frame);
             }
-            Status::Hir => self.queue_links.remove(&mut self.queue, frame),
+            Status::Hir | Status::Prefetched | Status::PrefetchedInStack => {
+                self.queue_links.remove(&mut self.queue, frame)
+            }
             s @ (Status::Free | Status::NonResident) => panic!("removing frame {frame}, which is {s:?}"),
         }
         self.status[frame as usize] = Status::Free;
     }
 
     /// `"S=[5H 1L 4N 2L] Q=[5]"`: S from the top, each key marked `L` (LIR), `H` (resident HIR) or `N`
-    /// (non-resident HIR); Q from its end (the most recent) to its front (the next victim).
+    /// (non-resident HIR); Q from its end (the most recent) to its front (the next victim), `+` marking a
+    /// prefetched page not yet used.
     fn state(&self, table: &FrameTable) -> String {
         let stack: Vec<String> = self
             .stack_links
@@ -359,8 +414,15 @@ impl Replacement for Lirs {
                 format!("{}{mark}", table.key(n))
             })
             .collect();
-        let queue: Vec<String> =
-            self.queue_links.iter(&self.queue).map(|f| table.key(f).to_string()).collect();
+        let queue: Vec<String> = self
+            .queue_links
+            .iter(&self.queue)
+            .map(|f| {
+                let unused =
+                    matches!(self.status[f as usize], Status::Prefetched | Status::PrefetchedInStack);
+                format!("{}{}", table.key(f), if unused { "+" } else { "" })
+            })
+            .collect();
         format!("S=[{}] Q=[{}]", stack.join(" "), queue.join(" "))
     }
 }
@@ -521,8 +583,57 @@ mod tests {
             d.insert(key, t as u64);
         }
         assert_eq!(d.state(), "S=[12L 11L 10L] Q=[]");
-        assert_eq!(d.evict(99, 3), 0, "the bottom LIR page");
+        assert_eq!(d.evict(History::NONE), 0, "the bottom LIR page");
         assert_eq!((d.state().as_str(), d.policy.len()), ("S=[12L 11L] Q=[]", 2));
+        d.policy.check(&d.table);
+    }
+
+    /// The buffer cache's order: a frame is taken for 3 (its non-resident entry in S found and dropped at
+    /// `on_miss`) and hits on 2 and 1 prune S before 3 arrives. 3 still becomes LIR (case 3a, decided when
+    /// it was referenced); looking for its entry only at insertion would find it pruned and make it HIR.
+    #[test]
+    fn a_page_in_flight_keeps_the_case_of_its_reference() {
+        let mut d = Driver::new(Lirs::new(3));
+        let (one, two) = (d.insert(1, 0), d.insert(2, 1));
+        d.insert(3, 2);
+        let h = d.policy.on_miss(&Access::demand(4, 3), &mut d.table.shadows());
+        d.evict(h);
+        let four = d.table.insert(4);
+        d.arrive(four, Access::demand(4, 3), h);
+        assert_eq!(d.state(), "S=[4H 3N 2L 1L] Q=[4]");
+        let h3 = d.policy.on_miss(&Access::demand(3, 4), &mut d.table.shadows());
+        d.evict(h3);
+        let three = d.table.insert(3);
+        assert_eq!(d.state(), "S=[4N 2L 1L] Q=[]");
+        d.hit(two, 5);
+        d.hit(one, 6);
+        assert_eq!(d.state(), "S=[1L 2L] Q=[]", "pruning dropped 4's entry");
+        d.arrive(three, Access::demand(3, 4), h3);
+        assert_eq!(d.state(), "S=[3L 1L] Q=[2]", "3a: 3 is LIR, the bottom LIR page (2) demoted");
+        d.policy.check(&d.table);
+    }
+
+    /// A prefetched page enters Q with no entry in S; its first use is its first reference; evicted unused
+    /// it leaves no non-resident entry; brought back while its key was in S, its first use is case 3a.
+    #[test]
+    fn prefetched_pages_are_referenced_first_by_their_first_use() {
+        let mut d = Driver::new(Lirs::new(3));
+        let a = d.insert_prefetched(1, 0);
+        assert_eq!(d.state(), "S=[] Q=[1+]");
+        d.hit(a, 1);
+        assert_eq!(d.state(), "S=[1L] Q=[]", "first use during warm-up: LIR");
+        d.insert(2, 2);
+        let c = d.insert_prefetched(3, 3);
+        assert_eq!(d.state(), "S=[2L 1L] Q=[3+]");
+        assert_eq!(d.evict(History::NONE), c);
+        assert_eq!(d.state(), "S=[2L 1L] Q=[]", "never used: no non-resident entry");
+        d.insert(4, 4);
+        d.evict(History::NONE);
+        assert_eq!(d.state(), "S=[4N 2L 1L] Q=[]");
+        let b = d.insert_prefetched(4, 5);
+        assert_eq!(d.state(), "S=[2L 1L] Q=[4+]", "the entry goes when readahead brings 4 back");
+        d.hit(b, 6);
+        assert_eq!(d.state(), "S=[4L 2L] Q=[1]", "its first use is case 3a");
         d.policy.check(&d.table);
     }
 

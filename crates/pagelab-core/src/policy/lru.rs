@@ -4,8 +4,13 @@
 //! 9(2), 1970 — the stack algorithm whose inclusion property lets one pass compute every cache size's miss
 //! count (`crate::whatif::stack_distance`). One list, MRU at the front; a hit moves the page to the front.
 //! Matches libCacheSim's `LRU` to the reference.
+//!
+//! Prefetched pages: a readahead page enters at the MRU end like a demanded one (Linux adds readahead
+//! pages at the head of its inactive list, `add_to_page_cache_lru`). LRU keeps no count of references, so
+//! the first use of a prefetched page is simply a hit that moves it to the front; a readahead that meets
+//! a resident page (`on_hit` with `prefetch`) is not a reference and moves nothing.
 
-use super::{format_keys, Access, FrameId, Replacement};
+use super::{format_keys, Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
@@ -32,15 +37,17 @@ impl Replacement for Lru {
         self.queue.len()
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
+    fn on_insert(&mut self, frame: FrameId, _: &Access, _: History, _: &mut Shadows<'_>) {
         self.links.push_front(&mut self.queue, frame);
     }
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
-        self.links.move_to_front(&mut self.queue, frame);
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+        if !access.prefetch {
+            self.links.move_to_front(&mut self.queue, frame);
+        }
     }
     #[inline]
-    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         self.links.pop_back(&mut self.queue).expect("evict from an empty LRU")
     }
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {

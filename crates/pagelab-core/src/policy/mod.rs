@@ -1,13 +1,15 @@
 //! Replacement policies over resident pages, one file each, behind one small trait.
 //!
-//! The hook set follows cache_ext's (`../shared/reference/cache_ext.md`): a page was inserted, a resident
-//! page was accessed, a page was removed, choose a victim. The cache that drives a policy owns the
+//! The hook set follows cache_ext's (`../shared/reference/cache_ext.md`): a page is coming in (`on_miss`),
+//! a page was inserted, a resident page was accessed, a page was removed, choose a victim; the legal orders
+//! of the calls are part of the contract ([`Replacement`]). The cache that drives a policy owns the
 //! key → frame table ([`crate::frames::FrameTable`]), including the shadow entries a policy keeps of evicted
 //! pages; the policy owns the order. Pages are named by [`FrameId`], so a policy's per-page state lives in
 //! flat arrays indexed by frame.
 
 use crate::error::CoreError;
 use crate::frames::{FrameTable, Shadows};
+use crate::key::Lbn;
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,34 +46,88 @@ pub struct Access {
     pub vtime: u64,
     /// `vtime` of the next reference to `key`, or [`NEVER`]. Only the offline OPT reads it.
     pub next_vtime: u64,
-    /// Disk location of the page in pages (equal to `key` for block traces); DULO reads it.
-    pub lbn: u64,
+    /// Disk location of the page (equal to `key` for block traces); DULO reads it.
+    pub lbn: Lbn,
     /// The page is being inserted by a prefetch, not by a demand access: it has no access history yet
-    /// (Linux puts such pages on the inactive list without the referenced bit).
+    /// (Linux puts such pages on the inactive list without the referenced bit). See "Prefetched pages" in
+    /// the module doc of each policy; on [`Replacement::on_hit`] the flag means a readahead met a resident
+    /// page, which is not a reference.
     pub prefetch: bool,
 }
 
 impl Access {
     /// A demand reference to `key` at logical time `vtime`, future unknown.
     pub fn demand(key: u64, vtime: u64) -> Access {
-        Access { key, vtime, next_vtime: NEVER, lbn: key, prefetch: false }
+        Access { key, vtime, next_vtime: NEVER, lbn: Lbn(key), prefetch: false }
+    }
+
+    /// A readahead insertion of `key` at logical time `vtime`: no reference yet.
+    pub fn prefetched(key: u64, vtime: u64) -> Access {
+        Access { prefetch: true, ..Access::demand(key, vtime) }
+    }
+}
+
+/// What a policy remembered of a page when the page comes back: [`Replacement::on_miss`] takes the
+/// page's shadow entry (ARC's B1/B2 ghost, 2Q's A1out key, LIRS's non-resident entry) and returns what it
+/// said; the driver hands the value back, unchanged, to [`Replacement::evict`] for the evictions that make
+/// room for the page and to [`Replacement::on_insert`] when the page arrives. Opaque to drivers: each
+/// policy gives the byte its own meaning, and [`History::NONE`] always means "nothing remembered".
+///
+/// The value travels with the page rather than staying in the policy because a buffer cache has many
+/// pages between `on_miss` and `on_insert` at once (every page of a readahead window, every fetch in
+/// flight), for different keys, in any order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct History(pub u8);
+
+impl History {
+    pub const NONE: History = History(0);
+
+    pub const fn is_none(self) -> bool {
+        self.0 == 0
     }
 }
 
 /// A replacement policy: decides which resident page leaves when room is needed.
 ///
-/// The driver (a cache) calls the hooks in this protocol, and a policy may assert it:
-/// - `on_insert(f, a, shadows)` after placing a new page in the free frame `f`;
-/// - `on_hit(f, a, shadows)` when the resident page in `f` is referenced;
-/// - `evict(a, shadows)` when it needs a frame: the policy picks a victim among the pages it tracks,
-///   forgets it (and may keep its key as a shadow entry, [`Shadows::keep`]), and returns its frame, which
-///   the driver then frees before the next `evict`;
+/// ## The protocol
+///
+/// A driver (a cache) calls the hooks as follows, and a policy may assert it.
+/// - `on_miss(a, shadows) -> h` when the driver is about to bring in the page `a.key` (a demand miss, or a
+///   readahead page, `a.prefetch`). Caller guarantees the key is neither resident nor already between its
+///   own `on_miss` and `on_insert`. The policy must take the key's shadow entry, if it keeps one, and
+///   return what it learned; it must keep no other state for this key (a driver may drop the page before
+///   it arrives: an I/O error, an invalidation, and then never calls `on_insert` for it).
+/// - `evict(h, shadows) -> f` when the driver needs a frame: the policy picks a victim among the pages it
+///   tracks, forgets it (and may keep its key as a shadow entry, [`Shadows::keep`]), and returns its
+///   frame, which the driver frees before the next `evict`. `h` is the history of the page the room is
+///   for, or [`History::NONE`] when the eviction is for no page in particular (reclaim ahead of demand,
+///   kswapd). Caller guarantees `len() > 0`.
+/// - `on_insert(f, a, h, shadows)` when the page `a.key`, announced by `on_miss`, is in the free frame `f`
+///   and its contents are valid; `h` is what that `on_miss` returned.
+/// - `on_hit(f, a, shadows)` when the resident page in `f` is referenced.
 /// - `on_remove(f, shadows)` when the driver drops a page on its own (invalidation, a page moved to another
 ///   cache): the policy forgets the frame without counting it as an eviction.
 ///
+/// **Legal orders.** Per key: `on_miss`, then any number of other calls, then `on_insert` (or nothing, if
+/// the driver drops the page); then hits; then `evict` or `on_remove`. Across keys, calls interleave
+/// freely. A demand cache (`pagelab cachesim`, [`crate::cache::KeyedCache`]) produces `on_miss(k)`,
+/// `evict(h_k)` if full, `on_insert(k, h_k)`, one key at a time. The buffer cache produces the orders a
+/// kernel does: `on_miss` for every page of a readahead window, several evictions (a reclaim batch of
+/// 32, or kswapd's evictions for no page at all), then the insertions as their fetches complete, in
+/// completion order, with hits, misses and evictions of other pages between. Every policy must make the
+/// same decisions under both: the tests in each policy's file and `buffer`'s oracle test (buffer cache
+/// = `cachesim` on real traces) check it.
+///
+/// **Prefetched pages.** A page inserted with `a.prefetch` has not been referenced: its first `on_hit` is
+/// its first reference, not its second (Li & Shen, papers/000 §2: prefetched pages have no access history;
+/// Linux 2.6 adds them to the inactive list without `PG_referenced`). A policy that distinguishes first
+/// from later references keeps the distinction per frame; each module doc says what its prefetched pages
+/// do, and what becomes of the history `on_miss` found for them (it is applied at the first reference,
+/// not at the insertion).
+///
 /// `shadows` is the driver's table of shadow entries (see [`crate::frames`]), sized by
-/// [`Replacement::shadow_slots`]: where a policy keeps the keys of pages that left (ARC's B1/B2, 2Q's
-/// A1out, LIRS's non-resident entries), and through which it reads the keys of frames.
+/// [`Replacement::shadow_slots`]: where a policy keeps the keys of pages that left, and through which it
+/// reads the keys of frames.
 pub trait Replacement {
     /// The paper's name for the policy (`"LRU"`, `"ARC"`, ...).
     fn name(&self) -> &'static str;
@@ -98,18 +154,35 @@ pub trait Replacement {
         self.len() == 0
     }
 
-    /// Caller guarantees frame `frame` is free in the policy and now holds `access.key`.
-    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>);
+    /// The page `access.key` is about to be brought in (see the protocol above). Policies without shadow
+    /// entries remember nothing.
+    #[inline(always)]
+    fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        let _ = (access, shadows);
+        History::NONE
+    }
+
+    /// Caller guarantees frame `frame` is free in the policy and now holds `access.key`, announced by
+    /// `on_miss`, which returned `history`.
+    fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>);
 
     /// Caller guarantees the policy tracks `frame` and it holds `access.key`.
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>);
 
-    /// Caller guarantees `len() > 0`. `incoming` is the reference the room is for (ARC's REPLACE and OPT
-    /// read it). Must return a frame the policy tracked and no longer tracks.
-    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId;
+    /// Caller guarantees `len() > 0`. `incoming` is the history of the page the room is for
+    /// ([`History::NONE`] for none; ARC's REPLACE reads it). Must return a frame the policy tracked and no
+    /// longer tracks.
+    fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId;
 
     /// Caller guarantees the policy tracks `frame`. The page leaves without becoming history.
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>);
+
+    /// Pages the policy has examined in all its `evict`s so far besides the victims themselves (CLOCK's
+    /// hand passing referenced pages, the two-list policy's aging of active pages): the scan work a
+    /// kernel's reclaim pays for. Policies whose victim is always at a list end examine nothing else.
+    fn pages_scanned(&self) -> u64 {
+        0
+    }
 
     /// The policy's queues as text, keys in queue order (MRU first), for hand-traced tests and
     /// `--debug` output; e.g. `"T1=[3 2] T2=[1] B1=[5] B2=[] p=1"`. `table` is the driver's: it holds the
@@ -276,19 +349,26 @@ impl Replacement for AnyPolicy {
         dispatch!(self, p => p.len())
     }
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
-        dispatch!(self, p => p.on_insert(frame, access, shadows))
+    fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        dispatch!(self, p => p.on_miss(access, shadows))
+    }
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
+        dispatch!(self, p => p.on_insert(frame, access, history, shadows))
     }
     #[inline]
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
         dispatch!(self, p => p.on_hit(frame, access, shadows))
     }
     #[inline]
-    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
         dispatch!(self, p => p.evict(incoming, shadows))
     }
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         dispatch!(self, p => p.on_remove(frame, shadows))
+    }
+    fn pages_scanned(&self) -> u64 {
+        dispatch!(self, p => p.pages_scanned())
     }
     fn state(&self, table: &FrameTable) -> String {
         dispatch!(self, p => p.state(table))

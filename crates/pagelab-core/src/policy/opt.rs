@@ -20,8 +20,13 @@
 //! ARC P3 and LIRS traces, 100 to 40 000 pages). Only the order of the `next_vtime`s matters: the 1-based
 //! next-access field of libCacheSim's oracleGeneral traces gives the same decisions, but a driver must
 //! convert it to vtimes, or the debug check in `on_hit` (a hit is due at its recorded next use) fires.
+//!
+//! Prefetched pages: OPT ranks pages by their next use only, so a readahead page is inserted with the
+//! next use the driver gives it, like any other, and its first use is an ordinary hit. A driver without the
+//! future (the buffer cache) gives every page [`NEVER`], which makes OPT the LRU of insertions and hits;
+//! the simulator therefore refuses OPT.
 
-use super::{Access, FrameId, Replacement, NEVER};
+use super::{Access, FrameId, History, Replacement, NEVER};
 use crate::frames::{FrameTable, Shadows};
 
 /// "Not in the heap".
@@ -154,7 +159,7 @@ impl Replacement for Opt {
 
     /// The page's next use is `access.next_vtime`.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert_eq!(self.slot[frame as usize], NO_SLOT, "frame {frame} is already tracked");
         assert!(self.heap.len() < self.slot.len(), "OPT would hold more pages than frames");
         debug_assert!(
@@ -172,6 +177,9 @@ impl Replacement for Opt {
     /// at the next use recorded for it (checked in debug builds).
     #[inline]
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+        if access.prefetch {
+            return; // a readahead meeting a resident page: no reference, no new next use
+        }
         let i = self.slot[frame as usize] as usize;
         assert!(i < self.heap.len(), "hit on untracked frame {frame}");
         let old = self.heap[i].next_use;
@@ -192,7 +200,7 @@ impl Replacement for Opt {
 
     /// The page referenced furthest in the future (never, if any such is resident).
     #[inline]
-    fn evict(&mut self, _: &Access, _: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         assert!(!self.heap.is_empty(), "evict from an empty OPT");
         self.remove_at(0)
     }

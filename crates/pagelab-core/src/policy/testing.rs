@@ -1,6 +1,6 @@
 //! Helpers for hand-traced policy tests.
 
-use super::{Access, FrameId, Replacement, NEVER};
+use super::{Access, FrameId, History, Replacement, NEVER};
 use crate::cache::KeyedCache;
 use crate::frames::FrameTable;
 use std::collections::HashMap;
@@ -28,8 +28,8 @@ pub fn trace<P: Replacement>(policy: P, steps: &[(u64, bool, &str)]) {
     }
 }
 
-/// The driver side of the hook protocol, one call at a time, for tests that take paths a demand cache never
-/// takes (evictions ahead of insertions, removals, pages that reach the policy late).
+/// The driver side of the hook protocol, one call at a time, for tests that take the paths a buffer cache
+/// takes (evictions ahead of insertions, pages that reach the policy when their I/O completes, removals).
 pub struct Driver<P> {
     pub table: FrameTable,
     pub policy: P,
@@ -40,11 +40,31 @@ impl<P: Replacement> Driver<P> {
         Driver { table: FrameTable::with_shadows(policy.capacity(), policy.shadow_slots()), policy }
     }
 
-    /// A new page for `key` in the frame the table picks, inserted into the policy at once.
+    /// A demand miss on `key` with a free frame: `on_miss`, the frame, `on_insert` at once.
     pub fn insert(&mut self, key: u64, vtime: u64) -> FrameId {
-        let frame = self.table.insert(key);
-        self.policy.on_insert(frame, &Access::demand(key, vtime), &mut self.table.shadows());
+        let (frame, history) = self.announce(Access::demand(key, vtime));
+        self.arrive(frame, Access::demand(key, vtime), history);
         frame
+    }
+
+    /// A readahead page for `key` with a free frame, inserted at once.
+    pub fn insert_prefetched(&mut self, key: u64, vtime: u64) -> FrameId {
+        let (frame, history) = self.announce(Access::prefetched(key, vtime));
+        self.arrive(frame, Access::prefetched(key, vtime), history);
+        frame
+    }
+
+    /// The page `access.key` is about to be fetched: `on_miss`, then a free frame for it (its I/O in
+    /// flight, not yet in the policy). Returns the frame and the history to hand to `arrive`.
+    pub fn announce(&mut self, access: Access) -> (FrameId, History) {
+        let history = self.policy.on_miss(&access, &mut self.table.shadows());
+        (self.table.insert(access.key), history)
+    }
+
+    /// The fetch of the page in `frame` completed: `on_insert`.
+    pub fn arrive(&mut self, frame: FrameId, access: Access, history: History) {
+        assert_eq!(self.table.key(frame), access.key, "frame {frame} holds another key");
+        self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
     }
 
     pub fn hit(&mut self, frame: FrameId, vtime: u64) {
@@ -52,9 +72,10 @@ impl<P: Replacement> Driver<P> {
         self.policy.on_hit(frame, &Access::demand(key, vtime), &mut self.table.shadows());
     }
 
-    /// Room for a reference to `incoming`: the policy's victim, freed. Returns its frame.
-    pub fn evict(&mut self, incoming: u64, vtime: u64) -> FrameId {
-        let victim = self.policy.evict(&Access::demand(incoming, vtime), &mut self.table.shadows());
+    /// Room for a page whose `on_miss` returned `incoming` (or for none: [`History::NONE`]): the policy's
+    /// victim, freed. Returns its frame.
+    pub fn evict(&mut self, incoming: History) -> FrameId {
+        let victim = self.policy.evict(incoming, &mut self.table.shadows());
         self.table.remove(victim);
         victim
     }

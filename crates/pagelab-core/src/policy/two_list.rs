@@ -42,7 +42,7 @@
 //! Cost: O(1) per access; an eviction demotes `active_len / inactive_len` pages, amortised O(1) because a
 //! page is demoted at most once per activation.
 
-use super::{Access, FrameId, Replacement};
+use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
 
@@ -60,6 +60,8 @@ pub struct TwoList {
     referenced: Vec<bool>,
     /// Active pages owed to the inactive list, in units of `CREDIT_ONE`; below one page between evictions.
     aging_credit: u64,
+    /// Active pages demoted by aging in all evictions (`refill_inactive_zone`'s scan).
+    demoted: u64,
 }
 
 impl TwoList {
@@ -72,6 +74,7 @@ impl TwoList {
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
             aging_credit: 0,
+            demoted: 0,
         }
     }
 
@@ -84,6 +87,7 @@ impl TwoList {
     /// referenced bit.
     fn demote_one(&mut self) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
+        self.demoted += 1;
         self.active_bit[frame as usize] = false;
         self.links.push_front(&mut self.inactive, frame);
     }
@@ -138,7 +142,7 @@ impl Replacement for TwoList {
 
     /// The inactive head; referenced for a demand miss, unreferenced for a readahead page.
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
         self.active_bit[frame as usize] = false;
         self.referenced[frame as usize] = !access.prefetch;
@@ -163,12 +167,11 @@ impl Replacement for TwoList {
 
     /// Age the active list, then free the inactive tail.
     #[inline]
-    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty two-list cache");
         self.age();
         let victim =
             self.links.pop_back(&mut self.inactive).expect("aging leaves the inactive list non-empty");
-        assert_ne!(shadows.key(victim), incoming.key, "evict called for a resident key");
         self.check();
         victim
     }
@@ -177,6 +180,11 @@ impl Replacement for TwoList {
         let list = if self.active_bit[frame as usize] { &mut self.active } else { &mut self.inactive };
         self.links.remove(list, frame);
         self.check();
+    }
+
+    /// The active pages aging demoted: `refill_inactive_zone` scans them on the way.
+    fn pages_scanned(&self) -> u64 {
+        self.demoted
     }
 
     /// `"active=[5* 2] inactive=[7 3*]"`, heads first, `*` = `PG_referenced`.

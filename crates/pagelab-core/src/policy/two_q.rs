@@ -24,13 +24,43 @@
 //!   cache is full, which the paper's demand cache never does).
 //! - Removal (`on_remove`) leaves no key in A1out, as it is not a replacement.
 //!
+//! The miss is split over the [`Replacement`] protocol's hooks: `on_miss` takes the key from A1out (the
+//! paper's "X is in A1out" test) and returns the answer as the page's [`History`]; `evict` is
+//! `reclaimfor`; `on_insert` puts the page on Am or A1in by that answer. The answer travels with the page,
+//! so a buffer cache that takes frames for several pages before any arrives puts each where the paper does.
+//!
+//! Prefetched pages (`Access::prefetch`): a readahead page has not been referenced, so it enters A1in as a
+//! page seen once would, and its first use is that first reference: nothing moves (a hit in A1in does
+//! nothing). If its key was in A1out, the key leaves A1out when the readahead brings the page back, and the
+//! page's first use is the reference that finds it there: the page moves to Am's head. A prefetched page
+//! that leaves A1in before any use is not remembered in A1out: it was never referenced.
+//!
 //! Layout: A1out's keys are the driver's shadow entries ([`Shadows`]): a page evicted from A1in keeps its
 //! id as its A1out entry. The three lists thread the table's `c + Kout` ids through one [`Links`] arena.
 //! Steady state is allocation-free.
 
-use super::{format_keys, Access, FrameId, Replacement};
+use super::{format_keys, Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
+
+/// 2Q's meanings of [`History`].
+mod hist {
+    /// A demand reference whose key was in A1out: the page goes to Am.
+    pub const A1OUT: u8 = 1;
+    /// A readahead page whose key was in A1out: its first use moves it to Am.
+    pub const A1OUT_DEFERRED: u8 = 2;
+}
+
+/// Where a resident page is, by frame.
+mod place {
+    /// A1in, referenced.
+    pub const A1IN: u8 = 0;
+    pub const AM: u8 = 1;
+    /// A1in, prefetched and not yet used.
+    pub const A1IN_UNUSED: u8 = 2;
+    /// A1in, prefetched and not yet used, its key found in A1out when it came back.
+    pub const A1IN_UNUSED_A1OUT: u8 = 3;
+}
 
 #[derive(Clone, Debug)]
 pub struct TwoQ {
@@ -43,11 +73,8 @@ pub struct TwoQ {
     a1in: List,
     am: List,
     a1out: List,
-    /// By id: the page is on Am (else A1in, or an A1out entry).
-    in_am: Vec<bool>,
-    /// `(key, was in A1out)` of the reference the last `evict` made room for, so that `on_insert` does not
-    /// look the key up again.
-    pending: Option<(u64, bool)>,
+    /// By frame: [`place`].
+    place: Vec<u8>,
 }
 
 impl TwoQ {
@@ -70,25 +97,13 @@ impl TwoQ {
             a1in: List::new(),
             am: List::new(),
             a1out: List::new(),
-            in_am: vec![false; ids as usize],
-            pending: None,
+            place: vec![place::A1IN; ids as usize],
         }
     }
 
     /// `(Kin, Kout)`.
     pub fn sizes(&self) -> (u32, u32) {
         (self.kin, self.kout)
-    }
-
-    /// Whether `key` was in A1out; drops it from there (one probe).
-    fn take_from_a1out(&mut self, key: u64, shadows: &mut Shadows<'_>) -> bool {
-        match shadows.take(key) {
-            Some(node) => {
-                self.links.remove(&mut self.a1out, node);
-                true
-            }
-            None => false,
-        }
     }
 
     /// Remember the key of the A1in page in `frame`, being evicted, at the head of A1out, dropping A1out's
@@ -132,57 +147,77 @@ impl Replacement for TwoQ {
         self.a1in.len() + self.am.len()
     }
 
-    /// A key found in A1out goes to the head of Am, any other to the head of A1in. The A1out lookup runs
-    /// here only when no `evict` for this reference preceded.
+    /// The paper's "X is in A1out" test: the key leaves A1out (before `reclaimfor`, see the module doc).
     #[inline]
-    fn on_insert(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
-        let key = access.key;
-        let to_am = match self.pending.take() {
-            Some((k, was_ghost)) if k == key => was_ghost,
-            _ => self.take_from_a1out(key, shadows),
+    fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        let Some(node) = shadows.take(access.key) else {
+            return History::NONE;
         };
+        self.links.remove(&mut self.a1out, node);
+        History(if access.prefetch { hist::A1OUT_DEFERRED } else { hist::A1OUT })
+    }
+
+    /// A key found in A1out goes to the head of Am, any other (and any prefetched page) to the head of
+    /// A1in.
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity, "insert into a full 2Q");
-        self.in_am[frame as usize] = to_am;
-        let list = if to_am { &mut self.am } else { &mut self.a1in };
+        let p = match (access.prefetch, history.0) {
+            (false, hist::A1OUT) => place::AM,
+            (false, _) => place::A1IN,
+            (true, hist::A1OUT_DEFERRED) => place::A1IN_UNUSED_A1OUT,
+            (true, _) => place::A1IN_UNUSED,
+        };
+        self.place[frame as usize] = p;
+        let list = if p == place::AM { &mut self.am } else { &mut self.a1in };
         self.links.push_front(list, frame);
         self.check(shadows);
     }
 
-    /// Am: move to the head. A1in: nothing (a correlated reference).
+    /// Am: move to the head. A1in: nothing (a correlated reference), except the first use of a prefetched
+    /// page whose key was in A1out, which goes to Am's head.
     #[inline]
-    fn on_hit(&mut self, frame: FrameId, _: &Access, _: &mut Shadows<'_>) {
-        if self.in_am[frame as usize] {
-            self.links.move_to_front(&mut self.am, frame);
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+        if access.prefetch {
+            return;
+        }
+        let f = frame as usize;
+        match self.place[f] {
+            place::AM => self.links.move_to_front(&mut self.am, frame),
+            place::A1IN => {}
+            place::A1IN_UNUSED => self.place[f] = place::A1IN,
+            _ => {
+                self.place[f] = place::AM;
+                self.links.remove(&mut self.a1in, frame);
+                self.links.push_front(&mut self.am, frame);
+            }
         }
     }
 
-    /// The paper's `reclaimfor`: A1in's tail (its key to A1out) while A1in holds more than `Kin` pages,
-    /// else Am's tail. First drops `incoming.key` from A1out, once per reference.
+    /// The paper's `reclaimfor`: A1in's tail (its key to A1out, if it was ever referenced) while A1in holds
+    /// more than `Kin` pages, else Am's tail.
     #[inline]
-    fn evict(&mut self, incoming: &Access, shadows: &mut Shadows<'_>) -> FrameId {
+    fn evict(&mut self, _: History, shadows: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty 2Q");
-        let key = incoming.key;
-        let was_ghost = match self.pending {
-            Some((k, was_ghost)) if k == key => was_ghost,
-            _ => self.take_from_a1out(key, shadows),
-        };
-        self.pending = Some((key, was_ghost));
         let victim = if self.a1in.len() > self.kin || self.am.is_empty() {
             let y =
                 self.links.pop_back(&mut self.a1in).expect("A1in above Kin, or Am empty, so A1in non-empty");
-            self.remember(y, shadows);
+            if self.place[y as usize] == place::A1IN {
+                self.remember(y, shadows);
+            }
             y
         } else {
             self.links.pop_back(&mut self.am).expect("Am non-empty")
         };
-        assert_ne!(shadows.key(victim), incoming.key, "evict called for a resident key");
+        self.place[victim as usize] = place::A1IN;
         self.check(shadows);
         victim
     }
 
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
-        let list = if self.in_am[frame as usize] { &mut self.am } else { &mut self.a1in };
+        let list = if self.place[frame as usize] == place::AM { &mut self.am } else { &mut self.a1in };
         self.links.remove(list, frame);
+        self.place[frame as usize] = place::A1IN;
         self.check(shadows);
     }
 
@@ -259,20 +294,77 @@ mod tests {
         }
         d.remove(2);
         assert_eq!(d.state(), "A1in=[2 1] Am=[] A1out=[]", "a removed page leaves no key in A1out");
-        // Two evictions for one reference (9) before its insertion: A1in is above Kin, then Am is empty.
-        assert_eq!(d.evict(9, 3), 0);
+        // Two evictions before an insertion: A1in is above Kin, then Am is empty.
+        assert_eq!(d.evict(History::NONE), 0);
         assert_eq!(d.state(), "A1in=[2] Am=[] A1out=[1]");
-        assert_eq!(d.evict(9, 3), 1);
+        assert_eq!(d.evict(History::NONE), 1);
         assert_eq!(d.state(), "A1in=[] Am=[] A1out=[2 1]");
         // The evicted pages keep their ids as A1out entries: 9 takes the one free id.
         assert_eq!(d.insert(9, 3), 2);
         assert_eq!(d.state(), "A1in=[9] Am=[] A1out=[2 1]");
-        // 1 leaves A1out when its eviction runs, before 9's key is pushed, and lands in Am, in the id 1's
-        // A1out entry freed.
-        assert_eq!(d.evict(1, 4), 2);
+        // 1 leaves A1out at its `on_miss`, before the eviction pushes 9's key, and lands in Am, in the id
+        // its A1out entry freed.
+        let h1 = d.policy.on_miss(&Access::demand(1, 4), &mut d.table.shadows());
+        assert_eq!(d.state(), "A1in=[9] Am=[] A1out=[2]");
+        assert_eq!(d.evict(h1), 2);
         assert_eq!(d.state(), "A1in=[] Am=[] A1out=[9 2]");
-        assert_eq!(d.insert(1, 4), 0);
-        assert_eq!(d.state(), "A1in=[] Am=[1] A1out=[9 2]");
+        let f1 = d.table.insert(1);
+        d.arrive(f1, Access::demand(1, 4), h1);
+        assert_eq!((f1, d.state().as_str()), (0, "A1in=[] Am=[1] A1out=[9 2]"));
+        d.table.check();
+    }
+
+    /// The buffer cache's order (issue #10's reproduction with four frames, Kin = 1, Kout = 2): frames for
+    /// two pages are taken before either arrives. 1 was in A1out, so it must reach Am; a one-slot note of
+    /// the incoming key would have named 5 by then and put 1 in A1in. The end state is the paper's for the
+    /// references 1 then 5.
+    #[test]
+    fn pages_announced_together_keep_their_own_a1out_hits() {
+        let mut d = Driver::new(TwoQ::new(4));
+        for (t, k) in [1u64, 2, 3, 4].into_iter().enumerate() {
+            d.insert(k, t as u64);
+        }
+        let h = d.policy.on_miss(&Access::demand(6, 4), &mut d.table.shadows());
+        d.evict(h);
+        let f6 = d.table.insert(6);
+        d.arrive(f6, Access::demand(6, 4), h);
+        assert_eq!(d.state(), "A1in=[6 4 3 2] Am=[] A1out=[1]");
+        let h1 = d.policy.on_miss(&Access::demand(1, 5), &mut d.table.shadows());
+        d.evict(h1);
+        let f1 = d.table.insert(1);
+        let h5 = d.policy.on_miss(&Access::demand(5, 6), &mut d.table.shadows());
+        d.evict(h5);
+        let f5 = d.table.insert(5);
+        d.arrive(f1, Access::demand(1, 5), h1);
+        d.arrive(f5, Access::demand(5, 6), h5);
+        assert_eq!(d.state(), "A1in=[5 6 4] Am=[1] A1out=[3 2]");
+        let mut paper = Paper::new(4, 1, 2);
+        for k in [1, 2, 3, 4, 6, 1, 5] {
+            paper.access(k);
+        }
+        assert_eq!(d.state(), paper.state());
+        d.table.check();
+    }
+
+    /// A prefetched page enters A1in unreferenced: leaving unused, it is not remembered in A1out; its key
+    /// found in A1out sends it to Am at its first use, not at its arrival.
+    #[test]
+    fn prefetched_pages_are_referenced_first_by_their_first_use() {
+        let mut d = Driver::new(TwoQ::with_sizes(4, 1, 2));
+        let a = d.insert_prefetched(1, 0);
+        d.insert(2, 1);
+        d.hit(a, 2);
+        assert_eq!(d.state(), "A1in=[2 1] Am=[] A1out=[]", "the first use of 1 is a hit in A1in");
+        d.insert_prefetched(3, 3);
+        d.insert(4, 4);
+        d.evict(History::NONE); // 1, used: remembered
+        d.evict(History::NONE); // 2: remembered
+        d.evict(History::NONE); // 3, never used: forgotten
+        assert_eq!(d.state(), "A1in=[4] Am=[] A1out=[2 1]");
+        let b = d.insert_prefetched(1, 5);
+        assert_eq!(d.state(), "A1in=[1 4] Am=[] A1out=[2]", "readahead takes 1 out of A1out, not to Am");
+        d.hit(b, 6);
+        assert_eq!(d.state(), "A1in=[4] Am=[1] A1out=[2]", "its first use finds it was in A1out");
         d.table.check();
     }
 
@@ -288,6 +380,10 @@ mod tests {
     }
 
     impl Paper {
+        fn new(c: usize, kin: usize, kout: usize) -> Paper {
+            Paper { c, kin, kout, a1in: VecDeque::new(), am: VecDeque::new(), a1out: VecDeque::new() }
+        }
+
         fn reclaimfor(&mut self) {
             if self.a1in.len() + self.am.len() < self.c {
                 return;
@@ -341,10 +437,7 @@ mod tests {
         ) {
             let kin = (capacity - 1) * kin_pct / 100;
             let mut cache = KeyedCache::new(TwoQ::with_sizes(capacity, kin, kout));
-            let mut model = Paper {
-                c: capacity as usize, kin: kin as usize, kout: kout as usize,
-                a1in: VecDeque::new(), am: VecDeque::new(), a1out: VecDeque::new(),
-            };
+            let mut model = Paper::new(capacity as usize, kin as usize, kout as usize);
             for (t, &k) in keys.iter().enumerate() {
                 let hit = cache.access(&Access::demand(k, t as u64));
                 prop_assert_eq!(hit, model.access(k), "step {} key {}", t, k);

@@ -246,6 +246,7 @@ impl Prefetcher for LinuxReadahead {
 mod tests {
     use super::*;
     use crate::prefetch::testing::{quiet, trace, Driver, Expect, PAGE};
+    use crate::time::Nanos;
 
     const F: FileId = FileId(1);
 
@@ -408,7 +409,8 @@ mod tests {
         let (s, eof) = (StreamId(1), 1 << 20);
         // An unaligned read ending 100 bytes into page 10.
         pf.read_done(s, F, 10 * PAGE + 100);
-        let ctx = |index| ReadCtx { stream: s, file: F, index, req_pages: 1, file_pages: eof };
+        let ctx =
+            |index| ReadCtx { now: Nanos::ZERO, stream: s, file: F, index, req_pages: 1, file_pages: eof };
         assert_eq!(pf.on_sync_miss(&ctx(12), &Empty), Window::exact(12, 1), "two pages on: random");
         assert_eq!(pf.ra_state(s, F).map(|r| r.size), Some(0));
         assert_eq!(pf.on_sync_miss(&ctx(10), &Empty), Window { start: 10, size: 4, async_size: 3 });

@@ -28,6 +28,7 @@
 use crate::error::CoreError;
 use crate::key::{FileId, StreamId};
 use crate::spec::Spec;
+use crate::time::Nanos;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -88,6 +89,8 @@ impl Window {
 /// `index + req_pages - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadCtx {
+    /// The driver's time of the read (rate-aware prefetchers measure access rates with it).
+    pub now: Nanos,
     pub stream: StreamId,
     pub file: FileId,
     /// The missing page ([`Prefetcher::on_sync_miss`]) or the marked page ([`Prefetcher::on_marker_hit`]).

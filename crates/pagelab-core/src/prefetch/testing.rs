@@ -5,6 +5,7 @@
 
 use super::{CacheView, Prefetcher, ReadCtx, Window};
 use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -107,7 +108,14 @@ impl<P: Prefetcher> Driver<P> {
         assert!(pages.start < pages.end && pages.end <= eof, "bad read {pages:?} of a {eof}-page file");
         let mut step = Step::default();
         for index in pages.clone() {
-            let ctx = ReadCtx { stream, file, index, req_pages: pages.end - index, file_pages: eof };
+            let ctx = ReadCtx {
+                now: Nanos::ZERO,
+                stream,
+                file,
+                index,
+                req_pages: pages.end - index,
+                file_pages: eof,
+            };
             if !self.is_cached(file, index) {
                 let w = self.call(&ctx, |pf, view| Some(pf.on_sync_miss(&ctx, view))).expect("sync window");
                 assert!(w.contains(index), "sync window {w:?} misses page {index}");

@@ -2,6 +2,9 @@
 //! with the mechanics and layout of DiskSim 4.0's validated Seagate ST39102LW (Cheetah 9LP, see
 //! [`super::cheetah9lp`] and `../shared/reference/devices.md` §2).
 //!
+//! Units: an LBN in this file is DiskSim's, a 512-byte sector number (the unit of every device and of
+//! the I/O scheduler, whose fields say `sector`); the engine's [`pagelab_core::Lbn`] counts 4 KiB pages.
+//!
 //! `service = controller overhead + positioning + rotational wait + transfer`, where
 //! - the LBN is mapped through the zone table (§2.1; DiskSim's `dm_layout_g1`, conventional mapping):
 //!   LBNs fill a track, then the next surface of the cylinder, then the next cylinder. The first LBN of

@@ -11,7 +11,7 @@
 //!    distance when the disk scheduler can choose from more concurrent requests".
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
-use crate::config::SimConfig;
+use crate::config::{SimConfig, Warmup};
 use crate::device::{Device, DeviceSpec};
 use crate::io::DiskRequest;
 use crate::server::simulate;
@@ -301,6 +301,8 @@ fn sequential_reader(read: &'static str, window: &'static str, secs: u64, seed: 
     let cfg = SimConfig {
         prefetcher: window.parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
         duration: Nanos::from_secs(secs),
+        // A lone sequential reader's rate does not depend on what the cache holds: measured from the start.
+        warmup: Warmup::Fixed(Nanos::ZERO),
         seed,
         ..SimConfig::default()
     };
@@ -327,7 +329,7 @@ fn random_readers(c: u32, sched: &'static str, secs: u64, seed: u64) -> Result<R
         scheduler: sched.parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
         concurrency: c,
         duration: Nanos::from_secs(secs),
-        warmup: Nanos::from_secs(1),
+        warmup: Warmup::Fixed(Nanos::from_secs(1)),
         seed,
         ..SimConfig::default()
     };

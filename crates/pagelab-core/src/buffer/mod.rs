@@ -1,0 +1,894 @@
+//! [`BufferCache`]: the OS buffer cache as one state machine — resident pages under a replacement policy,
+//! a prefetcher deciding what to read ahead, and pages pinned by in-flight I/O, all in memory managed as a
+//! kernel manages it ([`crate::memory`]: a kernel reserve, watermarks, kswapd, direct reclaim).
+//!
+//! This is the contract between the engine and its drivers (the simulator now, a live FUSE driver later;
+//! `docs/ARCHITECTURE.md` draws it). The driver owns time and I/O: it calls [`BufferCache::read`] for a
+//! handler's `read()` call, issues the [`Fetch`]es the cache returns, reports each completion with
+//! [`BufferCache::fetch_done`] (or [`BufferCache::fetch_failed`]), and resumes the read when the page it was
+//! blocked on arrives. It runs kswapd when the cache says it is awake ([`BufferCache::kswapd_step`]) and
+//! charges the reclaim work a read did ([`ReadOutcome::direct_reclaim`]) to the reader. The cache never
+//! performs I/O and never reads a clock: every call takes the driver's `now`.
+//!
+//! Page life cycle (Linux 2.6 `do_generic_mapping_read` as papers/000 §2 and papers/001 §4 describe it):
+//! - a page missing from the cache triggers the prefetcher's synchronous path; every not-cached page of
+//!   the returned window is announced to the policy (`on_miss`, which takes its history), gets memory
+//!   (possibly by reclaim) and a frame at once (in-flight pages count against memory), and is fetched;
+//! - when its fetch completes the page joins the replacement policy (`on_insert` with that history): the
+//!   page the reader demanded as an accessed page, the others as prefetched pages with no access history;
+//! - a reader consuming a prefetched page is its first access (`on_hit`); a page carrying the
+//!   PG_readahead mark triggers the prefetcher's asynchronous path;
+//! - memory comes from the free pages while more than `min` are free; kswapd is woken at `low` and
+//!   reclaims to `high`; below `min` the reading task reclaims a batch itself. If nothing can be
+//!   reclaimed (every page is under I/O) the read stalls until some fetch completes (a reclaim stall).
+//!
+//! What happens is reported to an [`Observer`] chosen at compile time ([`observer`]); `BufferCache<()>`
+//! reports nothing and pays nothing for it.
+//!
+//! For a live driver: every page has a [`Slot`] (where its data lives: `0..usable pages`), named by
+//! [`BufferCache::fetch_slots`] for the pages a fetch reads into and by the [`Pin`]s a pinned read
+//! returns for the pages it delivered. A pinned page may be evicted, but its slot is not reused until the
+//! last pin is released ([`BufferCache::unpin`]), so a reader copying out of it is never overwritten.
+//! [`Layout`] is consulted under the caller's lock: a live driver answers it from an extent map it
+//! resolves outside the lock (when a file is opened).
+//!
+//! Invariants, asserted on every path that moves pages: frames in use = pages in the policy + pages in
+//! flight; slots in use = frames in use + slots held only by pins = pages the memory model counts as used;
+//! never more than the usable memory.
+
+mod observer;
+mod page_cache;
+#[cfg(test)]
+mod tests;
+
+pub use observer::{AccessOutcome, Counters, Eviction, Observer, ThrashDetector};
+
+use crate::error::CoreError;
+use crate::hash::KeyMap;
+use crate::key::{FileId, Lbn, PageKey, StreamId};
+use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost, Reclaimer, Watermarks};
+use crate::policy::{FrameId, History, PolicyKind};
+use crate::prefetch::{AnyPrefetcher, CacheView, Prefetcher, ReadCtx, Window};
+use crate::time::Nanos;
+use page_cache::{flag, Incoming, PageCache};
+
+/// Where a page's data lives: a buffer index in `0..usable pages`, stable while the page is cached, in
+/// flight or pinned.
+pub type Slot = u32;
+
+/// Where file pages live on disk. The simulator's file layout implements it; a live driver answers from
+/// an extent map it keeps per open file (resolved outside the cache's lock).
+pub trait Layout {
+    /// Append to `out` the runs contiguous in both file and disk covering pages `[start, start + n)`.
+    /// Caller guarantees the range is inside the file.
+    fn runs(&self, file: FileId, start: u64, n: u64, out: &mut Vec<DiskRun>);
+}
+
+/// Pages contiguous in a file and on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskRun {
+    pub file_page: u64,
+    /// Disk location of `file_page`.
+    pub lbn: Lbn,
+    pub pages: u64,
+}
+
+/// One read the driver must issue: pages contiguous in the file and on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fetch {
+    /// Unique per cache, increasing.
+    pub id: u64,
+    pub file: FileId,
+    pub first_page: u64,
+    pub lbn: Lbn,
+    pub pages: u32,
+    /// A reader is (or will be) blocked on this fetch: a synchronous read; otherwise readahead.
+    pub sync: bool,
+    pub owner: StreamId,
+}
+
+/// A `read()` call in progress, owned by the driver: pages `[next, last)` of `file` are still to be read.
+/// Made by [`BufferCache::begin_read`], which gives every call its own id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadCursor {
+    /// Unique per cache: a stream (an open file shared by threads, live) may have several calls at once.
+    pub id: u64,
+    pub stream: StreamId,
+    pub file: FileId,
+    pub next: u64,
+    pub last: u64,
+    /// Size of the file in pages (readahead stops at EOF).
+    pub file_pages: u64,
+    /// The page the call was blocked on, already counted as its hit, miss or wait: each (call, page) is
+    /// counted once, at its first encounter.
+    pub counted: Option<u64>,
+    /// Pin every page delivered ([`ReadOutcome::pins`]), for a driver that copies data out after the call.
+    pub pin: bool,
+}
+
+impl ReadCursor {
+    pub fn is_done(&self) -> bool {
+        self.next >= self.last
+    }
+
+    /// The same call, pinning the pages it delivers.
+    pub fn pinned(self) -> ReadCursor {
+        ReadCursor { pin: true, ..self }
+    }
+}
+
+/// Why a [`BufferCache::read`] call returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadStatus {
+    /// Every page of the call was delivered.
+    Done,
+    /// The next page is in flight: resume after fetch `id` completes (or fails).
+    Blocked { fetch: u64 },
+    /// No memory could be freed (every page pinned by I/O): resume after any fetch completes.
+    NoMemory,
+}
+
+/// A delivered page held for its reader: its slot will not be reused until [`BufferCache::unpin`].
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "a pin keeps its slot until it is given back with BufferCache::unpin"]
+pub struct Pin {
+    pub file: FileId,
+    pub index: u64,
+    pub slot: Slot,
+}
+
+/// What one [`BufferCache::read`] call did. Reused by the driver to avoid allocation.
+#[derive(Debug)]
+pub struct ReadOutcome {
+    pub status: ReadStatus,
+    /// Pages delivered to the reader by this call.
+    pub pages_delivered: u64,
+    /// Fetches to issue now, in submission order.
+    pub fetches: Vec<Fetch>,
+    /// Reclaim the reading task did itself (direct reclaim below `min`): the driver charges its CPU time
+    /// ([`BufferCache::reclaim_time`]) to the reader before the fetches are issued.
+    pub direct_reclaim: ReclaimCost,
+    /// Direct reclaims in this call.
+    pub direct_reclaims: u32,
+    /// With [`ReadCursor::pin`]: the delivered pages, pinned.
+    pub pins: Vec<Pin>,
+}
+
+impl Default for ReadOutcome {
+    fn default() -> Self {
+        ReadOutcome {
+            status: ReadStatus::Done,
+            pages_delivered: 0,
+            fetches: Vec::new(),
+            direct_reclaim: ReclaimCost::default(),
+            direct_reclaims: 0,
+            pins: Vec::new(),
+        }
+    }
+}
+
+impl ReadOutcome {
+    /// Ready for the next call. Caller guarantees every pin was taken out (`pins` is empty).
+    pub fn clear(&mut self) {
+        assert!(self.pins.is_empty(), "{} pins dropped without unpin", self.pins.len());
+        self.status = ReadStatus::Done;
+        self.pages_delivered = 0;
+        self.fetches.clear();
+        self.direct_reclaim = ReclaimCost::default();
+        self.direct_reclaims = 0;
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BufferCacheConfig {
+    pub memory: MemoryConfig,
+    pub policy: PolicyKind,
+    pub prefetcher: AnyPrefetcher,
+}
+
+/// Memory at one moment, in pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemorySnapshot {
+    pub total: u32,
+    pub reserved: u32,
+    pub usable: u32,
+    pub free: u32,
+    pub resident: u32,
+    pub in_flight: u32,
+    /// Slots of evicted pages still pinned by readers.
+    pub pinned_only: u32,
+    pub watermarks: Watermarks,
+}
+
+/// What the cache knows of a stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamRecord {
+    pub opened: Nanos,
+    /// CPU time its owner has used ([`BufferCache::stream_cpu`]).
+    pub cpu_ns: u64,
+}
+
+/// Slots: where pages' data live. A slot is held by a frame's page, or only by pins after its page left.
+struct SlotPool {
+    free: Vec<Slot>,
+    next_unused: Slot,
+    /// By slot: readers holding it.
+    pins: Vec<u32>,
+    /// By slot: its page left the cache while pinned; the slot is free at the last unpin.
+    orphaned: Vec<bool>,
+    orphans: u32,
+}
+
+impl SlotPool {
+    fn new(capacity: u32) -> SlotPool {
+        SlotPool {
+            free: Vec::new(),
+            next_unused: 0,
+            pins: vec![0; capacity as usize],
+            orphaned: vec![false; capacity as usize],
+            orphans: 0,
+        }
+    }
+
+    fn take(&mut self) -> Slot {
+        self.free.pop().unwrap_or_else(|| {
+            assert!((self.next_unused as usize) < self.pins.len(), "no free slot");
+            self.next_unused += 1;
+            self.next_unused - 1
+        })
+    }
+
+    /// The page in `slot` left the cache. Returns whether the slot is free now (no reader holds it).
+    fn release(&mut self, slot: Slot) -> bool {
+        let s = slot as usize;
+        if self.pins[s] > 0 {
+            self.orphaned[s] = true;
+            self.orphans += 1;
+            false
+        } else {
+            self.free.push(slot);
+            true
+        }
+    }
+}
+
+/// The cache as the prefetcher sees it: resident or in flight.
+struct View<'a>(&'a PageCache);
+
+impl CacheView for View<'_> {
+    fn is_cached(&self, file: FileId, index: u64) -> bool {
+        self.0.lookup(PageKey::new(file, index).raw()).is_some()
+    }
+}
+
+pub struct BufferCache<O: Observer = ()> {
+    pages: PageCache,
+    prefetcher: AnyPrefetcher,
+    memory: Memory,
+    slots: SlotPool,
+    observer: O,
+    streams: KeyMap<u32, StreamRecord>,
+    next_fetch: u64,
+    next_read: u64,
+    runs: Vec<DiskRun>,
+    /// Frames of the fetch being completed (reused).
+    frames: Vec<FrameId>,
+}
+
+impl BufferCache<()> {
+    /// A cache that reports to no observer.
+    pub fn new(config: BufferCacheConfig) -> Result<BufferCache<()>, CoreError> {
+        BufferCache::with_observer(config, ())
+    }
+}
+
+impl<O: Observer> BufferCache<O> {
+    pub fn with_observer(config: BufferCacheConfig, observer: O) -> Result<BufferCache<O>, CoreError> {
+        config.memory.validate()?;
+        let usable = config.memory.usable_pages();
+        Ok(BufferCache {
+            pages: PageCache::new(config.policy, usable),
+            prefetcher: config.prefetcher,
+            memory: Memory::new(config.memory),
+            slots: SlotPool::new(usable),
+            observer,
+            streams: KeyMap::default(),
+            next_fetch: 0,
+            next_read: 0,
+            runs: Vec::new(),
+            frames: Vec::new(),
+        })
+    }
+
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
+    }
+    pub fn policy_name(&self) -> &'static str {
+        self.pages.policy_name()
+    }
+    pub fn resident_pages(&self) -> u32 {
+        self.pages.resident_pages()
+    }
+    pub fn in_flight_pages(&self) -> u32 {
+        self.pages.in_flight_pages()
+    }
+    /// The replacement policy's queues, keys in queue order (see `Replacement::state`), for tests and
+    /// debugging.
+    pub fn policy_state(&self) -> String {
+        self.pages.policy_state()
+    }
+    /// Pages the cache may hold at most: memory minus the kernel's reserve.
+    pub fn usable_pages(&self) -> u32 {
+        self.memory.usable_pages()
+    }
+    pub fn memory_stats(&self) -> MemoryStats {
+        self.memory.stats()
+    }
+    pub fn reset_memory_stats(&mut self) {
+        self.memory.reset_stats();
+    }
+    pub fn memory(&self) -> MemorySnapshot {
+        let c = self.memory.config();
+        MemorySnapshot {
+            total: c.total_pages,
+            reserved: c.reserved_pages,
+            usable: self.memory.usable_pages(),
+            free: self.memory.free_pages(),
+            resident: self.pages.resident_pages(),
+            in_flight: self.pages.in_flight_pages(),
+            pinned_only: self.slots.orphans,
+            watermarks: c.watermarks,
+        }
+    }
+    /// The CPU time of reclaim work, by the costs of the memory model.
+    pub fn reclaim_time(&self, cost: ReclaimCost) -> Nanos {
+        self.memory.time(cost)
+    }
+    /// What the cache knows of `stream`, if it is open.
+    pub fn stream(&self, stream: StreamId) -> Option<StreamRecord> {
+        self.streams.get(&stream.0).copied()
+    }
+
+    /// Start a `read()` of pages `[first, last)` of `file` (of `file_pages` pages) by `stream`. A stream
+    /// not yet opened is opened now.
+    pub fn begin_read(
+        &mut self,
+        now: Nanos,
+        stream: StreamId,
+        file: FileId,
+        first: u64,
+        last: u64,
+        file_pages: u64,
+    ) -> Result<ReadCursor, CoreError> {
+        if !(first < last && last <= file_pages) {
+            return Err(CoreError::BadRead(format!("pages [{first}, {last}) of a {file_pages}-page file")));
+        }
+        if file.0 > FileId::MAX || file_pages - 1 > PageKey::INDEX_MAX {
+            return Err(CoreError::BadRead(format!(
+                "file {} of {file_pages} pages does not fit a page key (files up to {}, pages up to {})",
+                file.0,
+                FileId::MAX,
+                PageKey::INDEX_MAX + 1
+            )));
+        }
+        if !self.streams.contains_key(&stream.0) {
+            self.stream_opened(now, stream);
+        }
+        self.next_read += 1;
+        Ok(ReadCursor {
+            id: self.next_read,
+            stream,
+            file,
+            next: first,
+            last,
+            file_pages,
+            counted: None,
+            pin: false,
+        })
+    }
+
+    /// A stream (a request handler, an open file handle) begins.
+    pub fn stream_opened(&mut self, now: Nanos, stream: StreamId) {
+        self.streams.insert(stream.0, StreamRecord { opened: now, cpu_ns: 0 });
+        self.observer.stream_opened(now, stream);
+    }
+
+    /// A stream ended (its owner exited): the prefetcher drops its state. Returns whether it was open.
+    pub fn stream_closed(&mut self, now: Nanos, stream: StreamId) -> bool {
+        self.prefetcher.stream_closed(stream);
+        let was_open = self.streams.remove(&stream.0).is_some();
+        self.observer.stream_closed(now, stream);
+        was_open
+    }
+
+    /// `stream`'s owner ran `cpu_ns` on a CPU. Errors for a stream that is not open.
+    pub fn stream_cpu(&mut self, now: Nanos, stream: StreamId, cpu_ns: u64) -> Result<(), CoreError> {
+        let record = self.streams.get_mut(&stream.0).ok_or(CoreError::UnknownStream(stream.0))?;
+        record.cpu_ns += cpu_ns;
+        self.observer.stream_cpu(now, stream, cpu_ns);
+        Ok(())
+    }
+
+    /// `stream` closed `file` but lives on: the prefetcher drops that one state.
+    pub fn file_closed(&mut self, now: Nanos, stream: StreamId, file: FileId) {
+        self.prefetcher.file_closed(stream, file);
+        self.observer.file_closed(now, stream, file);
+    }
+
+    /// Continue the read `cursor` at time `now`: deliver pages until one is not ready. Fills `out` (which
+    /// must hold no pins: see [`ReadOutcome::clear`]).
+    pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
+        out.clear();
+        let bound = cursor.last.saturating_sub(cursor.next);
+        for _ in 0..=bound {
+            if cursor.is_done() {
+                self.prefetcher.read_done(cursor.stream, cursor.file, cursor.last * crate::PAGE_SIZE_BYTES);
+                out.status = ReadStatus::Done;
+                return;
+            }
+            let idx = cursor.next;
+            let first_encounter = cursor.counted != Some(idx);
+            let key = PageKey::new(cursor.file, idx);
+            match self.pages.lookup(key.raw()) {
+                Some(frame) if self.pages.is_uptodate(frame) => {
+                    if first_encounter {
+                        let outcome = if self.own_demand(frame, cursor) {
+                            AccessOutcome::Miss
+                        } else {
+                            AccessOutcome::Hit
+                        };
+                        self.observer.accessed(now, cursor.stream, key, outcome);
+                    }
+                    self.deliver(now, frame, cursor, layout, out);
+                }
+                Some(frame) => {
+                    if first_encounter {
+                        let outcome = if self.own_demand(frame, cursor) {
+                            AccessOutcome::Miss
+                        } else {
+                            AccessOutcome::Wait
+                        };
+                        self.observer.accessed(now, cursor.stream, key, outcome);
+                    }
+                    // PG_readahead on a page still under I/O starts the next window too (filemap_get_pages
+                    // checks the flag before waiting for the page to become uptodate).
+                    self.check_marker(now, frame, cursor, layout, out);
+                    cursor.counted = Some(idx);
+                    out.status = ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] };
+                    return;
+                }
+                None => {
+                    if first_encounter {
+                        self.observer.accessed(now, cursor.stream, key, AccessOutcome::Miss);
+                    }
+                    cursor.counted = Some(idx);
+                    let ctx = self.ctx(now, cursor);
+                    let window = self.prefetcher.on_sync_miss(&ctx, &View(&self.pages));
+                    assert!(
+                        window.contains(idx),
+                        "sync readahead window {window:?} misses the demanded page {idx}"
+                    );
+                    self.submit(now, window, cursor, true, layout, out);
+                    out.status = match self.pages.lookup(key.raw()) {
+                        Some(frame) => ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] },
+                        None => {
+                            self.observer.stalled(now, cursor.stream);
+                            ReadStatus::NoMemory
+                        }
+                    };
+                    return;
+                }
+            }
+        }
+        unreachable!("read loop ran past its bound");
+    }
+
+    /// A fetch completed: its pages become valid and join the replacement policy (pages invalidated while
+    /// in flight are dropped instead). Errors for a fetch this cache has not issued or already finished.
+    pub fn fetch_done(&mut self, now: Nanos, fetch: &Fetch) -> Result<(), CoreError> {
+        let frames = self.fetch_frames(fetch)?;
+        for &frame in &frames {
+            if self.pages.flags[frame as usize] & flag::STALE != 0 {
+                self.drop_page(now, frame);
+                continue;
+            }
+            self.pages.complete(frame);
+            let f = frame as usize;
+            let key = PageKey::from_raw(self.pages.table.key(frame));
+            let prefetched = self.pages.flags[f] & flag::DEMANDED == 0;
+            self.observer.inserted(now, key, self.pages.owner[f], prefetched);
+        }
+        self.frames = frames;
+        self.observer.fetch_done(now, fetch);
+        self.check();
+        Ok(())
+    }
+
+    /// A fetch failed (an I/O error): its pages leave the cache and their memory is free. The readers
+    /// blocked on it are the driver's to wake: resumed, a read misses the page again and fetches it anew
+    /// (a driver may instead fail the reader's call).
+    pub fn fetch_failed(&mut self, now: Nanos, fetch: &Fetch) -> Result<(), CoreError> {
+        let frames = self.fetch_frames(fetch)?;
+        for &frame in &frames {
+            self.drop_page(now, frame);
+        }
+        self.frames = frames;
+        self.observer.fetch_failed(now, fetch);
+        self.check();
+        Ok(())
+    }
+
+    /// Where the pages of `fetch` go: their slots in page order, for a driver that reads data into them.
+    pub fn fetch_slots(&mut self, fetch: &Fetch, out: &mut Vec<Slot>) -> Result<(), CoreError> {
+        out.clear();
+        let frames = self.fetch_frames(fetch)?;
+        out.extend(frames.iter().map(|&frame| self.pages.slot[frame as usize]));
+        self.frames = frames;
+        Ok(())
+    }
+
+    /// Give back a reader's pin. Errors for a pin this cache did not hand out or already took back.
+    pub fn unpin(&mut self, pin: Pin) -> Result<(), CoreError> {
+        let s = pin.slot as usize;
+        if s >= self.slots.pins.len() || self.slots.pins[s] == 0 {
+            return Err(CoreError::BadPin(pin.slot));
+        }
+        self.slots.pins[s] -= 1;
+        if self.slots.pins[s] == 0 && self.slots.orphaned[s] {
+            self.slots.orphaned[s] = false;
+            self.slots.orphans -= 1;
+            self.slots.free.push(pin.slot);
+            self.memory.release();
+        }
+        Ok(())
+    }
+
+    /// Drop every page of `file`: the file changed behind the cache. Resident pages leave at once (their
+    /// slots stay with any reader pinning them); pages in flight are dropped when their fetch completes.
+    /// O(capacity): a scan of the frames, for a rare event. Returns the pages dropped or marked.
+    pub fn invalidate(&mut self, now: Nanos, file: FileId) -> u32 {
+        let mut dropped = 0;
+        for id in 0..self.pages.table.ids() {
+            let key = PageKey::from_raw(self.pages.table.key(id));
+            if key.file() != file || self.pages.lookup(key.raw()) != Some(id) {
+                continue;
+            }
+            dropped += 1;
+            if self.pages.is_uptodate(id) {
+                self.drop_page(now, id);
+            } else {
+                self.pages.flags[id as usize] |= flag::STALE;
+            }
+        }
+        self.check();
+        dropped
+    }
+
+    /// Whether kswapd has work: the driver runs [`BufferCache::kswapd_step`] (on a CPU, as a thread) until
+    /// it returns `None`.
+    pub fn kswapd_awake(&self) -> bool {
+        self.memory.kswapd_awake()
+    }
+
+    /// One batch of kswapd's reclaim at `now`: `Some(cost)` (the driver charges its CPU time to kswapd's
+    /// thread, then calls again) or `None` when kswapd sleeps. Bounded: every step frees at least one page
+    /// or puts kswapd to sleep.
+    pub fn kswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
+        let target = self.memory.kswapd_target()?;
+        let reclaimable_before = self.pages.reclaimable_pages();
+        let cost = self.reclaim(now, target, History::NONE);
+        assert!(
+            cost.freed > 0 || reclaimable_before == 0,
+            "kswapd freed nothing from {reclaimable_before} reclaimable pages"
+        );
+        self.memory.record_kswapd(cost);
+        self.observer.reclaimed(now, Reclaimer::Kswapd, cost);
+        self.check();
+        Some(cost)
+    }
+
+    fn ctx(&self, now: Nanos, cursor: &ReadCursor) -> ReadCtx {
+        ReadCtx {
+            now,
+            stream: cursor.stream,
+            file: cursor.file,
+            index: cursor.next,
+            req_pages: cursor.last - cursor.next,
+            file_pages: cursor.file_pages,
+        }
+    }
+
+    /// Hand the uptodate page in `frame` to the reader: its access, and the async readahead trigger.
+    fn deliver(
+        &mut self,
+        now: Nanos,
+        frame: FrameId,
+        cursor: &mut ReadCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) {
+        let f = frame as usize;
+        if self.own_demand(frame, cursor) {
+            // Its insertion into the policy was this call's access.
+            self.pages.flags[f] &= !flag::DEMANDED;
+        } else {
+            if self.pages.flags[f] & flag::PREFETCHED != 0 {
+                self.pages.flags[f] &= !flag::PREFETCHED;
+                let key = PageKey::from_raw(self.pages.table.key(frame));
+                self.observer.prefetch_used(now, key, self.pages.owner[f], cursor.stream);
+            }
+            self.pages.hit(frame);
+        }
+        if cursor.pin {
+            let slot = self.pages.slot[f];
+            self.slots.pins[slot as usize] += 1;
+            out.pins.push(Pin { file: cursor.file, index: cursor.next, slot });
+        }
+        self.check_marker(now, frame, cursor, layout, out);
+        cursor.next += 1;
+        cursor.counted = None;
+        out.pages_delivered += 1;
+    }
+
+    fn check_marker(
+        &mut self,
+        now: Nanos,
+        frame: FrameId,
+        cursor: &ReadCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) {
+        let f = frame as usize;
+        if self.pages.flags[f] & flag::MARKER == 0 {
+            return;
+        }
+        self.pages.flags[f] &= !flag::MARKER;
+        let ctx = self.ctx(now, cursor);
+        if let Some(window) = self.prefetcher.on_marker_hit(&ctx, &View(&self.pages)) {
+            self.submit(now, window, cursor, false, layout, out);
+        }
+    }
+
+    /// Allocate frames for the not-cached pages of `window` and emit their fetches. When `sync`, the
+    /// page at `cursor.next` is the demanded one.
+    fn submit(
+        &mut self,
+        now: Nanos,
+        window: Window,
+        cursor: &ReadCursor,
+        sync: bool,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) {
+        let pages = window.pages(cursor.file_pages);
+        if pages.is_empty() {
+            return;
+        }
+        let marker_page = window.marker_page(cursor.file_pages);
+        // A synchronous window brings the rest of the reader's call as demand pages (Linux reads them
+        // through readahead too, but they are accessed by this very call: not prefetched).
+        let demanded = if sync { cursor.next..cursor.last } else { 0..0 };
+        self.runs.clear();
+        layout.runs(cursor.file, pages.start, pages.end - pages.start, &mut self.runs);
+        let runs = std::mem::take(&mut self.runs);
+        for run in &runs {
+            self.submit_run(now, run, cursor, &demanded, marker_page, out);
+        }
+        self.runs = runs;
+        self.check();
+    }
+
+    /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch.
+    fn submit_run(
+        &mut self,
+        now: Nanos,
+        run: &DiskRun,
+        cursor: &ReadCursor,
+        demanded: &std::ops::Range<u64>,
+        marker_page: Option<u64>,
+        out: &mut ReadOutcome,
+    ) {
+        let mut open: Option<Fetch> = None;
+        for i in 0..run.pages {
+            let idx = run.file_page + i;
+            let key = PageKey::new(cursor.file, idx);
+            let is_demand = demanded.contains(&idx);
+            let lbn = Lbn(run.lbn.0 + i);
+            let frame = if self.pages.lookup(key.raw()).is_some() {
+                None // cached pages split the batch and never take the marker
+            } else {
+                self.allocate(now, key, lbn, is_demand, cursor, out)
+            };
+            let Some(frame) = frame else {
+                if let Some(f) = open.take() {
+                    self.issue(now, f, out);
+                }
+                continue;
+            };
+            match open.as_mut() {
+                Some(fetch) => {
+                    fetch.pages += 1;
+                    fetch.sync |= is_demand;
+                }
+                None => {
+                    self.next_fetch += 1;
+                    open = Some(Fetch {
+                        id: self.next_fetch,
+                        file: cursor.file,
+                        first_page: idx,
+                        lbn,
+                        pages: 1,
+                        sync: is_demand,
+                        owner: cursor.stream,
+                    });
+                }
+            }
+            let f = frame as usize;
+            self.pages.fetch_of[f] = open.as_ref().expect("open fetch").id;
+            if marker_page == Some(idx) {
+                self.pages.flags[f] |= flag::MARKER;
+            }
+        }
+        if let Some(f) = open {
+            self.issue(now, f, out);
+        }
+    }
+
+    fn issue(&mut self, now: Nanos, fetch: Fetch, out: &mut ReadOutcome) {
+        self.observer.fetch_issued(now, &fetch);
+        out.fetches.push(fetch);
+    }
+
+    /// Memory and a frame for page `key`, announced to the policy: a free page, or one freed by direct
+    /// reclaim. `None` (the page is not brought in) when nothing can be freed.
+    fn allocate(
+        &mut self,
+        now: Nanos,
+        key: PageKey,
+        lbn: Lbn,
+        demand: bool,
+        cursor: &ReadCursor,
+        out: &mut ReadOutcome,
+    ) -> Option<FrameId> {
+        if !self.memory_available() {
+            self.refuse(now, key, demand, cursor);
+            return None;
+        }
+        let history = self.pages.announce(key.raw(), lbn, !demand);
+        let mut evict_for = history;
+        // Reclaim until a page can be taken, as `__alloc_pages` retries while reclaim makes progress. Every
+        // round evicts at least one page; only evicted pages that readers still pin fail to free memory, so
+        // the rounds are bounded by the resident pages.
+        let rounds_max = self.pages.table.len() + 1;
+        for _ in 0..=rounds_max {
+            if self.memory.take() {
+                let slot = self.slots.take();
+                self.observer.allocated(now, key, cursor.stream, demand);
+                let flags = if demand { flag::DEMANDED } else { flag::PREFETCHED };
+                let read = if demand { cursor.id } else { 0 };
+                let page = Incoming {
+                    key: key.raw(),
+                    owner: cursor.stream,
+                    lbn,
+                    flags,
+                    fetch: 0,
+                    read,
+                    history,
+                    slot,
+                };
+                return Some(self.pages.take_frame(page));
+            }
+            if !self.pages.has_victims() {
+                // Every victim was pinned by a reader: the page is dropped after its announcement, which
+                // the policy protocol allows (its history goes with it).
+                self.refuse(now, key, demand, cursor);
+                return None;
+            }
+            // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
+            self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
+        }
+        unreachable!("direct reclaim ran {rounds_max} rounds without freeing a page");
+    }
+
+    /// A page can be had: a free page above `min`, or a victim for reclaim.
+    fn memory_available(&self) -> bool {
+        self.memory.free_pages() > self.memory.config().watermarks.min || self.pages.has_victims()
+    }
+
+    fn refuse(&mut self, now: Nanos, key: PageKey, demand: bool, cursor: &ReadCursor) {
+        self.memory.record_failed_allocation();
+        if !demand {
+            self.observer.prefetch_dropped(now, key, cursor.stream);
+        }
+    }
+
+    /// Step 3 of an allocation: the reading task reclaims a batch itself.
+    fn direct_reclaim(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) {
+        let cost = self.reclaim(now, self.memory.direct_batch(), incoming);
+        self.memory.record_direct(cost);
+        out.direct_reclaim += cost;
+        out.direct_reclaims += 1;
+        self.observer.reclaimed(now, Reclaimer::Direct, cost);
+    }
+
+    /// Evict up to `target` pages from the page cache (the first for the page whose history is `incoming`),
+    /// report each and free its memory (unless a reader pins its slot).
+    fn reclaim(&mut self, now: Nanos, target: u32, incoming: History) -> ReclaimCost {
+        let BufferCache { pages, observer, slots, memory, .. } = self;
+        pages.reclaim_into(target, incoming, &mut |e| {
+            let what = if e.flags & flag::PREFETCHED != 0 {
+                Eviction::PrefetchedUnused
+            } else if e.flags & flag::DEMANDED != 0 {
+                Eviction::DemandUnread
+            } else {
+                Eviction::Accessed
+            };
+            observer.evicted(now, e.key, e.owner, what);
+            if slots.release(e.slot) {
+                memory.release();
+            }
+        })
+    }
+
+    /// The page in `frame` leaves without eviction (invalidation, I/O error, stale completion).
+    fn drop_page(&mut self, now: Nanos, frame: FrameId) {
+        let key = PageKey::from_raw(self.pages.table.key(frame));
+        let slot = self.pages.drop_page(frame);
+        self.observer.removed(now, key);
+        self.free_slot(slot);
+    }
+
+    fn free_slot(&mut self, slot: Slot) {
+        if self.slots.release(slot) {
+            self.memory.release();
+        }
+    }
+
+    /// The frames of `fetch`'s pages, checked: each in flight under that fetch. Returns the reused buffer
+    /// (the caller puts it back in `self.frames`).
+    fn fetch_frames(&mut self, fetch: &Fetch) -> Result<Vec<FrameId>, CoreError> {
+        let mut frames = std::mem::take(&mut self.frames);
+        frames.clear();
+        let known = fetch.pages > 0 && fetch.id > 0 && fetch.id <= self.next_fetch;
+        let last = fetch.first_page.checked_add(fetch.pages as u64 - 1).filter(|&l| l <= PageKey::INDEX_MAX);
+        if !known || last.is_none() || fetch.file.0 > FileId::MAX {
+            return Err(CoreError::UnknownFetch(fetch.id));
+        }
+        for i in 0..fetch.pages as u64 {
+            let frame = self.pages.lookup(PageKey::new(fetch.file, fetch.first_page + i).raw());
+            match frame.filter(|&f| !self.pages.is_uptodate(f) && self.pages.fetch_of[f as usize] == fetch.id)
+            {
+                Some(f) => frames.push(f),
+                None => return Err(CoreError::UnknownFetch(fetch.id)),
+            }
+        }
+        Ok(frames)
+    }
+
+    /// The page in `frame` was fetched by this very call's synchronous window.
+    fn own_demand(&self, frame: FrameId, cursor: &ReadCursor) -> bool {
+        let f = frame as usize;
+        self.pages.flags[f] & flag::DEMANDED != 0 && self.pages.demand_read[f] == cursor.id
+    }
+
+    /// Page conservation in the section, and slots against memory.
+    fn check(&self) {
+        self.pages.check();
+        let slots_used = self.slots.next_unused - self.slots.free.len() as u32;
+        assert_eq!(
+            slots_used,
+            self.pages.table.len() + self.slots.orphans,
+            "slots in use != frames + orphans"
+        );
+        assert_eq!(slots_used, self.memory.used_pages(), "memory and slots disagree");
+    }
+
+    /// The frame table's own consistency (O(ids)), for tests.
+    #[cfg(test)]
+    fn check_table(&self) {
+        self.pages.table.check();
+    }
+}

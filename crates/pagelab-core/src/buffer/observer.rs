@@ -1,0 +1,287 @@
+//! What the buffer cache reports as it works, to an [`Observer`] chosen at compile time.
+//!
+//! Every event a metric, a detector or a predictor needs passes through here: accesses (hit, miss, wait
+//! on a page under I/O), pages taken and inserted (demanded or prefetched), first uses of prefetched pages,
+//! evictions (with what the evicted page was), fetches issued, completed and failed, reclaim, streams
+//! opened and closed and their CPU time. The cache calls each hook with the time it was given; it never
+//! reads a clock. `()` is the observer that observes nothing: its hooks are empty default methods, so a
+//! cache built with it compiles them away (the cost of an absent observer is zero, by construction).
+//!
+//! Observers compose as tuples: `(Counters, ThrashDetector)` sees every event twice, in that order.
+//! The simulator's metrics ([`Counters`]) and Li & Shen's prefetch-thrashing detector ([`ThrashDetector`])
+//! live here; MemRx's what-if predictor and the live driver's statistics will hang off the same seam.
+
+use super::Fetch;
+use crate::hash::KeyMap;
+use crate::key::{FileId, PageKey, StreamId};
+use crate::memory::{ReclaimCost, Reclaimer};
+use crate::time::Nanos;
+use std::collections::VecDeque;
+
+/// What a reader found when it met a page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessOutcome {
+    /// The page was resident and valid.
+    Hit,
+    /// The page was absent (or fetched by this very `read()` call's synchronous window).
+    Miss,
+    /// The page was under I/O for another reader or a readahead: the reader waits for it.
+    Wait,
+}
+
+/// What an evicted page was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eviction {
+    /// A page that had been accessed.
+    Accessed,
+    /// A prefetched page nobody accessed (Li & Shen's wasted prefetch).
+    PrefetchedUnused,
+    /// A page fetched for a reader's current call, evicted before the call reached it (it misses again).
+    DemandUnread,
+}
+
+/// Receives the buffer cache's events. Every method has an empty default, so an observer implements only
+/// what it needs. `now` is the driver's time of the call that caused the event.
+#[allow(unused_variables)]
+pub trait Observer {
+    /// `stream` met page `key` during a `read()`: counted once per (call, page), at its first encounter.
+    #[inline(always)]
+    fn accessed(&mut self, now: Nanos, stream: StreamId, key: PageKey, outcome: AccessOutcome) {}
+
+    /// A frame was taken for page `key`, to be fetched for `owner`: `demand` if a reader's current call
+    /// asked for it (the moment Li & Shen's thrashing is decided), else readahead.
+    #[inline(always)]
+    fn allocated(&mut self, now: Nanos, key: PageKey, owner: StreamId, demand: bool) {}
+
+    /// The fetch of `key` completed and the page joined the replacement policy.
+    #[inline(always)]
+    fn inserted(&mut self, now: Nanos, key: PageKey, owner: StreamId, prefetched: bool) {}
+
+    /// A prefetched page was accessed for the first time, by `stream` (`owner` prefetched it).
+    #[inline(always)]
+    fn prefetch_used(&mut self, now: Nanos, key: PageKey, owner: StreamId, stream: StreamId) {}
+
+    /// A readahead page could not be given memory and was not fetched.
+    #[inline(always)]
+    fn prefetch_dropped(&mut self, now: Nanos, key: PageKey, owner: StreamId) {}
+
+    /// Page `key` (fetched by `owner`) was evicted by reclaim.
+    #[inline(always)]
+    fn evicted(&mut self, now: Nanos, key: PageKey, owner: StreamId, what: Eviction) {}
+
+    /// Page `key` was dropped without eviction (invalidation, an I/O error).
+    #[inline(always)]
+    fn removed(&mut self, now: Nanos, key: PageKey) {}
+
+    #[inline(always)]
+    fn fetch_issued(&mut self, now: Nanos, fetch: &Fetch) {}
+
+    #[inline(always)]
+    fn fetch_done(&mut self, now: Nanos, fetch: &Fetch) {}
+
+    #[inline(always)]
+    fn fetch_failed(&mut self, now: Nanos, fetch: &Fetch) {}
+
+    /// `stream` needed memory and none could be freed: every frame is pinned by I/O.
+    #[inline(always)]
+    fn stalled(&mut self, now: Nanos, stream: StreamId) {}
+
+    /// Reclaim ran: kswapd's step, or a direct reclaim by an allocating task.
+    #[inline(always)]
+    fn reclaimed(&mut self, now: Nanos, by: Reclaimer, cost: ReclaimCost) {}
+
+    #[inline(always)]
+    fn stream_opened(&mut self, now: Nanos, stream: StreamId) {}
+
+    /// `stream`'s owner exited (Li & Shen's heuristic #1: its prefetched pages are least likely to be used).
+    #[inline(always)]
+    fn stream_closed(&mut self, now: Nanos, stream: StreamId) {}
+
+    /// `stream`'s owner ran on a CPU for `cpu_ns` (Coldest+ ranks streams by their owner's CPU time).
+    #[inline(always)]
+    fn stream_cpu(&mut self, now: Nanos, stream: StreamId, cpu_ns: u64) {}
+
+    #[inline(always)]
+    fn file_closed(&mut self, now: Nanos, stream: StreamId, file: FileId) {}
+}
+
+/// The observer that observes nothing.
+impl Observer for () {}
+
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        /// Both observers see every event, the first first.
+        impl<A: Observer, B: Observer> Observer for (A, B) {
+            $(
+                #[inline(always)]
+                fn $name(&mut self, $($arg: $ty),*) {
+                    self.0.$name($($arg),*);
+                    self.1.$name($($arg),*);
+                }
+            )*
+        }
+    };
+}
+
+forward! {
+    accessed(now: Nanos, stream: StreamId, key: PageKey, outcome: AccessOutcome);
+    allocated(now: Nanos, key: PageKey, owner: StreamId, demand: bool);
+    inserted(now: Nanos, key: PageKey, owner: StreamId, prefetched: bool);
+    prefetch_used(now: Nanos, key: PageKey, owner: StreamId, stream: StreamId);
+    prefetch_dropped(now: Nanos, key: PageKey, owner: StreamId);
+    evicted(now: Nanos, key: PageKey, owner: StreamId, what: Eviction);
+    removed(now: Nanos, key: PageKey);
+    fetch_issued(now: Nanos, fetch: &Fetch);
+    fetch_done(now: Nanos, fetch: &Fetch);
+    fetch_failed(now: Nanos, fetch: &Fetch);
+    stalled(now: Nanos, stream: StreamId);
+    reclaimed(now: Nanos, by: Reclaimer, cost: ReclaimCost);
+    stream_opened(now: Nanos, stream: StreamId);
+    stream_closed(now: Nanos, stream: StreamId);
+    stream_cpu(now: Nanos, stream: StreamId, cpu_ns: u64);
+    file_closed(now: Nanos, stream: StreamId, file: FileId);
+}
+
+/// The buffer cache's counters: what `pagelab simulate` reports about the cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Page accesses that found the page resident.
+    pub hits: u64,
+    /// Page accesses that found the page absent.
+    pub misses: u64,
+    /// Page accesses that found the page under I/O (another reader's or a readahead's fetch).
+    pub inflight_waits: u64,
+    pub pages_fetched: u64,
+    /// Pages fetched that no reader had asked for yet.
+    pub pages_prefetched: u64,
+    /// Prefetched pages later accessed before eviction.
+    pub prefetched_used: u64,
+    pub evictions: u64,
+    /// Prefetched pages evicted before anyone accessed them.
+    pub evicted_unused: u64,
+    /// Pages fetched for a reader's current call and evicted before it got to them (it misses again).
+    pub demand_lost: u64,
+    /// Times a reader found every frame pinned by I/O.
+    pub reclaim_stalls: u64,
+    /// Readahead pages dropped because no memory could be freed for them.
+    pub prefetch_dropped: u64,
+    /// Pages dropped by invalidation or I/O errors.
+    pub removed: u64,
+    pub fetches_failed: u64,
+}
+
+impl Counters {
+    pub fn accesses(&self) -> u64 {
+        self.hits + self.misses + self.inflight_waits
+    }
+    pub fn hit_ratio(&self) -> f64 {
+        if self.accesses() == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.accesses() as f64
+        }
+    }
+}
+
+impl Observer for Counters {
+    #[inline(always)]
+    fn accessed(&mut self, _: Nanos, _: StreamId, _: PageKey, outcome: AccessOutcome) {
+        match outcome {
+            AccessOutcome::Hit => self.hits += 1,
+            AccessOutcome::Miss => self.misses += 1,
+            AccessOutcome::Wait => self.inflight_waits += 1,
+        }
+    }
+    #[inline(always)]
+    fn allocated(&mut self, _: Nanos, _: PageKey, _: StreamId, demand: bool) {
+        self.pages_fetched += 1;
+        self.pages_prefetched += !demand as u64;
+    }
+    #[inline(always)]
+    fn prefetch_used(&mut self, _: Nanos, _: PageKey, _: StreamId, _: StreamId) {
+        self.prefetched_used += 1;
+    }
+    #[inline(always)]
+    fn prefetch_dropped(&mut self, _: Nanos, _: PageKey, _: StreamId) {
+        self.prefetch_dropped += 1;
+    }
+    #[inline(always)]
+    fn evicted(&mut self, _: Nanos, _: PageKey, _: StreamId, what: Eviction) {
+        self.evictions += 1;
+        match what {
+            Eviction::Accessed => {}
+            Eviction::PrefetchedUnused => self.evicted_unused += 1,
+            Eviction::DemandUnread => self.demand_lost += 1,
+        }
+    }
+    #[inline(always)]
+    fn removed(&mut self, _: Nanos, _: PageKey) {
+        self.removed += 1;
+    }
+    #[inline(always)]
+    fn fetch_failed(&mut self, _: Nanos, _: &Fetch) {
+        self.fetches_failed += 1;
+    }
+    #[inline(always)]
+    fn stalled(&mut self, _: Nanos, _: StreamId) {
+        self.reclaim_stalls += 1;
+    }
+}
+
+/// Li & Shen's prefetch page thrashing (papers/000 §2): a page prefetched by a stream, evicted before
+/// anyone accessed it, and then demanded by that same stream (which must fetch it again, a "makeup
+/// fetch"). The detector remembers the last `history_pages` evicted-unused pages with their owner, oldest
+/// forgotten first, as the paper's eviction history is bounded (40 % of memory by default).
+#[derive(Clone, Debug, Default)]
+pub struct ThrashDetector {
+    history_pages: u32,
+    /// Evicted-unaccessed prefetched pages → their owner.
+    ghosts: KeyMap<u64, StreamId>,
+    /// Insertion order of `ghosts`; entries of keys already gone are skipped when they reach the front.
+    order: VecDeque<u64>,
+    /// Thrashed pages so far.
+    pub thrash_pages: u64,
+}
+
+impl ThrashDetector {
+    pub fn new(history_pages: u32) -> ThrashDetector {
+        ThrashDetector { history_pages, ..ThrashDetector::default() }
+    }
+
+    fn remember(&mut self, key: u64, owner: StreamId) {
+        if self.history_pages == 0 {
+            return;
+        }
+        if self.ghosts.insert(key, owner).is_none() {
+            self.order.push_back(key);
+        }
+        // Bounded: drop the oldest entries (stale order entries of re-missed keys are skipped).
+        while self.ghosts.len() > self.history_pages as usize {
+            let old = self.order.pop_front().expect("order tracks every ghost");
+            self.ghosts.remove(&old);
+        }
+        if self.order.len() > 2 * self.history_pages as usize {
+            let ghosts = &self.ghosts;
+            self.order.retain(|k| ghosts.contains_key(k));
+        }
+    }
+}
+
+impl Observer for ThrashDetector {
+    fn evicted(&mut self, _: Nanos, key: PageKey, owner: StreamId, what: Eviction) {
+        if what == Eviction::PrefetchedUnused {
+            self.remember(key.raw(), owner);
+        }
+    }
+
+    /// A demand allocation by the page's prefetcher is a makeup fetch; by anyone else it is not, and the
+    /// page is no longer a ghost either way.
+    fn allocated(&mut self, _: Nanos, key: PageKey, owner: StreamId, demand: bool) {
+        if !demand {
+            return;
+        }
+        if let Some(prefetcher) = self.ghosts.remove(&key.raw()) {
+            self.thrash_pages += (prefetcher == owner) as u64;
+        }
+    }
+}

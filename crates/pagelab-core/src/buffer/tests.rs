@@ -1,0 +1,534 @@
+//! Hand-traced tests of the buffer cache's protocol, its memory model and its driver affordances, and the
+//! property tests of its invariants under every policy.
+
+use super::*;
+use crate::cache::KeyedCache;
+use crate::memory::{ReclaimCosts, Watermarks};
+use crate::policy::{Access, AnyPolicy};
+use proptest::prelude::*;
+
+/// Files laid out back to back: file f's page i is at LBN f * 1000 + i.
+struct Flat;
+impl Layout for Flat {
+    fn runs(&self, file: FileId, start: u64, n: u64, out: &mut Vec<DiskRun>) {
+        out.push(DiskRun { file_page: start, lbn: Lbn(file.0 as u64 * 1000 + start), pages: n });
+    }
+}
+
+type Observed = (Counters, ThrashDetector);
+
+fn cache_with(memory: MemoryConfig, prefetch: &str, policy: PolicyKind) -> BufferCache<Observed> {
+    let config = BufferCacheConfig { memory, policy, prefetcher: prefetch.parse().unwrap() };
+    BufferCache::with_observer(config, (Counters::default(), ThrashDetector::new(64))).unwrap()
+}
+
+/// A cache of exactly `pages` frames (no kernel), LRU.
+fn cache(pages: u32, prefetch: &str) -> BufferCache<Observed> {
+    cache_with(MemoryConfig::exact(pages), prefetch, PolicyKind::Lru)
+}
+
+fn stats(c: &BufferCache<Observed>) -> Counters {
+    c.observer().0
+}
+
+/// (first page, pages) of each fetch.
+fn spans(out: &ReadOutcome) -> Vec<(u64, u32)> {
+    out.fetches.iter().map(|f| (f.first_page, f.pages)).collect()
+}
+
+fn begin(c: &mut BufferCache<Observed>, stream: u32, file: u32, first: u64, last: u64) -> ReadCursor {
+    c.begin_read(Nanos(0), StreamId(stream), FileId(file), first, last, 1000).unwrap()
+}
+
+/// Read `[first, last)` of `file` to the end, completing every fetch at once. Returns the fetches issued.
+fn read_through(c: &mut BufferCache<Observed>, stream: u32, file: u32, first: u64, last: u64) -> Vec<Fetch> {
+    let mut cur = begin(c, stream, file, first, last);
+    let mut out = ReadOutcome::default();
+    let mut issued = Vec::new();
+    for step in 0..64 {
+        c.read(Nanos(step), &mut cur, &Flat, &mut out);
+        for f in out.fetches.clone() {
+            c.fetch_done(Nanos(step), &f).unwrap();
+            issued.push(f);
+        }
+        if out.status == ReadStatus::Done {
+            return issued;
+        }
+    }
+    panic!("read of [{first}, {last}) did not finish");
+}
+
+#[test]
+fn demand_read_without_prefetching() {
+    let mut c = cache(8, "none");
+    let mut out = ReadOutcome::default();
+    let mut cur = begin(&mut c, 1, 0, 0, 2);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    // The whole request is one window: pages 0-1 in one fetch, reader blocked on it.
+    assert_eq!(spans(&out), vec![(0, 2)]);
+    let fetch = out.fetches[0];
+    assert!(fetch.sync && fetch.lbn == Lbn(0));
+    assert_eq!(out.status, ReadStatus::Blocked { fetch: fetch.id });
+    assert_eq!((c.in_flight_pages(), c.resident_pages()), (2, 0));
+    c.fetch_done(Nanos(10), &fetch).unwrap();
+    assert_eq!((c.in_flight_pages(), c.resident_pages()), (0, 2));
+    c.read(Nanos(10), &mut cur, &Flat, &mut out);
+    assert_eq!(out.status, ReadStatus::Done);
+    assert_eq!(out.pages_delivered, 2);
+    let s = stats(&c);
+    // Both pages of the call were absent: two misses, nothing prefetched.
+    assert_eq!((s.misses, s.hits, s.inflight_waits), (2, 0, 0));
+    assert_eq!((s.pages_fetched, s.pages_prefetched, s.prefetched_used), (2, 0, 0));
+    // Reading again hits.
+    let mut cur = begin(&mut c, 1, 0, 0, 2);
+    c.read(Nanos(20), &mut cur, &Flat, &mut out);
+    assert_eq!((out.status, out.pages_delivered), (ReadStatus::Done, 2));
+    assert_eq!(stats(&c).hits, 2);
+}
+
+/// readahead.md §6 through the cache: windows 0-3 (mark 1), 4-11 (mark 4), 12-27 (mark 12).
+#[test]
+fn linux_readahead_pipeline() {
+    let mut c = cache(64, "linux");
+    let mut fetched = Vec::new();
+    for page in 0..13u64 {
+        fetched.extend(
+            read_through(&mut c, 1, 2, page, page + 1).iter().map(|f| (f.first_page, f.pages, f.sync)),
+        );
+    }
+    assert_eq!(fetched, vec![(0, 4, true), (4, 8, false), (12, 16, false), (28, 32, false)]);
+    let s = stats(&c);
+    assert_eq!((s.misses, s.hits), (1, 12));
+    assert_eq!((s.pages_prefetched, s.prefetched_used), (59, 12));
+}
+
+#[test]
+fn pinned_memory_stalls_reads_and_prefetch_is_dropped() {
+    let mut c = cache(4, "none");
+    let mut out = ReadOutcome::default();
+    let mut a = begin(&mut c, 1, 0, 0, 4);
+    c.read(Nanos(0), &mut a, &Flat, &mut out);
+    let fa = out.fetches[0];
+    assert_eq!(spans(&out), vec![(0, 4)]);
+    // Every frame is in flight: another reader cannot get memory.
+    let mut b = begin(&mut c, 2, 1, 0, 1);
+    c.read(Nanos(1), &mut b, &Flat, &mut out);
+    assert_eq!(out.status, ReadStatus::NoMemory);
+    assert!(out.fetches.is_empty());
+    assert_eq!(stats(&c).reclaim_stalls, 1);
+    c.fetch_done(Nanos(2), &fa).unwrap();
+    // Now a victim exists.
+    c.read(Nanos(3), &mut b, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(0, 1)]);
+    let s = stats(&c);
+    assert_eq!(
+        (s.misses, s.evictions),
+        (2, 1),
+        "a's pages 1-3 are not met yet; b's retry is not a second miss"
+    );
+}
+
+#[test]
+fn thrashing_is_a_miss_by_the_owner_on_its_evicted_prefetch() {
+    // Stream 1 reads page 0: Linux readahead brings 0-3 (1-3 prefetched). Stream 2's scattered reads
+    // then evict all four; stream 1 coming back for page 3 is prefetch thrashing.
+    let mut c = cache(6, "linux");
+    assert_eq!(
+        read_through(&mut c, 1, 0, 0, 1).iter().map(|f| (f.first_page, f.pages)).collect::<Vec<_>>(),
+        [(0, 4)]
+    );
+    for p in [10u64, 20, 30, 40, 50, 60] {
+        let f = read_through(&mut c, 2, 1, p, p + 1);
+        assert_eq!(f.iter().map(|f| (f.first_page, f.pages)).collect::<Vec<_>>(), [(p, 1)], "not read ahead");
+    }
+    let s = stats(&c);
+    assert_eq!((s.evictions, s.evicted_unused), (4, 3), "pages 1-3 were prefetched and never read");
+    let mut out = ReadOutcome::default();
+    let mut a3 = begin(&mut c, 1, 0, 3, 4);
+    c.read(Nanos(5), &mut a3, &Flat, &mut out);
+    assert_eq!(c.observer().1.thrash_pages, 1);
+    // Another stream missing on page 2 is not thrashing (not the owner).
+    let mut b2 = begin(&mut c, 2, 0, 2, 3);
+    c.read(Nanos(6), &mut b2, &Flat, &mut out);
+    assert_eq!(c.observer().1.thrash_pages, 1);
+}
+
+/// Issue #10's reproduction through the buffer cache: a two-frame ARC with T2 = [2 1]; a miss on 3 makes
+/// 1 a B2 ghost; then two readers miss on 1 and on 4, so frames for both are taken (each with an eviction)
+/// before either fetch completes. 1 must land in T2 (case III), as `cachesim` puts it.
+#[test]
+fn arc_keeps_ghost_hits_of_pages_in_flight_together() {
+    let mut c = cache_with(MemoryConfig::exact(2), "none", PolicyKind::Arc);
+    for page in [1, 2, 1, 2, 3] {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!(c.policy_state(), "T1=[3] T2=[2] B1=[] B2=[1] p=0");
+    let mut out = ReadOutcome::default();
+    let (mut r1, mut r4) = (begin(&mut c, 1, 0, 1, 2), begin(&mut c, 2, 0, 4, 5));
+    c.read(Nanos(1), &mut r1, &Flat, &mut out);
+    let f1 = out.fetches[0];
+    c.read(Nanos(2), &mut r4, &Flat, &mut out);
+    let f4 = out.fetches[0];
+    c.fetch_done(Nanos(3), &f1).unwrap();
+    c.fetch_done(Nanos(4), &f4).unwrap();
+    assert_eq!(c.policy_state(), "T1=[4] T2=[1] B1=[3] B2=[2] p=0");
+    let mut demand = KeyedCache::new(AnyPolicy::new(PolicyKind::Arc, 2));
+    for (t, k) in [1, 2, 1, 2, 3, 1, 4].into_iter().enumerate() {
+        demand.access(&Access::demand(k, t as u64));
+    }
+    assert_eq!(c.policy_state(), demand.state());
+}
+
+/// Issue #10's 2Q reproduction: four frames (Kin = 1, Kout = 2), 1 in A1out, frames for 1 and 5 taken
+/// before either arrives: 1 must reach Am.
+#[test]
+fn two_q_keeps_a1out_hits_of_pages_in_flight_together() {
+    let mut c = cache_with(MemoryConfig::exact(4), "none", PolicyKind::TwoQ);
+    for page in [1, 2, 3, 4, 6] {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!(c.policy_state(), "A1in=[6 4 3 2] Am=[] A1out=[1]");
+    let mut out = ReadOutcome::default();
+    let (mut r1, mut r5) = (begin(&mut c, 1, 0, 1, 2), begin(&mut c, 2, 0, 5, 6));
+    c.read(Nanos(1), &mut r1, &Flat, &mut out);
+    let f1 = out.fetches[0];
+    c.read(Nanos(2), &mut r5, &Flat, &mut out);
+    let f5 = out.fetches[0];
+    c.fetch_done(Nanos(3), &f1).unwrap();
+    c.fetch_done(Nanos(4), &f5).unwrap();
+    assert_eq!(c.policy_state(), "A1in=[5 6 4] Am=[1] A1out=[3 2]");
+}
+
+/// A prefetched page's first read is its first reference: under ARC it stays in T1 (a second reference
+/// would move it to T2), under 2Q in A1in, under CLOCK it gets no reference bit, under LIRS it becomes LIR
+/// only as warm-up makes any first reference.
+#[test]
+fn a_prefetched_page_first_read_is_its_first_reference() {
+    let expect = [
+        (PolicyKind::Arc, "T1=[1 3+ 2+ 0] T2=[] B1=[] B2=[] p=0"),
+        (PolicyKind::TwoQ, "A1in=[3 2 1 0] Am=[] A1out=[]"),
+        (PolicyKind::Clock, "[3+ 2+ 1 0]"),
+        (PolicyKind::TwoList, "active=[] inactive=[3 2 1* 0*]"),
+        (PolicyKind::Lirs, "S=[1L 0L] Q=[3+ 2+]"),
+        (PolicyKind::Lru, "[1 3 2 0]"),
+    ];
+    for (kind, state) in expect {
+        let mut c = cache_with(MemoryConfig::exact(16), "linux", kind);
+        let mut out = ReadOutcome::default();
+        // A 4-page file: page 0 misses and Linux's initial window brings 0-3, 1-3 prefetched (mark on 1);
+        // reading page 1 then finds the mark, but the next window is past EOF.
+        for page in [0, 1] {
+            let mut r = c.begin_read(Nanos(page), StreamId(1), FileId(0), page, page + 1, 4).unwrap();
+            c.read(Nanos(page), &mut r, &Flat, &mut out);
+            for f in out.fetches.clone() {
+                c.fetch_done(Nanos(page), &f).unwrap();
+            }
+            c.read(Nanos(page), &mut r, &Flat, &mut out);
+            assert_eq!(out.status, ReadStatus::Done);
+        }
+        assert_eq!(c.policy_state(), state, "{kind}");
+        assert_eq!((stats(&c).pages_prefetched, stats(&c).prefetched_used), (3, 1));
+    }
+}
+
+/// With no kernel model and one-page reads, the buffer cache makes exactly `cachesim`'s decisions: every
+/// miss and hit equal, under every policy that a driver without the future can run.
+#[test]
+fn buffer_cache_equals_a_demand_cache_on_one_page_reads() {
+    let keys: Vec<u64> = (0..4000u64).map(|i| (i * 7919 + i / 13 * 31) % 97 + (i % 5) * (i % 3)).collect();
+    for kind in PolicyKind::ALL.into_iter().filter(|k| !k.needs_future()) {
+        for size in [1u32, 4, 16, 50] {
+            assert_oracle(kind, size, &keys);
+        }
+    }
+}
+
+fn assert_oracle(kind: PolicyKind, size: u32, keys: &[u64]) {
+    let mut c = cache_with(MemoryConfig::exact(size), "none", kind);
+    let mut demand = KeyedCache::new(AnyPolicy::new(kind, size));
+    for (t, &k) in keys.iter().enumerate() {
+        let before = stats(&c).misses;
+        read_through(&mut c, 1, 0, k, k + 1);
+        let missed = stats(&c).misses > before;
+        let hit = demand.access(&Access::demand(k, t as u64));
+        assert_eq!(missed, !hit, "{kind} at {size} pages: reference {t} (key {k})");
+    }
+    assert_eq!(c.policy_state(), demand.state(), "{kind} at {size} pages: final queues");
+}
+
+/// A kernel-like memory of 100 usable pages: min 10, low 20, high 30, batches of 8.
+fn kernel_memory() -> MemoryConfig {
+    MemoryConfig {
+        total_pages: 110,
+        reserved_pages: 10,
+        watermarks: Watermarks { min: 10, low: 20, high: 30 },
+        kswapd: true,
+        direct_batch_pages: 8,
+        kswapd_batch_pages: 8,
+        costs: ReclaimCosts::LINUX_2_6,
+    }
+}
+
+/// Pages fill memory to `low` without reclaim; the allocation at `low` wakes kswapd; reads keep taking
+/// pages down to `min`; the next allocation reclaims its batch directly (charged to the reader); kswapd's
+/// steps then free batches until more than `high` pages are free, and it sleeps.
+#[test]
+fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
+    let mut c = cache_with(kernel_memory(), "none", PolicyKind::Lru);
+    for page in 0..80 {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!((c.memory().free, c.kswapd_awake()), (20, false));
+    read_through(&mut c, 1, 0, 80, 81);
+    assert!(c.kswapd_awake(), "the allocation that found 20 free woke kswapd");
+    for page in 81..90 {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!(
+        (c.memory().free, c.memory_stats().direct_reclaims),
+        (10, 0),
+        "down to min, no direct reclaim"
+    );
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 90, 91);
+    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    assert_eq!(out.direct_reclaims, 1);
+    assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 8, freed: 8 }, "LRU scans only its victims");
+    assert_eq!(c.reclaim_time(out.direct_reclaim), Nanos(8 * 250 + 8 * 750));
+    assert_eq!(c.memory().free, 17, "8 freed, 1 taken");
+    let mut steps = 0;
+    while let Some(cost) = c.kswapd_step(Nanos(6)) {
+        assert_eq!(cost.freed, 8);
+        steps += 1;
+        assert!(steps < 10);
+    }
+    assert_eq!((steps, c.memory().free, c.kswapd_awake()), (2, 33, false), "17 + 16 > high = 30: asleep");
+    let m = c.memory_stats();
+    assert_eq!((m.kswapd_wakeups, m.kswapd_steps, m.kswapd.freed, m.direct.freed), (1, 2, 16, 8));
+    assert_eq!(stats(&c).evictions, 24);
+}
+
+/// Every page in flight: reclaim finds nothing, the read stalls, kswapd goes to sleep instead of spinning.
+#[test]
+fn nothing_reclaimable_stalls_and_kswapd_does_not_spin() {
+    let mut c = cache_with(kernel_memory(), "none", PolicyKind::Lru);
+    let mut out = ReadOutcome::default();
+    let mut big = begin(&mut c, 1, 0, 0, 95);
+    c.read(Nanos(0), &mut big, &Flat, &mut out);
+    assert_eq!(c.in_flight_pages(), 90, "pages down to min taken; the last five refused");
+    assert_eq!(out.status, ReadStatus::Blocked { fetch: out.fetches[0].id });
+    assert!(c.kswapd_awake());
+    let cost = c.kswapd_step(Nanos(1)).expect("awake");
+    assert_eq!(cost, ReclaimCost::default());
+    assert!(!c.kswapd_awake(), "a step without progress puts kswapd to sleep");
+    assert_eq!(c.kswapd_step(Nanos(2)), None);
+    let mut other = begin(&mut c, 2, 1, 0, 1);
+    c.read(Nanos(3), &mut other, &Flat, &mut out);
+    assert_eq!(out.status, ReadStatus::NoMemory);
+}
+
+#[test]
+fn bad_calls_are_errors_not_panics() {
+    let mut c = cache(4, "none");
+    assert!(matches!(c.begin_read(Nanos(0), StreamId(1), FileId(0), 5, 5, 10), Err(CoreError::BadRead(_))));
+    assert!(matches!(c.begin_read(Nanos(0), StreamId(1), FileId(0), 0, 11, 10), Err(CoreError::BadRead(_))));
+    assert!(matches!(
+        c.begin_read(Nanos(0), StreamId(1), FileId(1 << 30), 0, 1, 10),
+        Err(CoreError::BadRead(_))
+    ));
+    assert_eq!(c.stream_cpu(Nanos(0), StreamId(9), 5), Err(CoreError::UnknownStream(9)));
+    let fake = Fetch {
+        id: 1,
+        file: FileId(0),
+        first_page: 0,
+        lbn: Lbn(0),
+        pages: 1,
+        sync: true,
+        owner: StreamId(1),
+    };
+    assert_eq!(c.fetch_done(Nanos(0), &fake), Err(CoreError::UnknownFetch(1)));
+    let done = read_through(&mut c, 1, 0, 0, 1)[0];
+    assert_eq!(c.fetch_done(Nanos(1), &done), Err(CoreError::UnknownFetch(done.id)), "completed twice");
+    assert_eq!(c.fetch_failed(Nanos(1), &done), Err(CoreError::UnknownFetch(done.id)));
+    assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 0 }), Err(CoreError::BadPin(0)));
+    assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 99 }), Err(CoreError::BadPin(99)));
+}
+
+/// A pinned read hands out slots; a pinned page can be evicted, but its slot stays held (and counted as
+/// used memory) until the pin is given back; a fetch names the slots it reads into.
+#[test]
+fn pins_keep_slots_until_unpinned() {
+    let mut c = cache(2, "none");
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 0, 1).pinned();
+    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    let f = out.fetches[0];
+    let mut slots = Vec::new();
+    c.fetch_slots(&f, &mut slots).unwrap();
+    assert_eq!(slots, vec![0]);
+    c.fetch_done(Nanos(1), &f).unwrap();
+    c.read(Nanos(1), &mut r, &Flat, &mut out);
+    let pin = out.pins.pop().expect("page 0 pinned");
+    assert_eq!((pin.index, pin.slot), (0, 0));
+    read_through(&mut c, 1, 0, 1, 2);
+    // Page 2 needs memory: page 0 (LRU) is evicted but its slot stays pinned, so page 1 goes too.
+    let mut r2 = begin(&mut c, 1, 0, 2, 3);
+    c.read(Nanos(2), &mut r2, &Flat, &mut out);
+    c.fetch_slots(&out.fetches[0], &mut slots).unwrap();
+    assert_eq!(slots, vec![1], "the pinned slot 0 is not reused");
+    assert_eq!((c.memory().pinned_only, out.direct_reclaims), (1, 2));
+    // Page 2 in flight, slot 0 pinned: nothing to free for page 3.
+    let mut r3 = begin(&mut c, 1, 0, 3, 4);
+    c.read(Nanos(3), &mut r3, &Flat, &mut out);
+    assert_eq!(out.status, ReadStatus::NoMemory);
+    c.unpin(pin).unwrap();
+    assert_eq!((c.memory().pinned_only, c.memory().free), (0, 1));
+    c.read(Nanos(4), &mut r3, &Flat, &mut out);
+    assert!(matches!(out.status, ReadStatus::Blocked { .. }), "the slot came back");
+    assert_eq!(stats(&c).evictions, 2);
+}
+
+/// An I/O error frees the fetch's pages; the blocked reader, resumed, misses again and fetches anew.
+#[test]
+fn a_failed_fetch_releases_its_pages_and_a_retry_refetches() {
+    let mut c = cache(4, "none");
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 0, 2);
+    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    let f = out.fetches[0];
+    c.fetch_failed(Nanos(1), &f).unwrap();
+    assert_eq!((c.in_flight_pages(), c.memory().free), (0, 4));
+    c.read(Nanos(2), &mut r, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(0, 2)]);
+    assert_ne!(out.fetches[0].id, f.id);
+    let s = stats(&c);
+    assert_eq!((s.misses, s.fetches_failed, s.removed), (1, 1, 2), "page 0 counted once; page 1 not met yet");
+}
+
+/// Invalidation drops a file's resident pages at once and its pages in flight when they arrive.
+#[test]
+fn invalidation_drops_resident_pages_and_in_flight_ones_on_arrival() {
+    let mut c = cache(8, "none");
+    read_through(&mut c, 1, 0, 0, 2);
+    read_through(&mut c, 1, 1, 0, 1);
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 2, 0, 5, 6);
+    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    let f = out.fetches[0];
+    assert_eq!(c.invalidate(Nanos(1), FileId(0)), 3);
+    assert_eq!((c.resident_pages(), c.in_flight_pages()), (1, 1));
+    c.fetch_done(Nanos(2), &f).unwrap();
+    assert_eq!((c.resident_pages(), c.in_flight_pages(), c.memory().free), (1, 0, 7));
+    c.read(Nanos(3), &mut r, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(5, 1)], "the stale page is fetched again");
+    assert_eq!(stats(&c).removed, 3);
+}
+
+#[test]
+fn streams_record_their_cpu_and_close() {
+    let mut c = cache(4, "none");
+    c.stream_opened(Nanos(5), StreamId(3));
+    c.stream_cpu(Nanos(6), StreamId(3), 40).unwrap();
+    c.stream_cpu(Nanos(7), StreamId(3), 2).unwrap();
+    assert_eq!(c.stream(StreamId(3)), Some(StreamRecord { opened: Nanos(5), cpu_ns: 42 }));
+    assert!(c.stream_closed(Nanos(8), StreamId(3)));
+    assert!(!c.stream_closed(Nanos(9), StreamId(3)));
+    assert_eq!(c.stream(StreamId(3)), None);
+}
+
+fn memory_model(kernel: bool, pages: u32) -> MemoryConfig {
+    if !kernel {
+        return MemoryConfig::exact(pages);
+    }
+    let min = pages / 10;
+    MemoryConfig {
+        total_pages: pages + 2,
+        reserved_pages: 2,
+        watermarks: Watermarks { min, low: min + min / 4, high: min + min / 2 },
+        kswapd: true,
+        direct_batch_pages: 4,
+        kswapd_batch_pages: 4,
+        costs: ReclaimCosts::LINUX_2_6,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Random reads by several streams, fetches completing or failing in random order, kswapd running at
+    /// random moments, pins held and released: pages are conserved, the budget holds, and every read
+    /// finishes, under every policy and both memory models.
+    #[test]
+    fn conservation_under_random_interleavings(
+        memory in 8u32..40,
+        kernel in any::<bool>(),
+        prefetch in prop::sample::select(vec!["none", "linux", "linux:64KiB", "tp:8-8"]),
+        policy in prop::sample::select(PolicyKind::ALL.to_vec()),
+        reads in prop::collection::vec((0u32..4, 0u32..3, 0u64..60, 1u64..12, any::<bool>()), 1..40),
+        order in prop::collection::vec(any::<u16>(), 200),
+    ) {
+        let mut c = cache_with(memory_model(kernel, memory), prefetch, policy);
+        let mut out = ReadOutcome::default();
+        let mut pending: Vec<Fetch> = Vec::new();
+        let mut pins: Vec<Pin> = Vec::new();
+        let mut cursors: Vec<ReadCursor> = reads
+            .iter()
+            .map(|&(s, f, start, len, pin)| {
+                let cur = c.begin_read(Nanos(0), StreamId(s), FileId(f), start, (start + len).min(64), 64).unwrap();
+                if pin { cur.pinned() } else { cur }
+            })
+            .collect();
+        let mut pick = order.iter().cycle();
+        let mut steps = 0u64;
+        let mut failed_pages = 0u64;
+        while cursors.iter().any(|c| !c.is_done()) || !pending.is_empty() {
+            steps += 1;
+            prop_assert!(steps < 100_000, "no progress");
+            // Advance every unfinished read once, then complete (or fail) one pending fetch.
+            for cur in cursors.iter_mut().filter(|c| !c.is_done()) {
+                c.read(Nanos(steps), cur, &Flat, &mut out);
+                pending.extend(out.fetches.iter().copied());
+                pins.append(&mut out.pins);
+                let m = c.memory();
+                prop_assert!(m.resident + m.in_flight + m.pinned_only + m.free == m.usable);
+            }
+            let roll = *pick.next().unwrap();
+            if roll % 7 == 0 {
+                while c.kswapd_step(Nanos(steps)).is_some() {}
+            }
+            if roll % 3 == 0 && !pins.is_empty() {
+                c.unpin(pins.swap_remove(roll as usize % pins.len())).unwrap();
+            }
+            if !pending.is_empty() {
+                let f = pending.swap_remove(roll as usize % pending.len());
+                if roll % 11 == 0 {
+                    c.fetch_failed(Nanos(steps), &f).unwrap();
+                    failed_pages += f.pages as u64;
+                } else {
+                    c.fetch_done(Nanos(steps), &f).unwrap();
+                }
+            }
+        }
+        for pin in pins {
+            c.unpin(pin).unwrap();
+        }
+        let s = stats(&c);
+        let delivered: u64 = reads.iter().map(|&(_, _, start, len, _)| (start + len).min(64) - start).sum();
+        // Every (call, page) is counted once, as a hit, a miss or a wait.
+        prop_assert_eq!(s.hits + s.misses + s.inflight_waits, delivered);
+        prop_assert_eq!(s.removed, failed_pages);
+        prop_assert_eq!(c.in_flight_pages(), 0);
+        prop_assert_eq!(c.memory().pinned_only, 0);
+        c.check_table();
+    }
+
+    /// The oracle on random reference strings: the buffer cache with no kernel model and one-page reads
+    /// makes the demand cache's decisions.
+    #[test]
+    fn buffer_cache_equals_a_demand_cache(
+        size in 1u32..12,
+        policy in prop::sample::select(PolicyKind::ALL.iter().copied().filter(|k| !k.needs_future()).collect::<Vec<_>>()),
+        keys in prop::collection::vec(0u64..30, 0..300),
+    ) {
+        assert_oracle(policy, size, &keys);
+    }
+}

@@ -1,0 +1,541 @@
+//! The memory a buffer cache lives in, as a Linux kernel manages it: physical pages minus what the kernel
+//! itself holds, free-page watermarks, kswapd, and direct reclaim.
+//!
+//! A cache section (the page cache now; Li & Shen's prefetch cache and the metadata cache of papers/004
+//! next) holds pages of one shared budget. Allocation follows `__alloc_pages()` of Linux 2.6.10–2.6.18
+//! (`mm/page_alloc.c`):
+//! 1. if more than `low` pages are free, take one;
+//! 2. otherwise wake kswapd, and take one if more than `min` are free;
+//! 3. otherwise the allocating task reclaims a batch itself (direct reclaim, `try_to_free_pages()`, 32
+//!    pages = `SWAP_CLUSTER_MAX`), paying for it in CPU time, and takes one if that freed enough; if no
+//!    page could be freed (every page pinned by I/O) the allocation waits.
+//!
+//! kswapd (`balance_pgdat()`) is a kernel thread: once woken it reclaims batches until more than `high`
+//! pages are free, then sleeps; its work costs CPU time that competes with the request handlers. The
+//! engine decides what is reclaimed and what it costs ([`ReclaimCost`], turned into time by
+//! [`ReclaimCosts`]); the driver runs the thread (the simulator schedules kswapd's batches on its CPUs).
+//!
+//! Every section reclaims through one interface, [`CacheSection::reclaim`], so that later sections share
+//! the budget, and a partition between them can move at run time.
+//!
+//! **Watermarks.** `min_free_kbytes = int_sqrt(lowmem_kbytes × 16)`, clamped to [128, 65536]
+//! (`init_per_zone_pages_min()`, 2.6.10–2.6.18); `min = min_free_kbytes / 4` pages. Linux 2.6
+//! (`setup_per_zone_pages_min()`): `low = min × 5/4`, `high = min × 3/2`. Modern Linux (4.6+,
+//! `__setup_per_zone_wmarks()`): `low = min + max(min/4, managed × watermark_scale_factor / 10000)` and
+//! `high = low + the same step`, with `watermark_scale_factor = 10`; the clamp's upper end is 262144 KiB
+//! since 5.7. The papers ran 2.6 kernels, which is pagelab's default.
+//!
+//! **The kernel's own memory.** The kernel image and static data, `mem_map` (one `struct page` per
+//! physical page) and, per thread, a kernel stack and the user stack pages a request handler touches
+//! are not available to caches: 1,000 handlers cost 1,000 × [`KernelReserve::per_thread_bytes`].
+//!
+//! Where pagelab departs from the kernel, and why:
+//! - One zone. 2.6 on a 32-bit x86 server splits memory into DMA, Normal and HighMem zones with a
+//!   watermark triple each; the papers' page cache pages come from all of them, and one pool with the
+//!   total triple behaves the same for a page cache under steady pressure (`lowmem_reserve` and the
+//!   zone fallback order are not modelled; the watermarks use all memory as lowmem).
+//! - No reclaim priorities: a batch evicts exactly its target (or everything it can), instead of scanning
+//!   `1/2^priority` of the lists and retrying at a higher priority when that freed too little. The scan
+//!   work is still counted: pages the policy examined besides its victims
+//!   ([`crate::policy::Replacement::pages_scanned`]).
+//! - Pages under I/O are not on the reclaim lists (the kernel scans and skips them); they cost nothing.
+//! - kswapd's reclaim frees its batch when the batch starts; its CPU time follows.
+
+use crate::error::CoreError;
+use crate::time::Nanos;
+use crate::PAGE_SIZE_BYTES;
+
+/// `SWAP_CLUSTER_MAX`: the batch of one direct reclaim and of one kswapd step, in pages.
+pub const SWAP_CLUSTER_MAX: u32 = 32;
+
+/// Free-page thresholds, in pages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Watermarks {
+    pub min: u32,
+    pub low: u32,
+    pub high: u32,
+}
+
+/// How the watermarks are derived from memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatermarkRule {
+    /// Linux 2.6.10–2.6.18: `low = 5/4 min`, `high = 3/2 min`.
+    Linux26,
+    /// Linux 4.6 and later, with `vm.watermark_scale_factor` (default 10, i.e. 0.1 % of memory).
+    Modern { scale_factor: u32 },
+}
+
+/// `min_free_kbytes` as Linux computes it at boot from the kilobytes of low memory: `int_sqrt(kb × 16)`,
+/// clamped to [128, `max_kbytes`] (65536 in 2.6, 262144 since 5.7).
+pub fn min_free_kbytes(lowmem_kbytes: u64, max_kbytes: u64) -> u64 {
+    (lowmem_kbytes.saturating_mul(16)).isqrt().clamp(128, max_kbytes)
+}
+
+impl Watermarks {
+    /// The watermarks of `managed_pages` pages of memory under `rule`.
+    pub fn linux(managed_pages: u64, rule: WatermarkRule) -> Watermarks {
+        let kbytes = managed_pages * (PAGE_SIZE_BYTES / 1024);
+        let to_pages = |pages: u64| u32::try_from(pages).unwrap_or(u32::MAX);
+        match rule {
+            WatermarkRule::Linux26 => {
+                let min = min_free_kbytes(kbytes, 65536) / (PAGE_SIZE_BYTES / 1024);
+                Watermarks { min: to_pages(min), low: to_pages(min * 5 / 4), high: to_pages(min * 3 / 2) }
+            }
+            WatermarkRule::Modern { scale_factor } => {
+                let min = min_free_kbytes(kbytes, 262144) / (PAGE_SIZE_BYTES / 1024);
+                let step = (min / 4).max(managed_pages * scale_factor as u64 / 10_000);
+                Watermarks { min: to_pages(min), low: to_pages(min + step), high: to_pages(min + 2 * step) }
+            }
+        }
+    }
+}
+
+/// What the kernel holds that caches cannot use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelReserve {
+    /// Kernel text and static data, boot-time allocations.
+    pub base_bytes: u64,
+    /// `mem_map`: bytes of `struct page` per physical page.
+    pub page_struct_bytes: u64,
+    /// A thread's kernel stack plus the user stack pages it touches.
+    pub per_thread_bytes: u64,
+}
+
+impl KernelReserve {
+    /// Linux 2.6 on the papers' 32-bit x86 servers: a 4 MiB kernel (a 2.6 `vmlinux` of the time is 2–3 MiB
+    /// of text and data, plus boot-time tables), a 32-byte `struct page` (2.6's i386 layout), and per thread
+    /// an 8 KiB kernel stack (`THREAD_SIZE` with the default 8K stacks, holding `thread_info`) plus two
+    /// 4 KiB user stack pages a request handler touches (its stack is 8 MiB of address space, mostly never
+    /// touched); `task_struct` and the rest of a thread's slab objects (about 2 KiB) are left out.
+    pub const LINUX_2_6: KernelReserve =
+        KernelReserve { base_bytes: 4 << 20, page_struct_bytes: 32, per_thread_bytes: 16 << 10 };
+
+    /// Nothing reserved: all memory is cache.
+    pub const NONE: KernelReserve =
+        KernelReserve { base_bytes: 0, page_struct_bytes: 0, per_thread_bytes: 0 };
+
+    /// Bytes reserved on a machine of `total_bytes` running `threads` threads.
+    pub fn bytes(&self, total_bytes: u64, threads: u32) -> u64 {
+        let pages = total_bytes / PAGE_SIZE_BYTES;
+        self.base_bytes
+            .saturating_add(pages.saturating_mul(self.page_struct_bytes))
+            .saturating_add((threads as u64).saturating_mul(self.per_thread_bytes))
+    }
+}
+
+/// CPU time of reclaim work. Stated here once; every reclaim path (kswapd, direct reclaim, and the
+/// sections to come) is charged by it.
+///
+/// pagelab's estimate for 2.6's `shrink_list()` on the papers' 2 GHz Xeons, for clean unmapped page-cache
+/// pages: examining a page (taking it off the LRU under `zone->lru_lock`, `page_referenced()`, the page
+/// lock) about 500 cycles, 0.25 µs; freeing it (`remove_from_page_cache()` under `mapping->tree_lock`, a
+/// radix-tree delete, returning it to the per-CPU free lists) about 1,500 cycles more, 0.75 µs. These are
+/// estimates from the code paths' work, not measurements: a modern kernel reclaims large folios in one step,
+/// so timing one here would not measure 2.6. A reclaim that frees its 32-page batch costs 32 µs; the
+/// papers' disk-bound servers spend far more waiting for I/O, which is why the estimate's precision matters
+/// little there and the costs are stated for the papers (papers/004) that are about reclaim time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimCosts {
+    /// Per page examined (victims included).
+    pub scan_ns_per_page: u64,
+    /// Per page freed, on top of its scan.
+    pub free_ns_per_page: u64,
+}
+
+impl ReclaimCosts {
+    pub const LINUX_2_6: ReclaimCosts = ReclaimCosts { scan_ns_per_page: 250, free_ns_per_page: 750 };
+    /// Reclaim that costs nothing (a cache model without a kernel).
+    pub const FREE: ReclaimCosts = ReclaimCosts { scan_ns_per_page: 0, free_ns_per_page: 0 };
+
+    /// The CPU time of `cost`.
+    pub fn time(&self, cost: ReclaimCost) -> Nanos {
+        Nanos(
+            cost.scanned
+                .saturating_mul(self.scan_ns_per_page)
+                .saturating_add(cost.freed.saturating_mul(self.free_ns_per_page)),
+        )
+    }
+}
+
+/// The work of one reclaim: pages examined (victims included) and pages freed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReclaimCost {
+    pub scanned: u64,
+    pub freed: u64,
+}
+
+impl std::ops::AddAssign for ReclaimCost {
+    fn add_assign(&mut self, rhs: ReclaimCost) {
+        self.scanned += rhs.scanned;
+        self.freed += rhs.freed;
+    }
+}
+
+/// Who reclaims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaimer {
+    /// The background kernel thread, between the `low` and `high` watermarks.
+    Kswapd,
+    /// The allocating task itself, below `min`.
+    Direct,
+}
+
+/// A cache whose pages count against the shared memory budget, and which gives them back on request.
+pub trait CacheSection {
+    /// Pages the section holds (counted in the budget).
+    fn pages(&self) -> u32;
+
+    /// Pages `reclaim` could free now (not pinned by I/O).
+    fn reclaimable_pages(&self) -> u32;
+
+    /// Free up to `target` pages, oldest by the section's own order first, and say what it cost. Must
+    /// free at least one page when `reclaimable_pages() > 0` and `target > 0` (so that no reclaim loop
+    /// spins without progress), and never more than `target`.
+    fn reclaim(&mut self, target: u32, now: Nanos) -> ReclaimCost;
+}
+
+/// Everything that configures the memory model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryConfig {
+    /// Physical memory, in pages.
+    pub total_pages: u32,
+    /// Pages the kernel holds ([`KernelReserve`]).
+    pub reserved_pages: u32,
+    pub watermarks: Watermarks,
+    /// Whether kswapd runs (a cache without a kernel has none).
+    pub kswapd: bool,
+    /// Pages one direct reclaim frees ([`SWAP_CLUSTER_MAX`] in a kernel).
+    pub direct_batch_pages: u32,
+    /// Pages one kswapd step frees.
+    pub kswapd_batch_pages: u32,
+    pub costs: ReclaimCosts,
+}
+
+impl MemoryConfig {
+    /// A cache of exactly `pages` frames and nothing else: no kernel memory, no watermarks, no kswapd; a
+    /// page needed when all are taken evicts exactly one, at no cost. This is what `pagelab cachesim`
+    /// simulates, and how the buffer cache reproduces it.
+    pub fn exact(pages: u32) -> MemoryConfig {
+        MemoryConfig {
+            total_pages: pages,
+            reserved_pages: 0,
+            watermarks: Watermarks::default(),
+            kswapd: false,
+            direct_batch_pages: 1,
+            kswapd_batch_pages: 1,
+            costs: ReclaimCosts::FREE,
+        }
+    }
+
+    /// Linux on `total_bytes` of memory running `threads` threads: the kernel's reserve, watermarks by
+    /// `rule`, kswapd, direct reclaim in batches of [`SWAP_CLUSTER_MAX`], and `costs`. Errors if the reserve
+    /// and the watermarks leave no page for caches.
+    pub fn linux(
+        total_bytes: u64,
+        reserve: KernelReserve,
+        threads: u32,
+        rule: WatermarkRule,
+        costs: ReclaimCosts,
+    ) -> Result<MemoryConfig, CoreError> {
+        let total_pages = total_bytes / PAGE_SIZE_BYTES;
+        let total_pages = u32::try_from(total_pages).map_err(|_| CoreError::InvalidParameter {
+            what: "memory size",
+            why: format!("{total_bytes} bytes is more than {} pages", u32::MAX),
+        })?;
+        let reserved_bytes = reserve.bytes(total_bytes, threads);
+        let reserved_pages = u32::try_from(reserved_bytes.div_ceil(PAGE_SIZE_BYTES)).unwrap_or(u32::MAX);
+        let managed = total_pages.saturating_sub(reserved_pages);
+        let watermarks = Watermarks::linux(managed as u64, rule);
+        let config = MemoryConfig {
+            total_pages,
+            reserved_pages,
+            watermarks,
+            kswapd: true,
+            direct_batch_pages: SWAP_CLUSTER_MAX,
+            kswapd_batch_pages: SWAP_CLUSTER_MAX,
+            costs,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Pages caches may use: total minus the kernel's reserve.
+    pub fn usable_pages(&self) -> u32 {
+        self.total_pages.saturating_sub(self.reserved_pages)
+    }
+
+    /// The configuration is usable: some page is left for caches above `min`, the watermarks are ordered,
+    /// the batches are positive.
+    pub fn validate(&self) -> Result<(), CoreError> {
+        let bad = |why: String| Err(CoreError::InvalidParameter { what: "memory", why });
+        let w = self.watermarks;
+        if !(w.min <= w.low && w.low <= w.high) {
+            return bad(format!("watermarks must satisfy min <= low <= high, got {w:?}"));
+        }
+        let usable = self.usable_pages();
+        if usable <= w.high {
+            return bad(format!(
+                "{} pages of memory leave {usable} for caches after the kernel's {} pages, not more than the \
+                 high watermark ({} pages); give more memory or fewer threads",
+                self.total_pages, self.reserved_pages, w.high
+            ));
+        }
+        if self.direct_batch_pages == 0 || self.kswapd_batch_pages == 0 {
+            return bad("reclaim batches must be at least one page".into());
+        }
+        Ok(())
+    }
+}
+
+/// Counters of the memory model since it was built (or since [`Memory::reset_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    pub kswapd_wakeups: u64,
+    pub kswapd_steps: u64,
+    pub kswapd: ReclaimCost,
+    pub direct_reclaims: u64,
+    pub direct: ReclaimCost,
+    /// Allocations that found nothing to reclaim (every page pinned by I/O): the task waits.
+    pub failed_allocations: u64,
+}
+
+/// The budget at run time: how many pages the sections hold, and kswapd's state.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    config: MemoryConfig,
+    /// Pages held by cache sections (including pages that left a section but stay pinned by a reader).
+    used: u32,
+    kswapd_awake: bool,
+    stats: MemoryStats,
+}
+
+impl Memory {
+    /// Caller guarantees `config.validate()` passed.
+    pub fn new(config: MemoryConfig) -> Memory {
+        debug_assert_eq!(config.validate(), Ok(()));
+        Memory { config, used: 0, kswapd_awake: false, stats: MemoryStats::default() }
+    }
+
+    pub fn config(&self) -> &MemoryConfig {
+        &self.config
+    }
+    pub fn usable_pages(&self) -> u32 {
+        self.config.usable_pages()
+    }
+    pub fn used_pages(&self) -> u32 {
+        self.used
+    }
+    pub fn free_pages(&self) -> u32 {
+        self.usable_pages() - self.used
+    }
+    pub fn kswapd_awake(&self) -> bool {
+        self.kswapd_awake
+    }
+    pub fn stats(&self) -> MemoryStats {
+        self.stats
+    }
+    pub fn reset_stats(&mut self) {
+        self.stats = MemoryStats::default();
+    }
+
+    /// Steps 1 and 2 of an allocation: take a free page if more than `low` are free, else wake kswapd and
+    /// take one if more than `min` are. `false`: the caller must reclaim directly (step 3) and try again.
+    pub fn take(&mut self) -> bool {
+        let (free, w) = (self.free_pages(), self.config.watermarks);
+        if free <= w.low && self.config.kswapd && !self.kswapd_awake {
+            self.kswapd_awake = true;
+            self.stats.kswapd_wakeups += 1;
+        }
+        if free > w.min {
+            self.used += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A page held by a section is free again.
+    pub fn release(&mut self) {
+        assert!(self.used > 0, "a page released that was never taken");
+        self.used -= 1;
+    }
+
+    /// The pages a direct reclaim should free.
+    pub fn direct_batch(&self) -> u32 {
+        self.config.direct_batch_pages
+    }
+
+    /// Record a direct reclaim by an allocating task.
+    pub fn record_direct(&mut self, cost: ReclaimCost) {
+        self.stats.direct_reclaims += 1;
+        self.stats.direct += cost;
+    }
+
+    pub fn record_failed_allocation(&mut self) {
+        self.stats.failed_allocations += 1;
+    }
+
+    /// kswapd's next batch: `Some(pages)` to reclaim now, or `None` when more than `high` pages are free
+    /// (kswapd goes to sleep; it wakes at the next allocation below `low`).
+    pub fn kswapd_target(&mut self) -> Option<u32> {
+        if !self.kswapd_awake {
+            return None;
+        }
+        let (free, high) = (self.free_pages(), self.config.watermarks.high);
+        if free > high {
+            self.kswapd_awake = false;
+            return None;
+        }
+        Some(self.config.kswapd_batch_pages)
+    }
+
+    /// Record a kswapd step. A step that freed nothing puts kswapd to sleep: every page is pinned, and
+    /// only an allocation below `low` after some I/O completes can give it work again (no spinning).
+    pub fn record_kswapd(&mut self, cost: ReclaimCost) {
+        self.stats.kswapd_steps += 1;
+        self.stats.kswapd += cost;
+        if cost.freed == 0 {
+            self.kswapd_awake = false;
+        }
+    }
+
+    /// The CPU time of `cost`.
+    pub fn time(&self, cost: ReclaimCost) -> Nanos {
+        self.config.costs.time(cost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+
+    /// 512 MiB: min_free_kbytes = int_sqrt(524288 × 16) = 2896 → min 724 pages; 2.6: low 905, high 1086.
+    /// 24 GiB: int_sqrt(25165824 × 16) = 20066 → min 5016; 2.6: low 6270, high 7524; modern: the scale
+    /// factor's step 6291 pages (0.1 % of 6291456) beats min/4 = 1254: low 11307, high 17598.
+    #[test]
+    fn watermarks_as_linux_computes_them() {
+        assert_eq!(min_free_kbytes(512 * 1024, 65536), 2896);
+        assert_eq!(min_free_kbytes(24 * 1024 * 1024, 65536), 20066);
+        let pages = |bytes: u64| bytes / PAGE_SIZE_BYTES;
+        assert_eq!(
+            Watermarks::linux(pages(512 * MIB), WatermarkRule::Linux26),
+            Watermarks { min: 724, low: 905, high: 1086 }
+        );
+        assert_eq!(
+            Watermarks::linux(pages(24 * GIB), WatermarkRule::Linux26),
+            Watermarks { min: 5016, low: 6270, high: 7524 }
+        );
+        let modern = WatermarkRule::Modern { scale_factor: 10 };
+        assert_eq!(
+            Watermarks::linux(pages(24 * GIB), modern),
+            Watermarks { min: 5016, low: 11307, high: 17598 }
+        );
+        // At 512 MiB min/4 = 181 beats the scale factor's 131: the modern rule gives 2.6's low.
+        assert_eq!(
+            Watermarks::linux(pages(512 * MIB), modern),
+            Watermarks { min: 724, low: 905, high: 1086 }
+        );
+        // The clamps: tiny memory gets 128 KiB; 2.6 caps at 64 MiB (a 1 TiB machine).
+        assert_eq!(min_free_kbytes(1024, 65536), 128);
+        assert_eq!(min_free_kbytes(1 << 30, 65536), 65536);
+    }
+
+    #[test]
+    fn the_kernel_reserve_grows_with_threads() {
+        let r = KernelReserve::LINUX_2_6;
+        // 4 MiB + 131072 pages × 32 B = 8 MiB, plus 16 KiB per thread.
+        assert_eq!(r.bytes(512 * MIB, 0), 8 * MIB);
+        assert_eq!(r.bytes(512 * MIB, 1000) - r.bytes(512 * MIB, 0), 1000 * 16 * 1024);
+        let c =
+            MemoryConfig::linux(512 * MIB, r, 1000, WatermarkRule::Linux26, ReclaimCosts::LINUX_2_6).unwrap();
+        assert_eq!(c.reserved_pages, (8 * MIB / 4096 + 4000) as u32);
+        assert_eq!(c.usable_pages(), 131072 - 2048 - 4000);
+    }
+
+    #[test]
+    fn memory_that_the_kernel_fills_is_refused() {
+        let err = MemoryConfig::linux(
+            64 * MIB,
+            KernelReserve::LINUX_2_6,
+            4000,
+            WatermarkRule::Linux26,
+            ReclaimCosts::FREE,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("leave 0 for caches"), "{err}");
+    }
+
+    fn small() -> Memory {
+        // 100 usable pages, min 10, low 20, high 30.
+        Memory::new(MemoryConfig {
+            total_pages: 100,
+            reserved_pages: 0,
+            watermarks: Watermarks { min: 10, low: 20, high: 30 },
+            kswapd: true,
+            direct_batch_pages: 32,
+            kswapd_batch_pages: 32,
+            costs: ReclaimCosts::LINUX_2_6,
+        })
+    }
+
+    /// kswapd sleeps while more than `low` pages are free, wakes at the allocation that finds `low` or
+    /// fewer, and sleeps again once more than `high` are free; below `min` an allocation needs direct
+    /// reclaim.
+    #[test]
+    fn kswapd_wakes_at_low_and_sleeps_above_high() {
+        let mut m = small();
+        for _ in 0..80 {
+            assert!(m.take());
+        }
+        assert_eq!((m.free_pages(), m.kswapd_awake()), (20, false), "80 taken with 21+ free before each");
+        assert!(m.take(), "20 free: kswapd wakes, and 20 > min");
+        assert_eq!((m.kswapd_awake(), m.stats().kswapd_wakeups), (true, 1));
+        for _ in 0..9 {
+            assert!(m.take());
+        }
+        assert_eq!(m.free_pages(), 10);
+        assert!(!m.take(), "at min: direct reclaim needed");
+        assert_eq!(m.stats().kswapd_wakeups, 1, "already awake");
+        assert_eq!(m.kswapd_target(), Some(32));
+        for _ in 0..20 {
+            m.release();
+        }
+        assert_eq!(m.free_pages(), 30);
+        assert_eq!(m.kswapd_target(), Some(32), "30 is not above high");
+        m.release();
+        assert_eq!((m.kswapd_target(), m.kswapd_awake()), (None, false), "31 > high: asleep");
+        assert!(m.take(), "31 free: above low, no wake-up");
+        assert_eq!(m.stats().kswapd_wakeups, 1);
+    }
+
+    #[test]
+    fn kswapd_without_progress_sleeps() {
+        let mut m = small();
+        for _ in 0..85 {
+            m.take();
+        }
+        assert!(m.kswapd_awake());
+        m.record_kswapd(ReclaimCost { scanned: 0, freed: 0 });
+        assert!(!m.kswapd_awake(), "a step that freed nothing must not be repeated at once");
+        assert_eq!(m.kswapd_target(), None);
+    }
+
+    #[test]
+    fn an_exact_cache_takes_every_page_and_has_no_kswapd() {
+        let mut m = Memory::new(MemoryConfig::exact(3));
+        assert!(m.take() && m.take() && m.take());
+        assert!(!m.take(), "full: evict one");
+        assert!(!m.kswapd_awake());
+        assert_eq!(m.direct_batch(), 1);
+        assert_eq!(m.time(ReclaimCost { scanned: 5, freed: 5 }), Nanos::ZERO);
+    }
+
+    #[test]
+    fn costs_are_charged_per_page_scanned_and_freed() {
+        let cost = ReclaimCost { scanned: 40, freed: 32 };
+        assert_eq!(ReclaimCosts::LINUX_2_6.time(cost), Nanos(40 * 250 + 32 * 750));
+    }
+}
