@@ -815,3 +815,112 @@ impl Server {
 pub fn simulate(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<RunMetrics, SimError> {
     Ok(Server::new(cfg, workload)?.run())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::MemoryModel;
+    use crate::workload::spec::parse_workload;
+
+    const MIB: u64 = 1 << 20;
+
+    fn run(cfg: SimConfig, workload: &str) -> RunMetrics {
+        simulate(cfg, parse_workload(workload).unwrap()).unwrap()
+    }
+
+    /// 64 KiB random reads of a 200 MiB dataset through `memory_mib` of memory.
+    fn random_reads(memory_mib: u64, concurrency: u32, prefetch: &str) -> SimConfig {
+        SimConfig {
+            memory_bytes: memory_mib * MIB,
+            concurrency,
+            prefetcher: prefetch.parse().unwrap(),
+            duration: Nanos::from_secs(20),
+            ..SimConfig::default()
+        }
+    }
+
+    const RANDOM: &str = "random:files=200,file_size=1MiB,block=64KiB";
+
+    #[test]
+    fn the_kernel_keeps_a_stack_per_handler_thread() {
+        let one = run(random_reads(64, 1, "none"), RANDOM).memory;
+        let hundred = run(random_reads(64, 100, "none"), RANDOM).memory;
+        assert_eq!(hundred.kernel_reserve_bytes - one.kernel_reserve_bytes, 99 * 16 * 1024);
+        assert_eq!(one.kernel_reserve_bytes, 4 * MIB + 64 * MIB / 4096 * 32 + 16 * 1024);
+        assert_eq!(one.usable_bytes, 64 * MIB - one.kernel_reserve_bytes.div_ceil(4096) * 4096);
+    }
+
+    /// 16 MiB leave 3008 pages after the kernel's 4.25 MiB (a 4 MiB image, 128 KiB of `mem_map`, 8 stacks
+    /// of 16 KiB): the watermarks come from those (`nr_free_buffer_pages()` at boot), min_free_kbytes =
+    /// int_sqrt(12032 × 16) = 438 → min 109 pages, low 136, high 163. kswapd wakes at low and reclaims in the background on the CPUs;
+    /// allocations never take memory below min.
+    #[test]
+    fn kswapd_reclaims_in_the_background_and_free_memory_stays_above_min() {
+        let m = run(random_reads(16, 8, "none"), RANDOM);
+        let mem = &m.memory;
+        assert_eq!(mem.usable_bytes, 3008 * 4096);
+        assert_eq!(
+            (mem.watermark_min_bytes, mem.watermark_low_bytes, mem.watermark_high_bytes),
+            (109 * 4096, 136 * 4096, 163 * 4096)
+        );
+        assert!(mem.kswapd_wakeups > 0 && mem.kswapd_reclaimed_pages > 0, "{mem:?}");
+        assert!(mem.kswapd_cpu_s > 0.0, "kswapd's batches run on the CPUs");
+        assert!(mem.free_bytes_min >= mem.watermark_min_bytes, "{mem:?}");
+        assert!(mem.free_bytes_mean <= (mem.watermark_high_bytes + 32 * 4096) as f64, "{mem:?}");
+        assert_eq!(mem.direct_reclaims, 0, "16-page reads never outrun kswapd's 32-page batches");
+        assert_eq!(m.cache.evictions, mem.kswapd_reclaimed_pages);
+    }
+
+    /// A 512 KiB readahead window takes 128 pages in one read: from about `high` free pages that goes below
+    /// `min`, and the reading handler reclaims a batch itself, spending its CPU time before its fetch.
+    #[test]
+    fn direct_reclaim_is_charged_to_the_reading_handler() {
+        let m = run(random_reads(16, 8, "linux:512KiB"), "one-rand:files=20,file_size=4MiB");
+        let mem = &m.memory;
+        assert!(mem.direct_reclaims > 0, "{mem:?}");
+        assert_eq!(mem.direct_reclaimed_pages % 32, 0, "batches of SWAP_CLUSTER_MAX (LRU lists are long)");
+        // 32 pages × (0.25 + 0.75) µs = 32 µs of CPU, plus any wait for a CPU.
+        assert!(
+            mem.direct_reclaim_ms_mean >= 0.032 && mem.direct_reclaim_ms_max >= mem.direct_reclaim_ms_mean
+        );
+        assert!(m.cache.evictions == mem.kswapd_reclaimed_pages + mem.direct_reclaimed_pages);
+    }
+
+    #[test]
+    fn an_exact_memory_evicts_one_page_per_page_at_no_cost() {
+        let cfg = SimConfig { memory_model: MemoryModel::Exact, ..random_reads(16, 8, "none") };
+        let m = run(cfg, RANDOM);
+        let mem = &m.memory;
+        assert_eq!((mem.kernel_reserve_bytes, mem.usable_bytes, mem.kswapd_wakeups), (0, 16 * MIB, 0));
+        assert_eq!(mem.direct_reclaims, m.cache.evictions);
+        assert_eq!(mem.direct_reclaim_ms_max, 0.0, "free reclaim: no CPU burst");
+    }
+
+    /// Auto warm-up: measuring starts once memory has filled and every handler has completed a request.
+    #[test]
+    fn the_measured_period_starts_at_steady_state() {
+        let m = run(random_reads(16, 8, "none"), RANDOM);
+        let w = &m.warmup;
+        assert_eq!(w.mode, "auto");
+        assert!(w.steady_state && w.seconds > 0.0 && w.requests >= 8, "{w:?}");
+        assert!((m.sim_seconds - 20.0).abs() < 1e-9, "the measured period is --duration after the warm-up");
+        // Memory larger than the whole dataset never fills: the warm-up stops at its bound, and says so.
+        let cfg = SimConfig { duration: Nanos::from_secs(2), ..random_reads(512, 2, "none") };
+        let w = run(cfg, RANDOM).warmup;
+        assert!(!w.steady_state && (w.seconds - 20.0).abs() < 1e-9, "{w:?}");
+    }
+
+    #[test]
+    fn a_fixed_warmup_is_kept_and_judged() {
+        let cfg = SimConfig { warmup: Warmup::Fixed(Nanos::from_secs(3)), ..random_reads(16, 8, "none") };
+        let w = run(cfg, RANDOM).warmup;
+        assert_eq!((w.mode.as_str(), w.seconds), ("fixed", 3.0));
+    }
+
+    #[test]
+    fn runs_are_deterministic() {
+        let a = run(random_reads(16, 8, "linux:512KiB"), "one-rand:files=20,file_size=4MiB");
+        let b = run(random_reads(16, 8, "linux:512KiB"), "one-rand:files=20,file_size=4MiB");
+        assert_eq!(a, b);
+    }
+}
