@@ -181,17 +181,23 @@ pub enum Reclaimer {
 }
 
 /// A cache whose pages count against the shared memory budget, and which gives them back on request.
+/// Every path that frees cache memory (kswapd, direct reclaim, and the sections' own daemons to come) goes
+/// through [`CacheSection::reclaim`].
 pub trait CacheSection {
+    /// What the section hands back for each page it frees, for the composite cache to account for (its
+    /// observer, its data slot, the memory budget).
+    type Freed;
+
     /// Pages the section holds (counted in the budget).
     fn pages(&self) -> u32;
 
     /// Pages `reclaim` could free now (not pinned by I/O).
     fn reclaimable_pages(&self) -> u32;
 
-    /// Free up to `target` pages, oldest by the section's own order first, and say what it cost. Must
-    /// free at least one page when `reclaimable_pages() > 0` and `target > 0` (so that no reclaim loop
-    /// spins without progress), and never more than `target`.
-    fn reclaim(&mut self, target: u32, now: Nanos) -> ReclaimCost;
+    /// Free up to `target` pages, in the section's own order, passing each to `freed`, and say what it
+    /// cost. Must free at least one page when `reclaimable_pages() > 0` and `target > 0` (so that no
+    /// reclaim loop spins without progress), and never more than `target`.
+    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Self::Freed)) -> ReclaimCost;
 }
 
 /// Everything that configures the memory model.

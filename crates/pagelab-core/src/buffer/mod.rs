@@ -818,7 +818,8 @@ impl<O: Observer> BufferCache<O> {
     /// report each and free its memory (unless a reader pins its slot).
     fn reclaim(&mut self, now: Nanos, target: u32, incoming: History) -> ReclaimCost {
         let BufferCache { pages, observer, slots, memory, .. } = self;
-        pages.reclaim_into(target, incoming, &mut |e| {
+        pages.steer_next_eviction(incoming);
+        pages.reclaim(target, now, &mut |e| {
             let what = if e.flags & flag::PREFETCHED != 0 {
                 Eviction::PrefetchedUnused
             } else if e.flags & flag::DEMANDED != 0 {

@@ -67,6 +67,8 @@ pub(super) struct PageCache {
     vtime: u64,
     /// The policy's `pages_scanned()` at the end of the last reclaim.
     scanned_seen: u64,
+    /// The history the next eviction is for ([`PageCache::steer_next_eviction`]).
+    incoming: History,
 }
 
 impl PageCache {
@@ -88,6 +90,7 @@ impl PageCache {
             in_flight: 0,
             vtime: 0,
             scanned_seen: 0,
+            incoming: History::NONE,
         }
     }
 
@@ -195,32 +198,10 @@ impl PageCache {
         self.slot[f]
     }
 
-    /// Evict up to `target` pages, the first for a page whose `on_miss` returned `incoming` (ARC's
-    /// REPLACE reads it) and the rest for no page in particular; each victim goes to `sink`.
-    #[inline]
-    pub fn reclaim_into(
-        &mut self,
-        target: u32,
-        incoming: History,
-        sink: &mut impl FnMut(Evicted),
-    ) -> ReclaimCost {
-        let mut freed = 0u64;
-        let mut history = incoming;
-        let victims = target.min(self.resident_pages());
-        for _ in 0..victims {
-            let frame = self.policy.evict(history, &mut self.table.shadows());
-            history = History::NONE;
-            let f = frame as usize;
-            debug_assert_ne!(self.flags[f] & flag::UPTODATE, 0, "the policy evicted a page under I/O");
-            let key = PageKey::from_raw(self.table.remove(frame));
-            sink(Evicted { key, owner: self.owner[f], flags: self.flags[f], slot: self.slot[f] });
-            self.flags[f] = 0;
-            freed += 1;
-        }
-        // The scan beyond the victims, from the policy's running count.
-        let scanned_total = self.policy.pages_scanned();
-        let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
-        ReclaimCost { scanned: freed + passed, freed }
+    /// The next eviction makes room for a page whose `on_miss` returned `history` (ARC's REPLACE reads it);
+    /// the evictions after it are for no page in particular.
+    pub fn steer_next_eviction(&mut self, history: History) {
+        self.incoming = history;
     }
 
     /// Frames in use = pages in the policy + pages in flight, within capacity.
@@ -235,6 +216,8 @@ impl PageCache {
 }
 
 impl CacheSection for PageCache {
+    type Freed = Evicted;
+
     fn pages(&self) -> u32 {
         self.table.len()
     }
@@ -243,9 +226,24 @@ impl CacheSection for PageCache {
         self.resident_pages()
     }
 
-    /// Reclaim for no page in particular (kswapd's order), the victims dropped: the buffer cache itself
-    /// uses [`PageCache::reclaim_into`] to account for each.
-    fn reclaim(&mut self, target: u32, _: Nanos) -> ReclaimCost {
-        self.reclaim_into(target, History::NONE, &mut |_| {})
+    /// The policy's victims, the first for the page [`PageCache::steer_next_eviction`] named. Pages in
+    /// flight are not the policy's, so they are neither scanned nor freed.
+    #[inline]
+    fn reclaim(&mut self, target: u32, _: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
+        let mut history = std::mem::take(&mut self.incoming);
+        let victims = target.min(self.resident_pages());
+        for _ in 0..victims {
+            let frame = self.policy.evict(history, &mut self.table.shadows());
+            history = History::NONE;
+            let f = frame as usize;
+            debug_assert_ne!(self.flags[f] & flag::UPTODATE, 0, "the policy evicted a page under I/O");
+            let key = PageKey::from_raw(self.table.remove(frame));
+            freed(Evicted { key, owner: self.owner[f], flags: self.flags[f], slot: self.slot[f] });
+            self.flags[f] = 0;
+        }
+        // The scan beyond the victims, from the policy's running count.
+        let scanned_total = self.policy.pages_scanned();
+        let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
+        ReclaimCost { scanned: victims as u64 + passed, freed: victims as u64 }
     }
 }
