@@ -104,6 +104,9 @@ pub struct ReadCursor {
     pub counted: Option<u64>,
     /// Pin every page delivered ([`ReadOutcome::pins`]), for a driver that copies data out after the call.
     pub pin: bool,
+    /// The page at which the walk calls [`Prefetcher::on_read`] next (Linux 2.6's `next_index`): the first
+    /// page of the call, then whatever the prefetcher returned.
+    pub ra_next: u64,
 }
 
 impl ReadCursor {
@@ -252,12 +255,18 @@ impl SlotPool {
     }
 }
 
-/// The cache as the prefetcher sees it: resident or in flight.
-struct View<'a>(&'a PageCache);
+/// The cache as the prefetcher sees it: resident or in flight, and the queue's congestion.
+struct View<'a> {
+    pages: &'a PageCache,
+    read_congested: bool,
+}
 
 impl CacheView for View<'_> {
     fn is_cached(&self, file: FileId, index: u64) -> bool {
-        self.0.lookup(PageKey::new(file, index).raw()).is_some()
+        self.pages.lookup(PageKey::new(file, index).raw()).is_some()
+    }
+    fn read_congested(&self) -> bool {
+        self.read_congested
     }
 }
 
@@ -273,6 +282,8 @@ pub struct BufferCache<O: Observer = ()> {
     runs: Vec<DiskRun>,
     /// Frames of the fetch being completed (reused).
     frames: Vec<FrameId>,
+    /// The driver's last report of its request queue ([`BufferCache::set_read_congested`]).
+    read_congested: bool,
 }
 
 impl BufferCache<()> {
@@ -297,6 +308,7 @@ impl<O: Observer> BufferCache<O> {
             next_read: 0,
             runs: Vec::new(),
             frames: Vec::new(),
+            read_congested: false,
         })
     }
 
@@ -387,6 +399,7 @@ impl<O: Observer> BufferCache<O> {
             file_pages,
             counted: None,
             pin: false,
+            ra_next: first,
         })
     }
 
@@ -430,6 +443,9 @@ impl<O: Observer> BufferCache<O> {
                 return;
             }
             let idx = cursor.next;
+            if idx == cursor.ra_next {
+                self.read_ahead(now, cursor, layout, out);
+            }
             let first_encounter = cursor.counted != Some(idx);
             let key = PageKey::new(cursor.file, idx);
             match self.pages.lookup(key.raw()) {
@@ -466,7 +482,8 @@ impl<O: Observer> BufferCache<O> {
                     }
                     cursor.counted = Some(idx);
                     let ctx = self.ctx(now, cursor);
-                    let window = self.prefetcher.on_sync_miss(&ctx, &View(&self.pages));
+                    let view = View { pages: &self.pages, read_congested: self.read_congested };
+                    let window = self.prefetcher.on_sync_miss(&ctx, &view);
                     assert!(
                         window.contains(idx),
                         "sync readahead window {window:?} misses the demanded page {idx}"
@@ -567,6 +584,12 @@ impl<O: Observer> BufferCache<O> {
         dropped
     }
 
+    /// The driver's request queue is (or is no longer) read-congested: Linux 2.6's readahead skips
+    /// non-blocking ahead windows while it is (`bdi_read_congested()`).
+    pub fn set_read_congested(&mut self, congested: bool) {
+        self.read_congested = congested;
+    }
+
     /// Whether kswapd has work: the driver runs [`BufferCache::kswapd_step`] (on a CPU, as a thread) until
     /// it returns `None`.
     pub fn kswapd_awake(&self) -> bool {
@@ -588,6 +611,26 @@ impl<O: Observer> BufferCache<O> {
         self.observer.reclaimed(now, Reclaimer::Kswapd, cost);
         self.check();
         Some(cost)
+    }
+
+    /// Linux 2.6's `page_cache_readahead()` at the page the walk reached: the windows it returns are read
+    /// now, the pages of this call in them as the call's demand.
+    fn read_ahead(
+        &mut self,
+        now: Nanos,
+        cursor: &mut ReadCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) {
+        let ctx = self.ctx(now, cursor);
+        let view = View { pages: &self.pages, read_congested: self.read_congested };
+        let plan = self.prefetcher.on_read(&ctx, &view);
+        assert!(plan.next_index > cursor.next, "on_read at {} asked to be called again there", cursor.next);
+        cursor.ra_next = plan.next_index;
+        for window in plan.windows.into_iter().flatten() {
+            assert_eq!(window.async_size, 0, "Linux 2.6's windows carry no marker: {window:?}");
+            self.submit(now, window, cursor, true, layout, out);
+        }
     }
 
     fn ctx(&self, now: Nanos, cursor: &ReadCursor) -> ReadCtx {
@@ -647,7 +690,8 @@ impl<O: Observer> BufferCache<O> {
         }
         self.pages.flags[f] &= !flag::MARKER;
         let ctx = self.ctx(now, cursor);
-        if let Some(window) = self.prefetcher.on_marker_hit(&ctx, &View(&self.pages)) {
+        let view = View { pages: &self.pages, read_congested: self.read_congested };
+        if let Some(window) = self.prefetcher.on_marker_hit(&ctx, &view) {
             self.submit(now, window, cursor, false, layout, out);
         }
     }

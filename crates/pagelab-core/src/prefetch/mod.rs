@@ -14,6 +14,9 @@
 //! - page cached and carrying the mark → the cache clears the mark and calls
 //!   [`Prefetcher::on_marker_hit`] (the asynchronous path), then treats the returned window the same way;
 //! - after the call → [`Prefetcher::read_done`] with the byte just past the read (`ra->prev_pos`);
+//! - Linux 2.6.10–2.6.18's protocol adds one hook: before the walk looks up the first page of a call, and
+//!   again at each index the hook returns, [`Prefetcher::on_read`] (`page_cache_readahead()`); a miss then
+//!   calls [`Prefetcher::on_sync_miss`] (`handle_ra_miss()` plus a one-page `readpage()`);
 //! - a stream ends → [`Prefetcher::stream_closed`] (a file it closes early → [`Prefetcher::file_closed`]).
 //!
 //! State is one [`FileRaState`] per (stream, file), Linux's `struct file_ra_state` per `struct file`,
@@ -105,6 +108,28 @@ pub struct ReadCtx {
 pub trait CacheView {
     /// Page `index` of `file` is resident or in flight (`xa_load()` finds a folio).
     fn is_cached(&self, file: FileId, index: u64) -> bool;
+
+    /// The device's request queue is read-congested (`bdi_read_congested()`: 2.6's queue holds more than
+    /// 7/8 of `nr_requests` reads), as the driver last reported it. Linux 2.6's readahead skips an ahead
+    /// window that would not block the reader when it is.
+    fn read_congested(&self) -> bool {
+        false
+    }
+}
+
+/// What a prefetcher of Linux 2.6's protocol decided at a read ([`Prefetcher::on_read`]): the windows to
+/// read now, in order (each holds no marker; pages of the current `read()` call in them are the call's
+/// demand), and the page index at which the walk must call again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPlan {
+    pub windows: [Option<Window>; 2],
+    /// `> ctx.index`; `u64::MAX` for never again during this call.
+    pub next_index: u64,
+}
+
+impl ReadPlan {
+    /// Nothing to read, and no call again: what a prefetcher of the on-demand protocol answers.
+    pub const NEVER: ReadPlan = ReadPlan { windows: [None, None], next_index: u64::MAX };
 }
 
 /// `struct file_ra_state`: the readahead state of one (stream, file), readahead.md §1.
@@ -150,6 +175,16 @@ pub trait Prefetcher {
     /// (`page_cache_async_ra()`). Caller guarantees the page is cached. Returns the next window to bring
     /// in (at most `window_pages_max(ctx.req_pages)` pages), or `None` to do nothing.
     fn on_marker_hit(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> Option<Window>;
+
+    /// Linux 2.6.10–2.6.18's entry point (`page_cache_readahead()`, called by `do_generic_mapping_read()`):
+    /// the walk of a `read()` call reached page `ctx.index`, the first page of the call or the index the
+    /// last `on_read` of the call returned, before it looks the page up. Returns the windows to read now and
+    /// the next index to call at (see [`ReadPlan`]). The on-demand prefetchers (2.6.23 and later, `none`,
+    /// `tp`) decide on misses and markers instead and keep this default: nothing, never again.
+    fn on_read(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> ReadPlan {
+        let _ = (ctx, view);
+        ReadPlan::NEVER
+    }
 
     /// The `read()` call by `stream` on `file` ended; `end_byte` is the byte just past the last byte read
     /// (`ra->prev_pos`). Called for every read, hits included: it is how a later miss knows it continues
@@ -449,6 +484,10 @@ impl Prefetcher for AnyPrefetcher {
     #[inline]
     fn on_marker_hit(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> Option<Window> {
         dispatch!(self, p => p.on_marker_hit(ctx, view))
+    }
+    #[inline]
+    fn on_read(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> ReadPlan {
+        dispatch!(self, p => p.on_read(ctx, view))
     }
     #[inline]
     fn read_done(&mut self, stream: StreamId, file: FileId, end_byte: u64) {
