@@ -99,6 +99,14 @@ pub struct SimulateArgs {
     /// has completed a request; at most 10 × --duration; a trace replay is measured whole) or a duration.
     #[arg(long, default_value = "auto", value_name = "auto|DURATION")]
     pub warmup: String,
+    /// The request queue's limit (`nr_requests`, Linux's default 128): a handler submitting into a full
+    /// queue sleeps until a request completes; `unlimited` removes the limit.
+    #[arg(long, default_value = "128", value_name = "N|unlimited")]
+    pub nr_requests: String,
+    /// Sample the memory gauges (free, cached, in flight, prefetched and unused) at this interval of the
+    /// measured period, into the JSON's `timeline`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeline: Option<String>,
     /// CPU cores serving the handlers.
     #[arg(long, default_value_t = 2)]
     pub cpus: u32,
@@ -133,6 +141,8 @@ struct ConfigEcho {
     arrival: String,
     cpus: u32,
     cpu_per_page_ns: u64,
+    /// `null`: unlimited.
+    nr_requests: Option<u32>,
     duration_s: f64,
     /// The fixed warm-up, or `null` for auto (the `warmup` object of the results says what happened).
     warmup_s: Option<f64>,
@@ -172,8 +182,24 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         "auto" => Warmup::Auto,
         text => Warmup::Fixed(Nanos(parse_duration_ns(text).context("--warmup (auto or a duration)")?)),
     };
+    let nr_requests = match args.nr_requests.trim() {
+        "unlimited" => None,
+        text => match text.parse::<u32>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => bail!("bad --nr-requests `{text}`: expected a number of requests (at least 1) or unlimited"),
+        },
+    };
+    let timeline = match &args.timeline {
+        None => None,
+        Some(text) => match parse_duration_ns(text).context("--timeline")? {
+            0 => bail!("bad --timeline `{text}`: the interval must be positive"),
+            ns => Some(Nanos(ns)),
+        },
+    };
     let cfg = SimConfig {
         memory_bytes: parse_bytes(&args.memory).context("--memory")?,
+        nr_requests,
+        timeline,
         memory_model,
         policy: args.policy.parse().context("--policy")?,
         prefetcher: args.prefetch.parse().context("--prefetch")?,
@@ -228,6 +254,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         },
         cpus: cfg.cpus,
         cpu_per_page_ns: cfg.cpu_per_page.0,
+        nr_requests: cfg.nr_requests,
         duration_s: cfg.duration.as_secs_f64(),
         warmup_s: match cfg.warmup {
             Warmup::Auto => None,

@@ -92,6 +92,11 @@ pub struct SimConfig {
     pub warmup: Warmup,
     pub seed: u64,
     pub layout: LayoutSpec,
+    /// The request queue's limit per direction (`nr_requests`): a handler submitting into a full queue waits
+    /// until a request completes (unless its request merges into a queued one). `None`: unlimited.
+    pub nr_requests: Option<u32>,
+    /// Sample the memory gauges at this interval during the measured period (`RunMetrics::timeline`).
+    pub timeline: Option<Nanos>,
     /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: 40 % of memory, the
     /// eviction-history bound Li & Shen use (papers/000 §3.3).
     pub thrash_history_pages: Option<u32>,
@@ -126,6 +131,9 @@ impl Default for SimConfig {
             warmup: Warmup::Auto,
             seed: 1,
             layout: LayoutSpec::default(),
+            // BLKDEV_MAX_RQ (`include/linux/blkdev.h`): 2.6's default `nr_requests` per queue and direction.
+            nr_requests: Some(128),
+            timeline: None,
             thrash_history_pages: None,
         }
     }

@@ -46,6 +46,10 @@ pub struct DiskMetrics {
     pub request_pages_histogram: Vec<(u64, u64)>,
     /// Mean service time per request, milliseconds.
     pub mean_service_ms: f64,
+    /// Times a handler slept on a full request queue (`nr_requests`), and how long, milliseconds.
+    pub queue_full_waits: u64,
+    pub queue_wait_ms_mean: f64,
+    pub queue_wait_ms_max: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -92,6 +96,8 @@ pub struct MemoryMetrics {
     pub resident_bytes_mean: f64,
     /// Pages held by fetches in flight (pinned by I/O).
     pub in_flight_bytes_mean: f64,
+    /// Pages readahead brought in that nobody has used yet (resident or in flight).
+    pub prefetched_unused_bytes_mean: f64,
     /// `in_flight_bytes_mean` over `total_bytes`.
     pub in_flight_fraction_mean: f64,
     pub kswapd_wakeups: u64,
@@ -107,6 +113,17 @@ pub struct MemoryMetrics {
     pub direct_reclaim_ms_max: f64,
     /// Reads that stalled because nothing could be reclaimed.
     pub stalls: u64,
+}
+
+/// The memory gauges at one moment of the measured period (`--timeline`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MemorySample {
+    /// Seconds since measuring began.
+    pub t_s: f64,
+    pub free_bytes: u64,
+    pub resident_bytes: u64,
+    pub in_flight_bytes: u64,
+    pub prefetched_unused_bytes: u64,
 }
 
 /// How the measured period was reached.
@@ -135,11 +152,16 @@ pub struct RunMetrics {
     /// Measured (post-warm-up) simulated time, seconds.
     pub sim_seconds: f64,
     pub latency_ms: LatencyMs,
+    /// Latency of each `read()` call, from its first look at the cache to its last page delivered.
+    pub read_latency_ms: LatencyMs,
     pub disk: DiskMetrics,
     pub prefetch: PrefetchMetrics,
     pub cache: CacheMetrics,
     pub memory: MemoryMetrics,
     pub warmup: WarmupMetrics,
+    /// Memory gauges sampled at `--timeline` intervals (empty without it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<MemorySample>,
     /// Fraction of CPU capacity used.
     pub cpu_utilization: f64,
     /// Application page accesses simulated (delivered pages), for speed reports.

@@ -25,7 +25,8 @@ use crate::device::Device;
 use crate::event::EventQueue;
 use crate::layout::FileLayout;
 use crate::metrics::{
-    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, PrefetchMetrics, RunMetrics, WarmupMetrics,
+    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchMetrics, RunMetrics,
+    WarmupMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::workload::{RequestProgram, Step, Workload};
@@ -60,6 +61,8 @@ enum Event {
     SchedTimer,
     /// The warm-up ends (fixed, or the bound of an automatic one): start measuring.
     Measure,
+    /// Sample the memory gauges (`--timeline`).
+    Sample,
     /// The measured period ends.
     End,
 }
@@ -84,6 +87,12 @@ struct Handler {
     held: Vec<Fetch>,
     /// The slot has completed a request (steady state needs every slot to).
     completed_once: bool,
+    /// Requests of this handler's fetches waiting for room in a full request queue: it sleeps until none.
+    queued_out: u32,
+    /// Since when it has been waiting for the request queue.
+    queue_wait_since: Option<Nanos>,
+    /// When the current `read()` call began.
+    read_started: Nanos,
 }
 
 /// Counters over the measured period.
@@ -92,12 +101,17 @@ struct Window {
     pages_delivered: u64,
     requests: u64,
     latencies_ns: Vec<u64>,
+    read_latencies_ns: Vec<u64>,
+    timeline: Vec<MemorySample>,
     disk_requests: u64,
     disk_pages: u64,
     disk_service: Nanos,
     disk_busy: Nanos,
     request_pages: BTreeMap<u64, u64>,
     kswapd_cpu: Nanos,
+    queue_waits: u64,
+    queue_wait_total: Nanos,
+    queue_wait_max: Nanos,
     direct_reclaims: u64,
     direct_reclaim_total: Nanos,
     direct_reclaim_max: Nanos,
@@ -111,6 +125,7 @@ struct Gauges {
     free: f64,
     resident: f64,
     in_flight: f64,
+    prefetched_unused: f64,
     free_min: u32,
 }
 
@@ -126,6 +141,7 @@ impl Gauges {
         self.free += m.free as f64 * dt;
         self.resident += m.resident as f64 * dt;
         self.in_flight += m.in_flight as f64 * dt;
+        self.prefetched_unused += m.prefetched_unused as f64 * dt;
         self.free_min = self.free_min.min(m.free);
         self.since = now;
     }
@@ -166,7 +182,15 @@ pub struct Server {
     in_service: u32,
     busy_since: Option<Nanos>,
     timer: Option<Nanos>,
-    fetches: KeyMap<u64, Fetch>,
+    /// Fetches submitted and not completed, with their disk requests still outstanding.
+    fetches: KeyMap<u64, (Fetch, u32)>,
+    /// Disk request id → the fetch it is part of (a fetch larger than `max_request_sectors` is split).
+    io_fetch: KeyMap<u64, u64>,
+    next_io: u64,
+    max_request_sectors: u32,
+    /// Requests waiting for room in the full request queue, in arrival order, with their handler.
+    queue_full: VecDeque<(Slot, IoRequest)>,
+    read_congested: bool,
     waiters: KeyMap<u64, Vec<Slot>>,
     no_memory: Vec<Slot>,
     out: ReadOutcome,
@@ -217,6 +241,7 @@ impl Server {
         )
         .map_err(|e| SimError::Config(e.to_string()))?;
         let sched = cfg.scheduler.build();
+        let max_request_sectors = cfg.scheduler.max_request_sectors();
         let cpu = Cpu::new(cfg.cpus);
         let handlers = (0..concurrency).map(|_| Handler::default()).collect();
         Ok(Server {
@@ -237,6 +262,11 @@ impl Server {
             busy_since: None,
             timer: None,
             fetches: KeyMap::default(),
+            io_fetch: KeyMap::default(),
+            next_io: 0,
+            max_request_sectors,
+            queue_full: VecDeque::new(),
+            read_congested: false,
             waiters: KeyMap::default(),
             no_memory: Vec::new(),
             out: ReadOutcome::default(),
@@ -324,6 +354,7 @@ impl Server {
                     self.begin_measuring();
                 }
             }
+            Event::Sample => self.sample(),
             Event::End => self.ended = true,
         }
         if !self.kswapd_running && self.cache.kswapd_awake() {
@@ -397,6 +428,9 @@ impl Server {
         if let Some(started) = self.handlers[slot as usize].reclaiming.take() {
             self.reclaim_done(slot, started);
         }
+        if self.handlers[slot as usize].queued_out > 0 {
+            return; // still asleep on the request queue
+        }
         if self.handlers[slot as usize].program.is_none() && !self.begin_request(slot) {
             return;
         }
@@ -408,13 +442,17 @@ impl Server {
             if let Some(mut cursor) = h.cursor.take() {
                 let status = self.continue_read(slot, &mut cursor);
                 let h = &mut self.handlers[slot as usize];
-                if h.reclaiming.is_some() {
-                    // Spending the direct reclaim's CPU time; the read resumes when it is spent.
+                if h.reclaiming.is_some() || h.queued_out > 0 {
+                    // Spending the direct reclaim's CPU time, or asleep on a full request queue: the read
+                    // resumes (and looks at its page again) when that is over.
                     h.cursor = Some(cursor);
                     return;
                 }
                 match status {
                     ReadStatus::Done => {
+                        if self.measuring {
+                            self.win.read_latencies_ns.push((self.q.now() - h.read_started).0);
+                        }
                         let work = Nanos(self.cfg.cpu_per_page.0 * h.call_pages);
                         h.call_pages = 0;
                         h.step += 1;
@@ -440,7 +478,10 @@ impl Server {
             match program.steps.get(h.step).copied() {
                 Some(Step::Read { file, offset_bytes, len_bytes }) => {
                     if let Some(cursor) = self.open_read(slot, file, offset_bytes, len_bytes) {
-                        self.handlers[slot as usize].cursor = Some(cursor);
+                        let now = self.now();
+                        let h = &mut self.handlers[slot as usize];
+                        h.cursor = Some(cursor);
+                        h.read_started = now;
                     } else {
                         self.handlers[slot as usize].step += 1;
                     }
@@ -580,7 +621,7 @@ impl Server {
             self.run_cpu(slot, reclaim);
         } else {
             for f in &fetches {
-                self.submit(now, f);
+                self.submit(now, slot, f);
             }
         }
         self.out.fetches = fetches;
@@ -592,7 +633,7 @@ impl Server {
         let now = self.now();
         let held = std::mem::take(&mut self.handlers[slot as usize].held);
         for f in &held {
-            self.submit(now, f);
+            self.submit(now, slot, f);
         }
         self.handlers[slot as usize].held = held;
         self.handlers[slot as usize].held.clear();
@@ -604,11 +645,78 @@ impl Server {
         }
     }
 
-    fn submit(&mut self, now: Nanos, f: &Fetch) {
-        let prev = self.fetches.insert(f.id, *f);
+    /// Hand `f` to the block layer for the handler in `slot`: one disk request per `max_request_sectors`
+    /// (the kernel builds bios no larger than the queue's `max_sectors`), each queued at once or, when the
+    /// request queue is full, held with its handler asleep until a completion makes room.
+    fn submit(&mut self, now: Nanos, slot: Slot, f: &Fetch) {
+        let sectors_total = f.pages as u64 * SECTORS_PER_PAGE;
+        let max = self.max_request_sectors as u64;
+        let parts = sectors_total.div_ceil(max);
+        let prev = self.fetches.insert(f.id, (*f, u32::try_from(parts).expect("a fetch of < 2^32 parts")));
         assert!(prev.is_none(), "fetch {} submitted twice", f.id);
-        let sectors = u32::try_from(f.pages as u64 * SECTORS_PER_PAGE).expect("fetch fits a request");
-        self.sched.add(now, IoRequest::read(f.id, f.lbn.0 * SECTORS_PER_PAGE, sectors, f.owner, now));
+        let first = f.lbn.0 * SECTORS_PER_PAGE;
+        for i in 0..parts {
+            let sector = first + i * max;
+            let sectors = (sectors_total - i * max).min(max) as u32;
+            self.next_io += 1;
+            self.io_fetch.insert(self.next_io, f.id);
+            let req = IoRequest::read(self.next_io, sector, sectors, f.owner, now);
+            let full =
+                self.cfg.nr_requests.is_some_and(|n| self.sched.allocated_requests(false) >= n as usize);
+            if !self.queue_full.is_empty() || (full && !self.sched.can_merge(&req)) {
+                // Waiters go first (`get_request_wait`'s FIFO wait queue).
+                let h = &mut self.handlers[slot as usize];
+                h.queued_out += 1;
+                h.queue_wait_since.get_or_insert(now);
+                self.queue_full.push_back((slot, req));
+            } else {
+                self.sched.add(now, req);
+            }
+        }
+        self.update_congestion();
+    }
+
+    /// Requests held on a full queue enter as completions make room; a handler whose last held request
+    /// entered wakes up.
+    fn admit_queued(&mut self) {
+        let now = self.now();
+        let limit = self.cfg.nr_requests.map_or(usize::MAX, |n| n as usize);
+        let bound = self.queue_full.len();
+        for _ in 0..bound {
+            let Some(&(slot, req)) = self.queue_full.front() else { break };
+            if self.sched.allocated_requests(false) >= limit && !self.sched.can_merge(&req) {
+                break;
+            }
+            self.queue_full.pop_front();
+            self.sched.add(now, req);
+            let h = &mut self.handlers[slot as usize];
+            h.queued_out -= 1;
+            if h.queued_out == 0 {
+                let since = h.queue_wait_since.take().expect("a waiting handler knows since when");
+                if self.measuring {
+                    let waited = now - since.max(self.measure_start);
+                    self.win.queue_waits += 1;
+                    self.win.queue_wait_total += waited;
+                    self.win.queue_wait_max = self.win.queue_wait_max.max(waited);
+                }
+                self.q.schedule(now, Event::Run(slot));
+            }
+        }
+        self.update_congestion();
+    }
+
+    /// `bdi_read_congested()`: on when the reads allocated reach `nr_requests - nr_requests/8 + 1`, off
+    /// below `nr_requests - nr_requests/8 - nr_requests/16 - 1` (`blk_queue_congestion_threshold`).
+    fn update_congestion(&mut self) {
+        let Some(n) = self.cfg.nr_requests else { return };
+        let (on, off) = congestion_thresholds(n);
+        let allocated = self.sched.allocated_requests(false);
+        debug_assert!(allocated <= n as usize, "{allocated} requests allocated under nr_requests = {n}");
+        let congested = if self.read_congested { allocated >= off } else { allocated >= on };
+        if congested != self.read_congested {
+            self.read_congested = congested;
+            self.cache.set_read_congested(congested);
+        }
     }
 
     fn run_cpu(&mut self, slot: Slot, work: Nanos) {
@@ -667,13 +775,21 @@ impl Server {
         }
         self.sched.completed(now, &d);
         let mut wake: Vec<Slot> = Vec::new();
-        for id in &d.parts {
-            let fetch = self.fetches.remove(id).expect("a completed request was submitted");
+        for io in &d.parts {
+            let id = self.io_fetch.remove(io).expect("a completed request was submitted");
+            let (fetch, left) = self.fetches.get_mut(&id).expect("its fetch is outstanding");
+            *left -= 1;
+            if *left > 0 {
+                continue;
+            }
+            let fetch = *fetch;
+            self.fetches.remove(&id);
             self.cache.fetch_done(now, &fetch).expect("the cache issued this fetch");
-            if let Some(w) = self.waiters.remove(id) {
+            if let Some(w) = self.waiters.remove(&id) {
                 wake.extend(w);
             }
         }
+        self.admit_queued();
         // Memory may have become reclaimable: every stalled reader retries.
         wake.append(&mut self.no_memory);
         for slot in wake {
@@ -703,10 +819,29 @@ impl Server {
         observer.1.thrash_pages = 0;
         self.cache.reset_memory_stats();
         self.gauges = Gauges::start(now, &memory);
+        if let Some(every) = self.cfg.timeline {
+            self.q.schedule(now, Event::Sample);
+            assert!(every > Nanos::ZERO, "a timeline needs a positive interval");
+        }
         self.cpu.reset_busy();
         if self.busy_since.is_some() {
             self.busy_since = Some(now);
         }
+    }
+
+    /// One timeline sample, and the next one scheduled.
+    fn sample(&mut self) {
+        let (now, m) = (self.now(), self.cache.memory());
+        let bytes = |pages: u32| pages as u64 * PAGE_SIZE_BYTES;
+        self.win.timeline.push(MemorySample {
+            t_s: (now - self.measure_start).as_secs_f64(),
+            free_bytes: bytes(m.free),
+            resident_bytes: bytes(m.resident),
+            in_flight_bytes: bytes(m.in_flight),
+            prefetched_unused_bytes: bytes(m.prefetched_unused),
+        });
+        let every = self.cfg.timeline.expect("sampling only with a timeline");
+        self.q.schedule(now + every, Event::Sample);
     }
 
     fn finish(mut self) -> RunMetrics {
@@ -730,6 +865,7 @@ impl Server {
             hit_ratio: s.hit_ratio(),
             sim_seconds: secs,
             latency_ms: LatencyMs::from_ns(&mut w.latencies_ns),
+            read_latency_ms: LatencyMs::from_ns(&mut w.read_latencies_ns),
             disk: DiskMetrics {
                 requests: w.disk_requests,
                 pages_read: w.disk_pages,
@@ -745,6 +881,13 @@ impl Server {
                 } else {
                     w.disk_service.as_ms_f64() / w.disk_requests as f64
                 },
+                queue_full_waits: w.queue_waits,
+                queue_wait_ms_mean: if w.queue_waits == 0 {
+                    0.0
+                } else {
+                    w.queue_wait_total.as_ms_f64() / w.queue_waits as f64
+                },
+                queue_wait_ms_max: w.queue_wait_max.as_ms_f64(),
             },
             prefetch: PrefetchMetrics {
                 pages_prefetched: s.pages_prefetched,
@@ -764,6 +907,7 @@ impl Server {
             },
             memory,
             warmup: std::mem::take(&mut self.warmup),
+            timeline: std::mem::take(&mut w.timeline),
             cpu_utilization: if secs > 0.0 {
                 self.cpu.busy().as_secs_f64() / (secs * self.cfg.cpus as f64)
             } else {
@@ -792,6 +936,7 @@ impl Server {
             free_bytes_min: bytes(g.free_min),
             resident_bytes_mean: Gauges::mean_bytes(g.resident, secs),
             in_flight_bytes_mean,
+            prefetched_unused_bytes_mean: Gauges::mean_bytes(g.prefetched_unused, secs),
             in_flight_fraction_mean: in_flight_bytes_mean / bytes(m.total) as f64,
             kswapd_wakeups: stats.kswapd_wakeups,
             kswapd_reclaimed_pages: stats.kswapd.freed,
@@ -809,6 +954,16 @@ impl Server {
             stalls: s.reclaim_stalls,
         }
     }
+}
+
+/// `blk_queue_congestion_threshold()` (2.6's `ll_rw_blk.c`): a queue of `nr_requests` becomes
+/// congested at `nr - nr/8 + 1` allocated requests (at most `nr`) and stops being so below
+/// `nr - nr/8 - nr/16 - 1` (at least 1).
+fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
+    let n = nr_requests as usize;
+    let on = (n - n / 8 + 1).min(n);
+    let off = (n - n / 8).saturating_sub(n / 16 + 1).max(1);
+    (on, off)
 }
 
 /// Build and run one simulation.
@@ -915,6 +1070,66 @@ mod tests {
         let cfg = SimConfig { warmup: Warmup::Fixed(Nanos::from_secs(3)), ..random_reads(16, 8, "none") };
         let w = run(cfg, RANDOM).warmup;
         assert_eq!((w.mode.as_str(), w.seconds), ("fixed", 3.0));
+    }
+
+    #[test]
+    fn congestion_thresholds_are_the_kernels() {
+        assert_eq!(congestion_thresholds(128), (113, 103));
+        assert_eq!(congestion_thresholds(4), (4, 3));
+        assert_eq!(congestion_thresholds(1), (1, 1));
+    }
+
+    /// A 2 MiB readahead window is read in requests of at most `max_request_sectors` (1024 sectors = 128
+    /// pages), as the kernel builds bios no larger than the queue's `max_sectors`.
+    #[test]
+    fn fetches_larger_than_the_request_limit_are_split() {
+        let cfg = SimConfig {
+            prefetcher: "linux:2MiB".parse().unwrap(),
+            scheduler: "noop".parse().unwrap(),
+            duration: Nanos::from_secs(20),
+            warmup: Warmup::Fixed(Nanos::ZERO),
+            ..SimConfig::default()
+        };
+        let m = run(cfg, "seq:files=4,file_size=64MiB,block=1MiB");
+        let largest = m.disk.request_pages_histogram.iter().map(|&(pages, _)| pages).max().unwrap();
+        assert_eq!(largest, 128, "{:?}", m.disk.request_pages_histogram);
+    }
+
+    /// 600 handlers with a request each outrun a 128-request queue: submitters sleep on it (and the
+    /// allocated count never passes the limit, asserted inside); without the limit nobody waits.
+    #[test]
+    fn a_full_request_queue_puts_submitters_to_sleep() {
+        let cfg = |nr| SimConfig {
+            concurrency: 600,
+            nr_requests: nr,
+            duration: Nanos::from_secs(10),
+            warmup: Warmup::Fixed(Nanos::from_secs(5)),
+            ..SimConfig::default()
+        };
+        let limited = run(cfg(Some(128)), RANDOM);
+        assert!(
+            limited.disk.queue_full_waits > 0 && limited.disk.queue_wait_ms_mean > 0.0,
+            "{:?}",
+            limited.disk
+        );
+        let unlimited = run(cfg(None), RANDOM);
+        assert_eq!(unlimited.disk.queue_full_waits, 0);
+    }
+
+    /// The timeline samples the gauges at its interval over the measured period; the per-read latency is
+    /// measured for every read call.
+    #[test]
+    fn the_timeline_samples_memory_and_reads_have_latencies() {
+        let cfg = SimConfig { timeline: Some(Nanos::from_secs(5)), ..random_reads(16, 8, "linux") };
+        let m = run(cfg, "one-rand:files=20,file_size=4MiB");
+        let times: Vec<f64> = m.timeline.iter().map(|s| s.t_s).collect();
+        assert_eq!(times, vec![0.0, 5.0, 10.0, 15.0], "one sample at the start of each interval");
+        assert!(m
+            .timeline
+            .iter()
+            .all(|s| s.free_bytes + s.resident_bytes + s.in_flight_bytes <= m.memory.usable_bytes));
+        assert!(m.memory.prefetched_unused_bytes_mean > 0.0, "readahead leaves unused pages in the cache");
+        assert!(m.read_latency_ms.max >= m.read_latency_ms.p99 && m.read_latency_ms.mean > 0.0);
     }
 
     #[test]

@@ -200,6 +200,8 @@ pub struct MemorySnapshot {
     pub in_flight: u32,
     /// Slots of evicted pages still pinned by readers.
     pub pinned_only: u32,
+    /// Pages brought in by readahead that nobody has used yet (resident or in flight).
+    pub prefetched_unused: u32,
     pub watermarks: Watermarks,
 }
 
@@ -352,6 +354,7 @@ impl<O: Observer> BufferCache<O> {
             resident: self.pages.resident_pages(),
             in_flight: self.pages.in_flight_pages(),
             pinned_only: self.slots.orphans,
+            prefetched_unused: self.pages.prefetched_unused_pages(),
             watermarks: c.watermarks,
         }
     }
@@ -658,8 +661,7 @@ impl<O: Observer> BufferCache<O> {
             // Its insertion into the policy was this call's access.
             self.pages.flags[f] &= !flag::DEMANDED;
         } else {
-            if self.pages.flags[f] & flag::PREFETCHED != 0 {
-                self.pages.flags[f] &= !flag::PREFETCHED;
+            if self.pages.first_use(frame) {
                 let key = PageKey::from_raw(self.pages.table.key(frame));
                 self.observer.prefetch_used(now, key, self.pages.owner[f], cursor.stream);
             }
@@ -935,5 +937,12 @@ impl<O: Observer> BufferCache<O> {
     #[cfg(test)]
     fn check_table(&self) {
         self.pages.table.check();
+        let flagged = (0..self.pages.table.ids())
+            .filter(|&id| {
+                let key = self.pages.table.key(id);
+                self.pages.lookup(key) == Some(id) && self.pages.flags[id as usize] & flag::PREFETCHED != 0
+            })
+            .count() as u32;
+        assert_eq!(flagged, self.pages.prefetched_unused_pages(), "prefetched-unused count out of step");
     }
 }

@@ -63,6 +63,8 @@ pub(super) struct PageCache {
     /// Where the page's data lives.
     pub slot: Vec<Slot>,
     in_flight: u32,
+    /// Pages (resident or in flight) brought in by readahead and not yet used.
+    prefetched_unused: u32,
     /// Logical time of the policy's references.
     vtime: u64,
     /// The policy's `pages_scanned()` at the end of the last reclaim.
@@ -88,6 +90,7 @@ impl PageCache {
             history: vec![History::NONE; ids],
             slot: vec![0; ids],
             in_flight: 0,
+            prefetched_unused: 0,
             vtime: 0,
             scanned_seen: 0,
             incoming: History::NONE,
@@ -107,6 +110,19 @@ impl PageCache {
     }
     pub fn in_flight_pages(&self) -> u32 {
         self.in_flight
+    }
+    pub fn prefetched_unused_pages(&self) -> u32 {
+        self.prefetched_unused
+    }
+
+    /// The first use of the page in `frame`: if readahead brought it in, it is a prefetched page no more.
+    /// Returns whether it was one.
+    pub fn first_use(&mut self, frame: FrameId) -> bool {
+        let f = frame as usize;
+        let was = self.flags[f] & flag::PREFETCHED != 0;
+        self.flags[f] &= !flag::PREFETCHED;
+        self.prefetched_unused -= was as u32;
+        was
     }
 
     /// The frame of page `key`, resident or in flight.
@@ -150,6 +166,7 @@ impl PageCache {
         self.history[f] = page.history;
         self.slot[f] = page.slot;
         self.in_flight += 1;
+        self.prefetched_unused += (page.flags & flag::PREFETCHED != 0) as u32;
         frame
     }
 
@@ -193,6 +210,7 @@ impl PageCache {
             self.in_flight -= 1;
             self.history[f] = History::NONE;
         }
+        self.prefetched_unused -= (self.flags[f] & flag::PREFETCHED != 0) as u32;
         self.flags[f] = 0;
         self.table.remove(frame);
         self.slot[f]
@@ -212,6 +230,7 @@ impl PageCache {
             "page conservation: frames in use != resident + in flight"
         );
         assert!(self.table.len() <= self.table.capacity(), "frame table over capacity");
+        assert!(self.prefetched_unused <= self.table.len(), "more prefetched pages than pages");
     }
 }
 
@@ -239,6 +258,7 @@ impl CacheSection for PageCache {
             debug_assert_ne!(self.flags[f] & flag::UPTODATE, 0, "the policy evicted a page under I/O");
             let key = PageKey::from_raw(self.table.remove(frame));
             freed(Evicted { key, owner: self.owner[f], flags: self.flags[f], slot: self.slot[f] });
+            self.prefetched_unused -= (self.flags[f] & flag::PREFETCHED != 0) as u32;
             self.flags[f] = 0;
         }
         // The scan beyond the victims, from the policy's running count.

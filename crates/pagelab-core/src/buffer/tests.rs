@@ -507,6 +507,7 @@ proptest! {
                     c.fetch_done(Nanos(steps), &f).unwrap();
                 }
             }
+            c.check_table();
         }
         for pin in pins {
             c.unpin(pin).unwrap();

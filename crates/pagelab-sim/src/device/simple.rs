@@ -24,8 +24,9 @@ pub struct SimpleDisk {
     seek: Nanos,
     rotation: Nanos,
     transfer_sector_ns: u64,
-    /// One past the last sector of the previous request.
-    head_sector: u64,
+    /// One past the last sector of the previous request; `None` before the first, which is positioned like
+    /// any request that does not continue the previous one (the head starts somewhere unknown).
+    head_sector: Option<u64>,
     busy_until: Nanos,
 }
 
@@ -38,7 +39,7 @@ impl SimpleDisk {
             seek: Nanos::from_ms_f64(spec.seek_ms),
             rotation: Nanos::from_ms_f64(spec.rotation_ms),
             transfer_sector_ns: Nanos::from_ms_f64(spec.transfer_sector_ms).0,
-            head_sector: 0,
+            head_sector: None,
             busy_until: Nanos::ZERO,
         }
     }
@@ -65,18 +66,19 @@ impl Device for SimpleDisk {
             self.name,
             self.busy_until
         );
-        let sequential = req.sector == self.head_sector;
+        let sequential = self.head_sector == Some(req.sector);
         let (seek, rotation) =
             if sequential { (Nanos::ZERO, Nanos::ZERO) } else { (self.seek, self.rotation) };
         let transfer = super::per_sector(req.sectors as u64, self.transfer_sector_ns);
         let time = ServiceTime { overhead: Nanos::ZERO, seek, rotation, transfer };
-        self.head_sector = req.end();
+        self.head_sector = Some(req.end());
         self.busy_until = now + time.total();
         time
     }
 
+    /// Before the first request: sector 0, where a scheduler's elevator starts its sweep.
     fn head_sector(&self) -> u64 {
-        self.head_sector
+        self.head_sector.unwrap_or(0)
     }
 }
 
@@ -140,10 +142,10 @@ mod tests {
         let mut disk = SimpleDisk::new(&spec);
         let steps: [(u64, u32, u64, u64); 5] = [
             // (sector, sectors, expected µs, head after)
-            (0, 8, 80, 8),             // starts where the (initial) head is: transfer only
-            (8, 16, 160, 24),          // continues: transfer only
+            (0, 8, 9_500 + 80, 8), // the first request is positioned too, even at sector 0
+            (8, 16, 160, 24),      // continues: transfer only
             (100, 8, 9_500 + 80, 108), // elsewhere: seek + rotation + transfer
-            (24, 8, 9_500 + 80, 32),   // back to an old end: not sequential any more
+            (24, 8, 9_500 + 80, 32), // back to an old end: not sequential any more
             (32, 1, 10, 33),
         ];
         let mut now = Nanos::ZERO;

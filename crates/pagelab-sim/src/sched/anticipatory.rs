@@ -545,6 +545,14 @@ impl IoScheduler for Anticipatory {
         self.core.queue.parts()
     }
 
+    fn allocated_requests(&self, write: bool) -> usize {
+        self.core.allocated(write)
+    }
+
+    fn can_merge(&self, req: &IoRequest) -> bool {
+        self.core.queue.can_merge(req, if !req.write || req.sync { SYNC } else { ASYNC })
+    }
+
     fn state(&self) -> String {
         let antic = match self.antic {
             None => "off".to_string(),

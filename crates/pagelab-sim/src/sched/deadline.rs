@@ -205,6 +205,14 @@ impl IoScheduler for Deadline {
         self.core.queue.parts()
     }
 
+    fn allocated_requests(&self, write: bool) -> usize {
+        self.core.allocated(write)
+    }
+
+    fn can_merge(&self, req: &IoRequest) -> bool {
+        self.core.queue.can_merge(req, if req.write { WRITE } else { READ })
+    }
+
     fn state(&self) -> String {
         format!(
             "R={}; W={}; batching={} starved={}",

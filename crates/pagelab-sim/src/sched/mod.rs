@@ -137,6 +137,15 @@ pub trait IoScheduler: Send {
     /// Added requests not yet dispatched (each merged request counts once per request it carries).
     fn queued(&self) -> usize;
 
+    /// Linux requests allocated in one direction: queued merged requests plus dispatched ones not yet
+    /// completed (a merge into a queued request allocates none; a merge that joins two frees one). The
+    /// driver bounds it by `nr_requests`.
+    fn allocated_requests(&self, write: bool) -> usize;
+
+    /// Whether `req` would merge into a queued request (so that adding it allocates no new request, and
+    /// a submitter facing a full queue is not held back).
+    fn can_merge(&self, req: &IoRequest) -> bool;
+
     /// The queues as text, for hand-traced tests and `--debug` output, e.g.
     /// `"R=[8+16:1,2 96+8:3] fifo=[96 8]; W=[] fifo=[]; batching=1 starved=0"`.
     fn state(&self) -> String;
@@ -179,6 +188,16 @@ impl SchedulerSpec {
             SchedulerSpec::Noop(_) => "noop",
             SchedulerSpec::Deadline(_) => "deadline",
             SchedulerSpec::Anticipatory(_) => "anticipatory",
+        }
+    }
+
+    /// The largest request the scheduler builds, in sectors: the queue's `max_sectors`, which also bounds
+    /// what the block layer submits at once (a larger read is split).
+    pub fn max_request_sectors(&self) -> u32 {
+        match self {
+            SchedulerSpec::Noop(p) => p.max_request_sectors,
+            SchedulerSpec::Deadline(p) => p.max_request_sectors,
+            SchedulerSpec::Anticipatory(p) => p.max_request_sectors,
         }
     }
 

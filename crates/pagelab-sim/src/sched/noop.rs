@@ -89,6 +89,14 @@ impl IoScheduler for Noop {
         self.core.queue.parts()
     }
 
+    fn allocated_requests(&self, write: bool) -> usize {
+        self.core.allocated(write)
+    }
+
+    fn can_merge(&self, req: &IoRequest) -> bool {
+        self.core.queue.can_merge(req, ALL)
+    }
+
     fn state(&self) -> String {
         self.core.queue.state(ALL)
     }

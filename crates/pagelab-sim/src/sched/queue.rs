@@ -89,6 +89,8 @@ pub(crate) struct RequestQueue {
     by_end: [BTreeSet<(u64, u32)>; CLASSES],
     /// Added requests queued, counting each part.
     parts: usize,
+    /// Queued (merged) requests by direction (`[reads, writes]`).
+    requests: [usize; 2],
     next_seq: u64,
 }
 
@@ -104,6 +106,7 @@ impl RequestQueue {
             by_start: [BTreeSet::new(), BTreeSet::new()],
             by_end: [BTreeSet::new(), BTreeSet::new()],
             parts: 0,
+            requests: [0; 2],
             next_seq: 0,
         }
     }
@@ -138,6 +141,7 @@ impl RequestQueue {
         let q = std::mem::replace(&mut self.slots[s as usize], Queued::vacant());
         self.free.push(s);
         self.parts -= q.parts.len();
+        self.requests[q.disk.write as usize] -= 1;
         self.check_class(class);
         q
     }
@@ -153,6 +157,12 @@ impl RequestQueue {
     /// Added requests queued (each part counts).
     pub fn parts(&self) -> usize {
         self.parts
+    }
+
+    /// Queued (merged) requests of the reads (`write` false) or the writes: what a Linux request queue
+    /// allocates one `struct request` for.
+    pub fn requests(&self, write: bool) -> usize {
+        self.requests[write as usize]
     }
 
     /// The oldest queued request of `class` (the FIFO head: the first to expire).
@@ -182,6 +192,14 @@ impl RequestQueue {
             self.links.iter(&self.fifo[class]).map(|s| self.get(s).disk.sector.to_string()).collect();
         fifo.reverse();
         format!("[{}] fifo=[{}]", sorted.join(" "), fifo.join(" "))
+    }
+
+    /// Whether `req` would merge into a request queued in `class` (a back merge, or a front merge when the
+    /// rules allow): then it needs no new Linux request.
+    pub fn can_merge(&self, req: &IoRequest, class: usize) -> bool {
+        let fits = |s| self.mergeable(s, req.write, req.sectors);
+        self.find(&self.by_end[class], req.sector, fits).is_some()
+            || (self.rules.front && self.find(&self.by_start[class], req.end(), fits).is_some())
     }
 
     fn mergeable(&self, s: u32, write: bool, sectors: u32) -> bool {
@@ -241,6 +259,8 @@ impl RequestQueue {
         self.unlink(gone);
         let gone_q = std::mem::replace(&mut self.slots[gone as usize], Queued::vacant());
         self.free.push(gone);
+        // Linux frees the request a coalescing merge absorbed (`attempt_merge` → `__blk_put_request`).
+        self.requests[gone_q.disk.write as usize] -= 1;
         self.unindex(keep);
         let keep_q = &mut self.slots[keep as usize];
         let (lo_parts, hi_parts) = if older_is_lo {
@@ -285,6 +305,7 @@ impl RequestQueue {
         };
         self.links.push_front(&mut self.fifo[class], s);
         self.index(s);
+        self.requests[req.write as usize] += 1;
         s
     }
 
@@ -312,6 +333,8 @@ impl RequestQueue {
         let n = self.fifo[class].len() as usize;
         assert_eq!(n, self.by_start[class].len(), "sort index out of step with the FIFO");
         assert_eq!(n, self.by_end[class].len(), "merge index out of step with the FIFO");
+        let queued: u32 = self.fifo.iter().map(|l| l.len()).sum();
+        assert_eq!(self.requests[0] + self.requests[1], queued as usize, "request counts out of step");
     }
 }
 
@@ -321,6 +344,8 @@ pub(crate) struct SchedCore {
     /// Dispatched, not completed, keyed by first part id.
     in_flight: KeyMap<u64, Queued>,
     in_flight_parts: usize,
+    /// Dispatched requests by direction (`[reads, writes]`).
+    in_flight_requests: [usize; 2],
     added: u64,
     completed: u64,
     clock: Nanos,
@@ -332,6 +357,7 @@ impl SchedCore {
             queue: RequestQueue::new(rules),
             in_flight: KeyMap::default(),
             in_flight_parts: 0,
+            in_flight_requests: [0; 2],
             added: 0,
             completed: 0,
             clock: Nanos::ZERO,
@@ -353,11 +379,18 @@ impl SchedCore {
         s
     }
 
+    /// Linux requests allocated in one direction: queued (merged) requests plus dispatched ones the device
+    /// has not completed. This is what `nr_requests` bounds.
+    pub fn allocated(&self, write: bool) -> usize {
+        self.queue.requests(write) + self.in_flight_requests[write as usize]
+    }
+
     /// Take slot `s` off the queue and hand it to the device.
     pub fn dispatch(&mut self, s: u32) -> Dispatch {
         let q = self.queue.take(s);
         let d = Dispatch { disk: q.disk, parts: q.parts.iter().map(|p| p.id).collect() };
         self.in_flight_parts += q.parts.len();
+        self.in_flight_requests[q.disk.write as usize] += 1;
         let previous = self.in_flight.insert(q.parts[0].id, q);
         assert!(previous.is_none(), "request id {} dispatched while already in flight", d.parts[0]);
         self.check_books();
@@ -375,6 +408,7 @@ impl SchedCore {
         assert_eq!(q.disk, done.disk, "completion does not match the dispatch of request {first}");
         assert!(q.parts.iter().map(|p| p.id).eq(done.parts.iter().copied()), "completion parts differ");
         self.in_flight_parts -= q.parts.len();
+        self.in_flight_requests[q.disk.write as usize] -= 1;
         self.completed += q.parts.len() as u64;
         self.check_books();
         q
@@ -398,6 +432,31 @@ mod tests {
     }
     fn wr(id: u64, sector: u64, sectors: u32) -> IoRequest {
         IoRequest::write(id, sector, sectors, StreamId(id as u32), Nanos::ZERO)
+    }
+
+    /// Linux allocates a request per queued merged request: a merge allocates none, a coalescing merge
+    /// frees one, a dispatch keeps it until completion.
+    #[test]
+    fn allocated_requests_count_merged_requests_until_completion() {
+        let mut core = SchedCore::new(RULES);
+        core.add(Nanos::ZERO, &rd(1, 0, 8), 0, Nanos::MAX);
+        core.add(Nanos::ZERO, &rd(2, 16, 8), 0, Nanos::MAX);
+        core.add(Nanos::ZERO, &wr(3, 100, 8), 1, Nanos::MAX);
+        assert_eq!((core.allocated(false), core.allocated(true)), (2, 1));
+        assert!(core.queue.can_merge(&rd(4, 8, 8), 0), "8..16 closes the gap between 1 and 2");
+        assert!(!core.queue.can_merge(&rd(4, 40, 8), 0));
+        assert!(!core.queue.can_merge(&wr(4, 8, 8), 0), "a write never merges with reads");
+        core.add(Nanos::ZERO, &rd(4, 8, 8), 0, Nanos::MAX);
+        assert_eq!(core.allocated(false), 1, "the back merge joined 1 and 2 into one request");
+        let s = core.queue.oldest(0).unwrap();
+        let d = core.dispatch(s);
+        assert_eq!(
+            (core.allocated(false), d.parts.len()),
+            (1, 3),
+            "dispatched, not completed: still allocated"
+        );
+        core.complete(Nanos(1), &d);
+        assert_eq!(core.allocated(false), 0);
     }
 
     /// Adds each request to class 0 (reads and writes together, so direction checks are exercised)
