@@ -103,8 +103,12 @@ pub struct SimulateArgs {
     /// queue sleeps until a request completes; `unlimited` removes the limit.
     #[arg(long, default_value = "128", value_name = "N|unlimited")]
     pub nr_requests: String,
-    /// Sample the memory gauges (free, cached, in flight, prefetched and unused) at this interval of the
-    /// measured period, into the JSON's `timeline`.
+    /// The swap area, at the end of the disk: a size, none, or auto (as large as memory when the workload
+    /// uses anonymous memory, none otherwise).
+    #[arg(long, default_value = "auto", value_name = "SIZE|none|auto")]
+    pub swap: String,
+    /// Sample the memory gauges (free, cached, in flight, prefetched and unused, dirty) at this interval of
+    /// the measured period, into the JSON's `timeline`.
     #[arg(long, value_name = "DURATION")]
     pub timeline: Option<String>,
     /// CPU cores serving the handlers.
@@ -196,8 +200,14 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
             ns => Some(Nanos(ns)),
         },
     };
+    let swap_bytes = match args.swap.trim() {
+        "auto" => None,
+        "none" => Some(0),
+        text => Some(parse_bytes(text).context("--swap (a size, none or auto)")?),
+    };
     let cfg = SimConfig {
         memory_bytes: parse_bytes(&args.memory).context("--memory")?,
+        swap_bytes,
         nr_requests,
         timeline,
         memory_model,

@@ -30,11 +30,7 @@ impl Layout for Identity {
 /// Misses of the buffer cache on `keys`, one one-page `read()` per reference, each fetch completing at
 /// once.
 fn buffer_cache_misses(kind: PolicyKind, size: u32, keys: &[u64]) -> u64 {
-    let config = BufferCacheConfig {
-        memory: MemoryConfig::exact(size),
-        policy: kind,
-        prefetcher: "none".parse().unwrap(),
-    };
+    let config = BufferCacheConfig::new(MemoryConfig::exact(size), kind, "none".parse().unwrap());
     let mut cache = BufferCache::with_observer(config, Counters::default()).unwrap();
     let mut out = ReadOutcome::default();
     let file_pages = PageKey::INDEX_MAX + 1;

@@ -11,6 +11,29 @@ impl FileId {
     pub const BLOCK_DEVICE: FileId = FileId(0);
     /// Largest file id that packs into a [`PageKey`].
     pub const MAX: u32 = (1 << PageKey::FILE_BITS) - 1;
+    /// Files `0..ANON_FIRST` are regular files; ids from here name anonymous memory regions.
+    pub const ANON_FIRST: u32 = 1 << (PageKey::FILE_BITS - 1);
+    /// Anonymous regions a key can name.
+    pub const ANON_REGIONS: u32 = Self::MAX - Self::ANON_FIRST;
+    /// The swap area, as the `file` of swap I/O (its pages are slots).
+    pub const SWAP: FileId = FileId(Self::MAX);
+
+    /// The pseudo-file of anonymous region `region` (a process's memory). Caller guarantees
+    /// `region < ANON_REGIONS`.
+    pub const fn anon(region: u32) -> FileId {
+        assert!(region < Self::ANON_REGIONS, "anonymous region beyond the key space");
+        FileId(Self::ANON_FIRST + region)
+    }
+
+    /// A regular file (not anonymous memory, not swap).
+    pub const fn is_regular(self) -> bool {
+        self.0 < Self::ANON_FIRST
+    }
+
+    /// An anonymous region.
+    pub const fn is_anon(self) -> bool {
+        self.0 >= Self::ANON_FIRST && self.0 < Self::MAX
+    }
 }
 
 /// A disk location in pages (page-sized logical block number). The core's one unit of disk address;

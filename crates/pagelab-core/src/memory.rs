@@ -157,17 +157,27 @@ impl ReclaimCosts {
     }
 }
 
-/// The work of one reclaim: pages examined (victims included) and pages freed.
+/// The work of one reclaim: pages examined (victims included), pages freed, and dirty victims whose write
+/// it started instead (2.6's `pageout()`: their memory comes free when the write completes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimCost {
     pub scanned: u64,
     pub freed: u64,
+    pub written: u64,
+}
+
+impl ReclaimCost {
+    /// Pages the reclaim took from its section: freed, or on their way out.
+    pub fn progress(&self) -> u64 {
+        self.freed + self.written
+    }
 }
 
 impl std::ops::AddAssign for ReclaimCost {
     fn add_assign(&mut self, rhs: ReclaimCost) {
         self.scanned += rhs.scanned;
         self.freed += rhs.freed;
+        self.written += rhs.written;
     }
 }
 
@@ -195,8 +205,8 @@ pub trait CacheSection {
     fn reclaimable_pages(&self) -> u32;
 
     /// Free up to `target` pages, in the section's own order, passing each to `freed`, and say what it
-    /// cost. Must free at least one page when `reclaimable_pages() > 0` and `target > 0` (so that no
-    /// reclaim loop spins without progress), and never more than `target`.
+    /// cost. Must take at least one page (freed, or its write started) when `reclaimable_pages() > 0` and
+    /// `target > 0` (so that no reclaim loop spins without progress), and never more than `target`.
     fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Self::Freed)) -> ReclaimCost;
 }
 
@@ -395,12 +405,13 @@ impl Memory {
         Some(self.config.kswapd_batch_pages)
     }
 
-    /// Record a kswapd step. A step that freed nothing puts kswapd to sleep: every page is pinned, and
-    /// only an allocation below `low` after some I/O completes can give it work again (no spinning).
+    /// Record a kswapd step. A step that took nothing puts kswapd to sleep: every page is pinned or being
+    /// written, and only an allocation below `low` after some I/O completes can give it work again (no
+    /// spinning).
     pub fn record_kswapd(&mut self, cost: ReclaimCost) {
         self.stats.kswapd_steps += 1;
         self.stats.kswapd += cost;
-        if cost.freed == 0 {
+        if cost.progress() == 0 {
             self.kswapd_awake = false;
         }
     }
@@ -524,7 +535,7 @@ mod tests {
             m.take();
         }
         assert!(m.kswapd_awake());
-        m.record_kswapd(ReclaimCost { scanned: 0, freed: 0 });
+        m.record_kswapd(ReclaimCost::default());
         assert!(!m.kswapd_awake(), "a step that freed nothing must not be repeated at once");
         assert_eq!(m.kswapd_target(), None);
     }
@@ -536,12 +547,12 @@ mod tests {
         assert!(!m.take(), "full: evict one");
         assert!(!m.kswapd_awake());
         assert_eq!(m.direct_batch(), 1);
-        assert_eq!(m.time(ReclaimCost { scanned: 5, freed: 5 }), Nanos::ZERO);
+        assert_eq!(m.time(ReclaimCost { scanned: 5, freed: 5, written: 0 }), Nanos::ZERO);
     }
 
     #[test]
     fn costs_are_charged_per_page_scanned_and_freed() {
-        let cost = ReclaimCost { scanned: 40, freed: 32 };
+        let cost = ReclaimCost { scanned: 40, freed: 32, written: 0 };
         assert_eq!(ReclaimCosts::LINUX_2_6.time(cost), Nanos(40 * 250 + 32 * 750));
     }
 }

@@ -97,6 +97,9 @@ pub struct SimConfig {
     pub nr_requests: Option<u32>,
     /// Sample the memory gauges at this interval during the measured period (`RunMetrics::timeline`).
     pub timeline: Option<Nanos>,
+    /// The swap area at the end of the disk; `None`: as large as memory when the workload uses anonymous
+    /// memory, none otherwise. `Some(0)`: no swap.
+    pub swap_bytes: Option<u64>,
     /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: 40 % of memory, the
     /// eviction-history bound Li & Shen use (papers/000 §3.3).
     pub thrash_history_pages: Option<u32>,
@@ -134,6 +137,7 @@ impl Default for SimConfig {
             // BLKDEV_MAX_RQ (`include/linux/blkdev.h`): 2.6's default `nr_requests` per queue and direction.
             nr_requests: Some(128),
             timeline: None,
+            swap_bytes: None,
             thrash_history_pages: None,
         }
     }

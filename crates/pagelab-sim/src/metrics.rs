@@ -35,16 +35,19 @@ impl LatencyMs {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DiskMetrics {
-    /// Requests the device serviced (after scheduler merging).
+    /// Requests the device serviced (after scheduler merging), reads and writes.
     pub requests: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
     pub pages_read: u64,
+    pub pages_written: u64,
     pub mean_request_pages: f64,
     /// Fraction of the measured time the device had at least one request in service (HDD: busy; SSD: any
     /// channel busy).
     pub busy_fraction: f64,
     /// Disk requests by size in pages: `[pages, count]` for each distinct size, ascending.
     pub request_pages_histogram: Vec<(u64, u64)>,
-    /// Mean service time per request, milliseconds.
+    /// Mean service time per request (reads and writes), milliseconds.
     pub mean_service_ms: f64,
     /// Times a handler slept on a full request queue (`nr_requests`), and how long, milliseconds.
     pub queue_full_waits: u64,
@@ -76,6 +79,27 @@ pub struct CacheMetrics {
     pub prefetch_dropped: u64,
     /// Pages fetched for a reader's call and evicted before the call reached them.
     pub demand_lost: u64,
+}
+
+/// Writes and swap over the measured period.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WriteMetrics {
+    /// Clean pages made dirty (file pages by `write()`, anonymous pages by stores).
+    pub pages_dirtied: u64,
+    /// Pages whose write started, by cause: pdflush and throttled writers, reclaim meeting dirty file
+    /// pages, and anonymous pages to swap.
+    pub written_writeback: u64,
+    pub written_reclaim: u64,
+    pub swap_outs: u64,
+    /// Pages read from swap: by faults, and by swap readahead.
+    pub swap_ins: u64,
+    pub swap_ins_readahead: u64,
+    /// Times a writer slept above the dirty limit, and the time it slept, seconds.
+    pub throttles: u64,
+    pub throttle_s: f64,
+    /// Dirty and under-writeback file pages, time averages.
+    pub dirty_bytes_mean: f64,
+    pub writeback_bytes_mean: f64,
 }
 
 /// The memory model over the measured period (bytes are 4 KiB pages × 4096; means are time-weighted).
@@ -124,6 +148,8 @@ pub struct MemorySample {
     pub resident_bytes: u64,
     pub in_flight_bytes: u64,
     pub prefetched_unused_bytes: u64,
+    pub dirty_bytes: u64,
+    pub writeback_bytes: u64,
 }
 
 /// How the measured period was reached.
@@ -157,6 +183,7 @@ pub struct RunMetrics {
     pub disk: DiskMetrics,
     pub prefetch: PrefetchMetrics,
     pub cache: CacheMetrics,
+    pub writes: WriteMetrics,
     pub memory: MemoryMetrics,
     pub warmup: WarmupMetrics,
     /// Memory gauges sampled at `--timeline` intervals (empty without it).

@@ -26,13 +26,13 @@ use crate::event::EventQueue;
 use crate::layout::FileLayout;
 use crate::metrics::{
     CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchMetrics, RunMetrics,
-    WarmupMetrics,
+    WarmupMetrics, WriteMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::workload::{RequestProgram, Step, Workload};
 use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
-    ThrashDetector,
+    SwapConfig, ThrashDetector, TouchCursor, WriteCursor, Writeback,
 };
 use pagelab_core::hash::KeyMap;
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
@@ -63,6 +63,11 @@ enum Event {
     Measure,
     /// Sample the memory gauges (`--timeline`).
     Sample,
+    /// pdflush's periodic `wb_kupdate()` (every `dirty_writeback_centisecs`).
+    Kupdate,
+    /// pdflush's `background_writeout()`: one pass, repeated while dirty memory stays above the background
+    /// ratio.
+    Background,
     /// The measured period ends.
     End,
 }
@@ -73,7 +78,8 @@ struct Handler {
     program: Option<RequestProgram>,
     stream: StreamId,
     step: usize,
-    cursor: Option<ReadCursor>,
+    /// The system call (or page fault) in progress.
+    call: Option<Call>,
     /// Pages delivered by the current `read()` call (charged to the CPU when it ends).
     call_pages: u64,
     /// When the request arrived (open loop) or started (closed loop).
@@ -91,8 +97,16 @@ struct Handler {
     queued_out: u32,
     /// Since when it has been waiting for the request queue.
     queue_wait_since: Option<Nanos>,
-    /// When the current `read()` call began.
-    read_started: Nanos,
+    /// When the current call began.
+    call_started: Nanos,
+}
+
+/// A handler's call in progress: a `read()`, a `write()`, or a fault on anonymous memory.
+#[derive(Debug)]
+enum Call {
+    Read(ReadCursor),
+    Write(WriteCursor),
+    Touch(TouchCursor),
 }
 
 /// Counters over the measured period.
@@ -112,6 +126,11 @@ struct Window {
     queue_waits: u64,
     queue_wait_total: Nanos,
     queue_wait_max: Nanos,
+    disk_reads: u64,
+    disk_writes: u64,
+    disk_pages_written: u64,
+    /// Time writers slept above the dirty limit.
+    throttle_time: Nanos,
     direct_reclaims: u64,
     direct_reclaim_total: Nanos,
     direct_reclaim_max: Nanos,
@@ -126,6 +145,8 @@ struct Gauges {
     resident: f64,
     in_flight: f64,
     prefetched_unused: f64,
+    dirty: f64,
+    writeback: f64,
     free_min: u32,
 }
 
@@ -142,6 +163,8 @@ impl Gauges {
         self.resident += m.resident as f64 * dt;
         self.in_flight += m.in_flight as f64 * dt;
         self.prefetched_unused += m.prefetched_unused as f64 * dt;
+        self.dirty += m.dirty as f64 * dt;
+        self.writeback += m.writeback as f64 * dt;
         self.free_min = self.free_min.min(m.free);
         self.since = now;
     }
@@ -189,7 +212,11 @@ pub struct Server {
     next_io: u64,
     max_request_sectors: u32,
     /// Requests waiting for room in the full request queue, in arrival order, with their handler.
-    queue_full: VecDeque<(Slot, IoRequest)>,
+    queue_full: VecDeque<(Option<Slot>, IoRequest)>,
+    /// A background writeback pass is scheduled.
+    background_pending: bool,
+    /// Writes kswapd and pdflush started, to submit (reused).
+    kernel_io: Vec<Fetch>,
     read_congested: bool,
     waiters: KeyMap<u64, Vec<Slot>>,
     no_memory: Vec<Slot>,
@@ -235,8 +262,10 @@ impl Server {
         let memory = cfg.memory(concurrency).map_err(|e| SimError::Config(e.to_string()))?;
         // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
         let thrash_pages = cfg.thrash_history_pages.unwrap_or(memory.total_pages / 10 * 4);
+        let mut cache_config = BufferCacheConfig::new(memory, cfg.policy, cfg.prefetcher.clone());
+        cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
         let cache = BufferCache::with_observer(
-            BufferCacheConfig { memory, policy: cfg.policy, prefetcher: cfg.prefetcher.clone() },
+            cache_config,
             (Counters::default(), ThrashDetector::new(thrash_pages)),
         )
         .map_err(|e| SimError::Config(e.to_string()))?;
@@ -266,6 +295,8 @@ impl Server {
             next_io: 0,
             max_request_sectors,
             queue_full: VecDeque::new(),
+            background_pending: false,
+            kernel_io: Vec::new(),
             read_congested: false,
             waiters: KeyMap::default(),
             no_memory: Vec::new(),
@@ -313,6 +344,7 @@ impl Server {
                 self.q.schedule(Nanos::ZERO, Event::Arrival);
             }
         }
+        self.q.schedule(self.cache.writeback_config().interval, Event::Kupdate);
         let finite = self.workload.natural_concurrency().is_some();
         match self.cfg.warmup {
             Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(t, Event::Measure),
@@ -355,6 +387,19 @@ impl Server {
                 }
             }
             Event::Sample => self.sample(),
+            Event::Kupdate => {
+                self.pdflush(Writeback::Kupdate);
+                let every = self.cache.writeback_config().interval;
+                self.q.schedule_after(every, Event::Kupdate);
+            }
+            Event::Background => {
+                self.background_pending = false;
+                if self.cache.writeback_wanted() {
+                    self.pdflush(Writeback::Background);
+                    // background_writeout() goes on, after a congestion wait, while memory stays dirty.
+                    self.wake_background_writeback_after(self.cache.writeback_config().throttle_sleep);
+                }
+            }
             Event::End => self.ended = true,
         }
         if !self.kswapd_running && self.cache.kswapd_awake() {
@@ -384,11 +429,41 @@ impl Server {
         self.memory_filled && served
     }
 
+    /// One pdflush pass: the writes go to the block layer as a kernel thread's.
+    fn pdflush(&mut self, kind: Writeback) {
+        let now = self.now();
+        let mut fetches = std::mem::take(&mut self.kernel_io);
+        fetches.clear();
+        self.cache.writeback(now, kind, &mut fetches);
+        for f in &fetches {
+            self.submit(now, None, f);
+        }
+        self.kernel_io = fetches;
+    }
+
+    fn wake_background_writeback(&mut self) {
+        self.wake_background_writeback_after(Nanos::ZERO);
+    }
+
+    fn wake_background_writeback_after(&mut self, delay: Nanos) {
+        if !self.background_pending {
+            self.background_pending = true;
+            self.q.schedule_after(delay, Event::Background);
+        }
+    }
+
     /// kswapd runs one reclaim batch and spends its CPU time; when the burst ends it runs the next, until the
     /// cache says it sleeps.
     fn kswapd_continue(&mut self) {
         let now = self.now();
-        let Some(cost) = self.cache.kswapd_step(now) else {
+        let mut fetches = std::mem::take(&mut self.kernel_io);
+        fetches.clear();
+        let step = self.cache.kswapd_step(now, &mut fetches);
+        for f in &fetches {
+            self.submit(now, None, f);
+        }
+        self.kernel_io = fetches;
+        let Some(cost) = step else {
             self.kswapd_running = false;
             return;
         };
@@ -439,19 +514,19 @@ impl Server {
         let bound = 2 * self.handlers[slot as usize].program.as_ref().map_or(0, |p| p.steps.len()) + 2;
         for _ in 0..bound {
             let h = &mut self.handlers[slot as usize];
-            if let Some(mut cursor) = h.cursor.take() {
-                let status = self.continue_read(slot, &mut cursor);
+            if let Some(mut call) = h.call.take() {
+                let status = self.continue_call(slot, &mut call);
                 let h = &mut self.handlers[slot as usize];
                 if h.reclaiming.is_some() || h.queued_out > 0 {
-                    // Spending the direct reclaim's CPU time, or asleep on a full request queue: the read
+                    // Spending the direct reclaim's CPU time, or asleep on a full request queue: the call
                     // resumes (and looks at its page again) when that is over.
-                    h.cursor = Some(cursor);
+                    h.call = Some(call);
                     return;
                 }
                 match status {
                     ReadStatus::Done => {
-                        if self.measuring {
-                            self.win.read_latencies_ns.push((self.q.now() - h.read_started).0);
+                        if self.measuring && matches!(call, Call::Read(_)) {
+                            self.win.read_latencies_ns.push((self.q.now() - h.call_started).0);
                         }
                         let work = Nanos(self.cfg.cpu_per_page.0 * h.call_pages);
                         h.call_pages = 0;
@@ -462,29 +537,58 @@ impl Server {
                         }
                     }
                     ReadStatus::Blocked { fetch } => {
-                        h.cursor = Some(cursor);
+                        h.call = Some(call);
                         self.waiters.entry(fetch).or_default().push(slot);
                         return;
                     }
                     ReadStatus::NoMemory => {
-                        h.cursor = Some(cursor);
+                        h.call = Some(call);
                         self.no_memory.push(slot);
+                        return;
+                    }
+                    ReadStatus::Throttled => {
+                        // balance_dirty_pages(): the writer started its writes and sleeps, then tries again.
+                        h.call = Some(call);
+                        let sleep = self.cache.writeback_config().throttle_sleep;
+                        if self.measuring {
+                            self.win.throttle_time += sleep;
+                        }
+                        self.q.schedule_after(sleep, Event::Run(slot));
                         return;
                     }
                 }
                 continue;
             }
+            let now = self.q.now();
+            let h = &mut self.handlers[slot as usize];
             let program = h.program.as_ref().expect("a request in progress");
             match program.steps.get(h.step).copied() {
                 Some(Step::Read { file, offset_bytes, len_bytes }) => {
                     if let Some(cursor) = self.open_read(slot, file, offset_bytes, len_bytes) {
-                        let now = self.now();
-                        let h = &mut self.handlers[slot as usize];
-                        h.cursor = Some(cursor);
-                        h.read_started = now;
+                        self.begin_call(slot, Call::Read(cursor));
                     } else {
                         self.handlers[slot as usize].step += 1;
                     }
+                }
+                Some(Step::Write { file, offset_bytes, len_bytes }) => {
+                    let file_pages = self.layout.file_pages(file);
+                    let stream = h.stream;
+                    match self.cache.begin_write(now, stream, file, offset_bytes, len_bytes, file_pages) {
+                        Ok(cursor) => self.begin_call(slot, Call::Write(cursor)),
+                        Err(_) => self.handlers[slot as usize].step += 1, // empty, or past the end: nothing
+                    }
+                }
+                Some(Step::Touch { region, page, write }) => {
+                    let stream = h.stream;
+                    let cursor = self.cache.begin_touch(now, stream, region, page, write);
+                    self.begin_call(
+                        slot,
+                        Call::Touch(cursor.expect("workloads touch regions the key space holds")),
+                    );
+                }
+                Some(Step::Release { region }) => {
+                    h.step += 1;
+                    self.cache.anon_released(now, region);
                 }
                 Some(Step::Cpu(work)) => {
                     h.step += 1;
@@ -498,6 +602,13 @@ impl Server {
             }
         }
         unreachable!("handler {slot} ran past its program's bound");
+    }
+
+    fn begin_call(&mut self, slot: Slot, call: Call) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        h.call = Some(call);
+        h.call_started = now;
     }
 
     /// Give the slot its next request; false if there is none now (the slot goes idle).
@@ -601,14 +712,18 @@ impl Server {
         Some(cursor.expect("workloads read inside their files"))
     }
 
-    /// One `read()` step of the handler in `slot`. If the read reclaimed memory directly, the handler spends
+    /// One step of the handler's call in `slot`. If the call reclaimed memory directly, the handler spends
     /// that CPU time first (`reclaiming` is set) and the fetches wait for it.
-    fn continue_read(&mut self, slot: Slot, cursor: &mut ReadCursor) -> ReadStatus {
+    fn continue_call(&mut self, slot: Slot, call: &mut Call) -> ReadStatus {
         let now = self.now();
-        self.cache.read(now, cursor, &self.layout, &mut self.out);
+        match call {
+            Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
+            Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
+            Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
+        }
         let delivered = self.out.pages_delivered;
         self.handlers[slot as usize].call_pages += delivered;
-        if self.measuring {
+        if self.measuring && matches!(call, Call::Read(_)) {
             self.win.pages_delivered += delivered;
         }
         let status = self.out.status;
@@ -621,10 +736,13 @@ impl Server {
             self.run_cpu(slot, reclaim);
         } else {
             for f in &fetches {
-                self.submit(now, slot, f);
+                self.submit(now, Some(slot), f);
             }
         }
         self.out.fetches = fetches;
+        if matches!(call, Call::Write(_)) && self.cache.writeback_wanted() {
+            self.wake_background_writeback();
+        }
         status
     }
 
@@ -633,7 +751,7 @@ impl Server {
         let now = self.now();
         let held = std::mem::take(&mut self.handlers[slot as usize].held);
         for f in &held {
-            self.submit(now, slot, f);
+            self.submit(now, Some(slot), f);
         }
         self.handlers[slot as usize].held = held;
         self.handlers[slot as usize].held.clear();
@@ -645,10 +763,11 @@ impl Server {
         }
     }
 
-    /// Hand `f` to the block layer for the handler in `slot`: one disk request per `max_request_sectors`
-    /// (the kernel builds bios no larger than the queue's `max_sectors`), each queued at once or, when the
-    /// request queue is full, held with its handler asleep until a completion makes room.
-    fn submit(&mut self, now: Nanos, slot: Slot, f: &Fetch) {
+    /// Hand `f` to the block layer for the handler in `slot` (`None`: a kernel thread, kswapd or pdflush):
+    /// one disk request per `max_request_sectors` (the kernel builds bios no larger than the queue's
+    /// `max_sectors`), each queued at once or, when its direction of the request queue is full, held with its
+    /// handler asleep until a completion makes room.
+    fn submit(&mut self, now: Nanos, slot: Option<Slot>, f: &Fetch) {
         let sectors_total = f.pages as u64 * SECTORS_PER_PAGE;
         let max = self.max_request_sectors as u64;
         let parts = sectors_total.div_ceil(max);
@@ -660,14 +779,21 @@ impl Server {
             let sectors = (sectors_total - i * max).min(max) as u32;
             self.next_io += 1;
             self.io_fetch.insert(self.next_io, f.id);
-            let req = IoRequest::read(self.next_io, sector, sectors, f.owner, now);
+            let req = if f.write {
+                IoRequest::write(self.next_io, sector, sectors, f.owner, now)
+            } else {
+                IoRequest::read(self.next_io, sector, sectors, f.owner, now)
+            };
             let full =
-                self.cfg.nr_requests.is_some_and(|n| self.sched.allocated_requests(false) >= n as usize);
-            if !self.queue_full.is_empty() || (full && !self.sched.can_merge(&req)) {
-                // Waiters go first (`get_request_wait`'s FIFO wait queue).
-                let h = &mut self.handlers[slot as usize];
-                h.queued_out += 1;
-                h.queue_wait_since.get_or_insert(now);
+                self.cfg.nr_requests.is_some_and(|n| self.sched.allocated_requests(f.write) >= n as usize);
+            let waiting = self.queue_full.iter().any(|(_, r)| r.write == f.write);
+            if waiting || (full && !self.sched.can_merge(&req)) {
+                // Waiters go first (`get_request_wait`'s FIFO wait queue, per direction).
+                if let Some(slot) = slot {
+                    let h = &mut self.handlers[slot as usize];
+                    h.queued_out += 1;
+                    h.queue_wait_since.get_or_insert(now);
+                }
                 self.queue_full.push_back((slot, req));
             } else {
                 self.sched.add(now, req);
@@ -676,19 +802,25 @@ impl Server {
         self.update_congestion();
     }
 
-    /// Requests held on a full queue enter as completions make room; a handler whose last held request
-    /// entered wakes up.
+    /// Requests held on a full queue enter as completions make room, in order within each direction; a
+    /// handler whose last held request entered wakes up.
     fn admit_queued(&mut self) {
         let now = self.now();
         let limit = self.cfg.nr_requests.map_or(usize::MAX, |n| n as usize);
-        let bound = self.queue_full.len();
-        for _ in 0..bound {
-            let Some(&(slot, req)) = self.queue_full.front() else { break };
-            if self.sched.allocated_requests(false) >= limit && !self.sched.can_merge(&req) {
-                break;
+        let mut blocked = [false; 2];
+        let mut i = 0;
+        // Each pass admits or skips one entry: bounded by the queue's length.
+        while i < self.queue_full.len() {
+            let (slot, req) = self.queue_full[i];
+            let room = self.sched.allocated_requests(req.write) < limit || self.sched.can_merge(&req);
+            if blocked[req.write as usize] || !room {
+                blocked[req.write as usize] = true;
+                i += 1;
+                continue;
             }
-            self.queue_full.pop_front();
+            self.queue_full.remove(i);
             self.sched.add(now, req);
+            let Some(slot) = slot else { continue };
             let h = &mut self.handlers[slot as usize];
             h.queued_out -= 1;
             if h.queued_out == 0 {
@@ -746,7 +878,13 @@ impl Server {
                     if self.measuring {
                         let pages = d.disk.sectors as u64 / SECTORS_PER_PAGE;
                         self.win.disk_requests += 1;
-                        self.win.disk_pages += pages;
+                        if d.disk.write {
+                            self.win.disk_writes += 1;
+                            self.win.disk_pages_written += pages;
+                        } else {
+                            self.win.disk_reads += 1;
+                            self.win.disk_pages += pages;
+                        }
                         self.win.disk_service += t.total();
                         *self.win.request_pages.entry(pages).or_default() += 1;
                     }
@@ -839,6 +977,8 @@ impl Server {
             resident_bytes: bytes(m.resident),
             in_flight_bytes: bytes(m.in_flight),
             prefetched_unused_bytes: bytes(m.prefetched_unused),
+            dirty_bytes: m.dirty * PAGE_SIZE_BYTES,
+            writeback_bytes: m.writeback * PAGE_SIZE_BYTES,
         });
         let every = self.cfg.timeline.expect("sampling only with a timeline");
         self.q.schedule(now + every, Event::Sample);
@@ -868,7 +1008,10 @@ impl Server {
             read_latency_ms: LatencyMs::from_ns(&mut w.read_latencies_ns),
             disk: DiskMetrics {
                 requests: w.disk_requests,
+                read_requests: w.disk_reads,
+                write_requests: w.disk_writes,
                 pages_read: w.disk_pages,
+                pages_written: w.disk_pages_written,
                 mean_request_pages: if w.disk_requests == 0 {
                     0.0
                 } else {
@@ -904,6 +1047,18 @@ impl Server {
                 reclaim_stalls: s.reclaim_stalls,
                 prefetch_dropped: s.prefetch_dropped,
                 demand_lost: s.demand_lost,
+            },
+            writes: WriteMetrics {
+                pages_dirtied: s.pages_dirtied,
+                written_writeback: s.written_writeback,
+                written_reclaim: s.written_reclaim,
+                swap_outs: s.swap_outs,
+                swap_ins: s.swap_ins,
+                swap_ins_readahead: s.swap_ins_readahead,
+                throttles: s.throttles,
+                throttle_s: w.throttle_time.as_secs_f64(),
+                dirty_bytes_mean: Gauges::mean_bytes(self.gauges.dirty, secs),
+                writeback_bytes_mean: Gauges::mean_bytes(self.gauges.writeback, secs),
             },
             memory,
             warmup: std::mem::take(&mut self.warmup),
@@ -954,6 +1109,32 @@ impl Server {
             stalls: s.reclaim_stalls,
         }
     }
+}
+
+/// The swap area: `--swap` bytes (by default as large as memory for a workload that uses anonymous memory,
+/// none otherwise) at the end of the disk, where it must not overlap the files.
+fn swap_area(
+    cfg: &SimConfig,
+    workload: &dyn Workload,
+    layout: &FileLayout,
+    device_pages: u64,
+) -> Result<Option<SwapConfig>, SimError> {
+    let default = if workload.uses_anonymous_memory() { cfg.memory_bytes } else { 0 };
+    let pages = cfg.swap_bytes.unwrap_or(default) / PAGE_SIZE_BYTES;
+    if pages == 0 {
+        return Ok(None);
+    }
+    // The header slot plus the pages; 2^32 slots at most (16 TiB).
+    let slots = (pages + 1).min(u32::MAX as u64);
+    let first = device_pages.checked_sub(slots).filter(|&first| first >= layout.used_pages()).ok_or_else(|| {
+        SimError::Config(format!(
+            "a swap area of {pages} pages does not fit after the dataset ({} of the device's {device_pages} pages)",
+            layout.used_pages()
+        ))
+    })?;
+    // 2.6's `swap_setup()`: page_cluster = 3 on machines with 16 MB or more (8-page swap readahead).
+    let page_cluster = if cfg.memory_bytes >= 16 << 20 { 3 } else { 2 };
+    Ok(Some(SwapConfig { first_lbn: pagelab_core::Lbn(first), slots, page_cluster }))
 }
 
 /// `blk_queue_congestion_threshold()` (2.6's `ll_rw_blk.c`): a queue of `nr_requests` becomes

@@ -36,12 +36,20 @@
 //! flight; slots in use = frames in use + slots held only by pins = pages the memory model counts as used;
 //! never more than the usable memory.
 
+mod dirty;
 mod observer;
 mod page_cache;
+mod swap;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_write;
+mod write;
 
-pub use observer::{AccessOutcome, Counters, Eviction, Observer, ThrashDetector};
+pub use dirty::WritebackConfig;
+pub use observer::{AccessOutcome, Counters, Eviction, Observer, ThrashDetector, WriteCause};
+pub use swap::SwapConfig;
+pub use write::{TouchCursor, WriteCursor, Writeback, MAX_WRITEBACK_PAGES};
 
 use crate::error::CoreError;
 use crate::hash::KeyMap;
@@ -50,7 +58,9 @@ use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost
 use crate::policy::{FrameId, History, PolicyKind};
 use crate::prefetch::{AnyPrefetcher, CacheView, Prefetcher, ReadCtx, Window};
 use crate::time::Nanos;
-use page_cache::{flag, Incoming, PageCache};
+use dirty::DirtyPages;
+use page_cache::{flag, Incoming, PageCache, NO_SWAP_SLOT};
+use swap::SwapArea;
 
 /// Where a page's data lives: a buffer index in `0..usable pages`, stable while the page is cached, in
 /// flight or pinned.
@@ -73,7 +83,8 @@ pub struct DiskRun {
     pub pages: u64,
 }
 
-/// One read the driver must issue: pages contiguous in the file and on disk.
+/// One I/O the driver must issue: pages contiguous in the file (or swap slots contiguous in the swap area:
+/// `file` is [`FileId::SWAP`] and `first_page` the first slot) and on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fetch {
     /// Unique per cache, increasing.
@@ -82,8 +93,10 @@ pub struct Fetch {
     pub first_page: u64,
     pub lbn: Lbn,
     pub pages: u32,
-    /// A reader is (or will be) blocked on this fetch: a synchronous read; otherwise readahead.
+    /// A reader is (or will be) blocked on this fetch: a synchronous read; otherwise readahead or a write.
     pub sync: bool,
+    /// A write (writeback, reclaim's `pageout()`, a swap-out); otherwise a read.
+    pub write: bool,
     pub owner: StreamId,
 }
 
@@ -129,6 +142,10 @@ pub enum ReadStatus {
     Blocked { fetch: u64 },
     /// No memory could be freed (every page pinned by I/O): resume after any fetch completes.
     NoMemory,
+    /// A writer above the dirty limit (`balance_dirty_pages()`): it started the writes in `fetches` and
+    /// sleeps [`WritebackConfig::throttle_sleep`]; then the driver calls `write` again, which returns
+    /// `Done` once dirty memory is below the limit.
+    Throttled,
 }
 
 /// A delivered page held for its reader: its slot will not be reused until [`BufferCache::unpin`].
@@ -187,6 +204,16 @@ pub struct BufferCacheConfig {
     pub memory: MemoryConfig,
     pub policy: PolicyKind,
     pub prefetcher: AnyPrefetcher,
+    pub writeback: WritebackConfig,
+    /// The swap area, if the machine has one (anonymous pages can be evicted only to swap).
+    pub swap: Option<SwapConfig>,
+}
+
+impl BufferCacheConfig {
+    /// A configuration with the 2.6 writeback defaults and no swap.
+    pub fn new(memory: MemoryConfig, policy: PolicyKind, prefetcher: AnyPrefetcher) -> BufferCacheConfig {
+        BufferCacheConfig { memory, policy, prefetcher, writeback: WritebackConfig::LINUX_2_6, swap: None }
+    }
 }
 
 /// Memory at one moment, in pages.
@@ -202,6 +229,13 @@ pub struct MemorySnapshot {
     pub pinned_only: u32,
     /// Pages brought in by readahead that nobody has used yet (resident or in flight).
     pub prefetched_unused: u32,
+    /// Pages reclaim chose whose write is in flight (their memory is not free yet).
+    pub writing: u32,
+    /// Dirty file pages, and file pages under writeback (`nr_dirty`, `nr_writeback`).
+    pub dirty: u64,
+    pub writeback: u64,
+    /// Swap slots in use.
+    pub swap_used: u64,
     pub watermarks: Watermarks,
 }
 
@@ -265,7 +299,8 @@ struct View<'a> {
 
 impl CacheView for View<'_> {
     fn is_cached(&self, file: FileId, index: u64) -> bool {
-        self.pages.lookup(PageKey::new(file, index).raw()).is_some()
+        let key = PageKey::new(file, index).raw();
+        self.pages.lookup(key).is_some() || self.pages.being_written(key)
     }
     fn read_congested(&self) -> bool {
         self.read_congested
@@ -286,6 +321,15 @@ pub struct BufferCache<O: Observer = ()> {
     frames: Vec<FrameId>,
     /// The driver's last report of its request queue ([`BufferCache::set_read_congested`]).
     read_congested: bool,
+    dirty: DirtyPages,
+    writeback: WritebackConfig,
+    swap: Option<SwapArea>,
+    /// Anonymous pages whose only copy is in swap: key → slot.
+    swapped: KeyMap<u64, u64>,
+    /// Write fetches in flight.
+    writes: KeyMap<u64, ()>,
+    /// Victims of the current reclaim whose write must start (reused).
+    started: Vec<PageKey>,
 }
 
 impl BufferCache<()> {
@@ -298,6 +342,19 @@ impl BufferCache<()> {
 impl<O: Observer> BufferCache<O> {
     pub fn with_observer(config: BufferCacheConfig, observer: O) -> Result<BufferCache<O>, CoreError> {
         config.memory.validate()?;
+        if let Some(swap) = config.swap {
+            // The swap map is a word per slot: bounded like memory itself (2^32 slots = 16 TiB of swap).
+            if swap.slots < 2 || swap.slots > u32::MAX as u64 {
+                return Err(CoreError::InvalidParameter {
+                    what: "swap area",
+                    why: format!(
+                        "{} slots: expected 2 to {} (a header and at least one page)",
+                        swap.slots,
+                        u32::MAX
+                    ),
+                });
+            }
+        }
         let usable = config.memory.usable_pages();
         Ok(BufferCache {
             pages: PageCache::new(config.policy, usable),
@@ -311,6 +368,12 @@ impl<O: Observer> BufferCache<O> {
             runs: Vec::new(),
             frames: Vec::new(),
             read_congested: false,
+            dirty: DirtyPages::default(),
+            writeback: config.writeback,
+            swap: config.swap.map(SwapArea::new),
+            swapped: KeyMap::default(),
+            writes: KeyMap::default(),
+            started: Vec::new(),
         })
     }
 
@@ -355,6 +418,10 @@ impl<O: Observer> BufferCache<O> {
             in_flight: self.pages.in_flight_pages(),
             pinned_only: self.slots.orphans,
             prefetched_unused: self.pages.prefetched_unused_pages(),
+            writing: self.pages.writing.len() as u32,
+            dirty: self.dirty.dirty(),
+            writeback: self.dirty.writeback(),
+            swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
             watermarks: c.watermarks,
         }
     }
@@ -381,11 +448,11 @@ impl<O: Observer> BufferCache<O> {
         if !(first < last && last <= file_pages) {
             return Err(CoreError::BadRead(format!("pages [{first}, {last}) of a {file_pages}-page file")));
         }
-        if file.0 > FileId::MAX || file_pages - 1 > PageKey::INDEX_MAX {
+        if !file.is_regular() || file_pages - 1 > PageKey::INDEX_MAX {
             return Err(CoreError::BadRead(format!(
-                "file {} of {file_pages} pages does not fit a page key (files up to {}, pages up to {})",
+                "file {} of {file_pages} pages does not fit a page key (files below {}, pages up to {})",
                 file.0,
-                FileId::MAX,
+                FileId::ANON_FIRST,
                 PageKey::INDEX_MAX + 1
             )));
         }
@@ -451,7 +518,7 @@ impl<O: Observer> BufferCache<O> {
             }
             let first_encounter = cursor.counted != Some(idx);
             let key = PageKey::new(cursor.file, idx);
-            match self.pages.lookup(key.raw()) {
+            match self.find(key) {
                 Some(frame) if self.pages.is_uptodate(frame) => {
                     if first_encounter {
                         let outcome = if self.own_demand(frame, cursor) {
@@ -509,6 +576,12 @@ impl<O: Observer> BufferCache<O> {
     /// A fetch completed: its pages become valid and join the replacement policy (pages invalidated while
     /// in flight are dropped instead). Errors for a fetch this cache has not issued or already finished.
     pub fn fetch_done(&mut self, now: Nanos, fetch: &Fetch) -> Result<(), CoreError> {
+        if fetch.write {
+            self.write_done(now, fetch, false)?;
+            self.observer.fetch_done(now, fetch);
+            self.check();
+            return Ok(());
+        }
         let frames = self.fetch_frames(fetch)?;
         for &frame in &frames {
             if self.pages.flags[frame as usize] & flag::STALE != 0 {
@@ -520,6 +593,9 @@ impl<O: Observer> BufferCache<O> {
             let key = PageKey::from_raw(self.pages.table.key(frame));
             let prefetched = self.pages.flags[f] & flag::DEMANDED == 0;
             self.observer.inserted(now, key, self.pages.owner[f], prefetched);
+            if fetch.file == FileId::SWAP {
+                self.swapped_in(now, frame, key, !prefetched);
+            }
         }
         self.frames = frames;
         self.observer.fetch_done(now, fetch);
@@ -531,6 +607,12 @@ impl<O: Observer> BufferCache<O> {
     /// blocked on it are the driver's to wake: resumed, a read misses the page again and fetches it anew
     /// (a driver may instead fail the reader's call).
     pub fn fetch_failed(&mut self, now: Nanos, fetch: &Fetch) -> Result<(), CoreError> {
+        if fetch.write {
+            self.write_done(now, fetch, true)?;
+            self.observer.fetch_failed(now, fetch);
+            self.check();
+            return Ok(());
+        }
         let frames = self.fetch_frames(fetch)?;
         for &frame in &frames {
             self.drop_page(now, frame);
@@ -583,6 +665,17 @@ impl<O: Observer> BufferCache<O> {
                 self.pages.flags[id as usize] |= flag::STALE;
             }
         }
+        // Pages reclaim is writing out: their write finishes, but their data never comes back.
+        for (&key, w) in self.pages.writing.iter_mut() {
+            let key = PageKey::from_raw(key);
+            if key.file() == file && !w.stale {
+                w.stale = true;
+                dropped += 1;
+                if w.flags & flag::DIRTY != 0 {
+                    self.dirty.dropped(file, key.index());
+                }
+            }
+        }
         self.check();
         dropped
     }
@@ -600,15 +693,15 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// One batch of kswapd's reclaim at `now`: `Some(cost)` (the driver charges its CPU time to kswapd's
-    /// thread, then calls again) or `None` when kswapd sleeps. Bounded: every step frees at least one page
-    /// or puts kswapd to sleep.
-    pub fn kswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
+    /// thread, issues the writes in `fetches` that reclaim started for dirty victims, then calls again) or
+    /// `None` when kswapd sleeps. Bounded: every step takes at least one page or puts kswapd to sleep.
+    pub fn kswapd_step(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> Option<ReclaimCost> {
         let target = self.memory.kswapd_target()?;
         let reclaimable_before = self.pages.reclaimable_pages();
-        let cost = self.reclaim(now, target, History::NONE);
+        let cost = self.reclaim(now, target, History::NONE, fetches);
         assert!(
-            cost.freed > 0 || reclaimable_before == 0,
-            "kswapd freed nothing from {reclaimable_before} reclaimable pages"
+            cost.scanned > 0 || reclaimable_before == 0,
+            "kswapd examined nothing of {reclaimable_before} reclaimable pages"
         );
         self.memory.record_kswapd(cost);
         self.observer.reclaimed(now, Reclaimer::Kswapd, cost);
@@ -743,8 +836,8 @@ impl<O: Observer> BufferCache<O> {
             let key = PageKey::new(cursor.file, idx);
             let is_demand = demanded.contains(&idx);
             let lbn = Lbn(run.lbn.0 + i);
-            let frame = if self.pages.lookup(key.raw()).is_some() {
-                None // cached pages split the batch and never take the marker
+            let frame = if self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw()) {
+                None // cached pages (and pages reclaim is writing out) split the batch, never take the marker
             } else {
                 self.allocate(now, key, lbn, is_demand, cursor, out)
             };
@@ -768,6 +861,7 @@ impl<O: Observer> BufferCache<O> {
                         lbn,
                         pages: 1,
                         sync: is_demand,
+                        write: false,
                         owner: cursor.stream,
                     });
                 }
@@ -799,42 +893,65 @@ impl<O: Observer> BufferCache<O> {
         cursor: &ReadCursor,
         out: &mut ReadOutcome,
     ) -> Option<FrameId> {
+        let (history, slot) = self.obtain(now, key, lbn, demand, cursor.stream, out)?;
+        let flags = if demand { flag::DEMANDED } else { flag::PREFETCHED };
+        let read = if demand { cursor.id } else { 0 };
+        let page = Incoming {
+            key: key.raw(),
+            owner: cursor.stream,
+            lbn,
+            flags,
+            fetch: 0,
+            read,
+            history,
+            slot,
+            anon_slot: NO_SWAP_SLOT,
+        };
+        Some(self.pages.take_frame(page))
+    }
+
+    /// Memory for page `key`, announced to the policy (`on_miss`): a free page, or one freed by direct
+    /// reclaim. Returns the page's history and its slot; `None` (the page is not brought in) when nothing
+    /// can be freed. The caller gives the page a frame at once.
+    fn obtain(
+        &mut self,
+        now: Nanos,
+        key: PageKey,
+        lbn: Lbn,
+        demand: bool,
+        stream: StreamId,
+        out: &mut ReadOutcome,
+    ) -> Option<(History, Slot)> {
         if !self.memory_available() {
-            self.refuse(now, key, demand, cursor);
+            self.refuse(now, key, demand, stream);
             return None;
         }
         let history = self.pages.announce(key.raw(), lbn, !demand);
         let mut evict_for = history;
-        // Reclaim until a page can be taken, as `__alloc_pages` retries while reclaim makes progress. Every
-        // round evicts at least one page; only evicted pages that readers still pin fail to free memory, so
-        // the rounds are bounded by the resident pages.
+        // Reclaim until a page can be taken, as `__alloc_pages` retries while reclaim frees pages. Every
+        // round that continues freed at least one page from the policy (only a reader's pin keeps its memory),
+        // so the rounds are bounded by the resident pages.
         let rounds_max = self.pages.table.len() + 1;
         for _ in 0..=rounds_max {
             if self.memory.take() {
-                let slot = self.slots.take();
-                self.observer.allocated(now, key, cursor.stream, demand);
-                let flags = if demand { flag::DEMANDED } else { flag::PREFETCHED };
-                let read = if demand { cursor.id } else { 0 };
-                let page = Incoming {
-                    key: key.raw(),
-                    owner: cursor.stream,
-                    lbn,
-                    flags,
-                    fetch: 0,
-                    read,
-                    history,
-                    slot,
-                };
-                return Some(self.pages.take_frame(page));
+                self.observer.allocated(now, key, stream, demand);
+                return Some((history, self.slots.take()));
             }
             if !self.pages.has_victims() {
-                // Every victim was pinned by a reader: the page is dropped after its announcement, which
-                // the policy protocol allows (its history goes with it).
-                self.refuse(now, key, demand, cursor);
+                // Every victim was pinned or is being written: the page is dropped after its
+                // announcement, which the policy protocol allows (its history goes with it).
+                self.refuse(now, key, demand, stream);
                 return None;
             }
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
-            self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
+            let cost = self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
+            if cost.freed == 0 {
+                // Only writes started (dirty victims), or nothing could leave (anonymous pages with no swap
+                // to go to): the task waits for I/O before it tries again, as 2.6's `try_to_free_pages()`
+                // sleeps in `blk_congestion_wait()` rather than write out all of memory.
+                self.refuse(now, key, demand, stream);
+                return None;
+            }
         }
         unreachable!("direct reclaim ran {rounds_max} rounds without freeing a page");
     }
@@ -844,28 +961,37 @@ impl<O: Observer> BufferCache<O> {
         self.memory.free_pages() > self.memory.config().watermarks.min || self.pages.has_victims()
     }
 
-    fn refuse(&mut self, now: Nanos, key: PageKey, demand: bool, cursor: &ReadCursor) {
+    fn refuse(&mut self, now: Nanos, key: PageKey, demand: bool, stream: StreamId) {
         self.memory.record_failed_allocation();
         if !demand {
-            self.observer.prefetch_dropped(now, key, cursor.stream);
+            self.observer.prefetch_dropped(now, key, stream);
         }
     }
 
     /// Step 3 of an allocation: the reading task reclaims a batch itself.
-    fn direct_reclaim(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) {
-        let cost = self.reclaim(now, self.memory.direct_batch(), incoming);
+    fn direct_reclaim(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> ReclaimCost {
+        let cost = self.reclaim(now, self.memory.direct_batch(), incoming, &mut out.fetches);
         self.memory.record_direct(cost);
         out.direct_reclaim += cost;
         out.direct_reclaims += 1;
         self.observer.reclaimed(now, Reclaimer::Direct, cost);
+        cost
     }
 
     /// Evict up to `target` pages from the page cache (the first for the page whose history is `incoming`),
-    /// report each and free its memory (unless a reader pins its slot).
-    fn reclaim(&mut self, now: Nanos, target: u32, incoming: History) -> ReclaimCost {
-        let BufferCache { pages, observer, slots, memory, .. } = self;
+    /// report each and free its memory (unless a reader pins its slot); a dirty victim's write starts
+    /// instead (its I/O goes to `fetches`) and its memory comes free when the write completes.
+    fn reclaim(
+        &mut self,
+        now: Nanos,
+        target: u32,
+        incoming: History,
+        fetches: &mut Vec<Fetch>,
+    ) -> ReclaimCost {
+        let BufferCache { pages, observer, slots, memory, started, swapped, .. } = self;
         pages.steer_next_eviction(incoming);
-        pages.reclaim(target, now, &mut |e| {
+        started.clear();
+        let mut cost = pages.reclaim(target, now, &mut |e| {
             let what = if e.flags & flag::PREFETCHED != 0 {
                 Eviction::PrefetchedUnused
             } else if e.flags & flag::DEMANDED != 0 {
@@ -874,15 +1000,40 @@ impl<O: Observer> BufferCache<O> {
                 Eviction::Accessed
             };
             observer.evicted(now, e.key, e.owner, what);
+            if e.writing {
+                started.push(e.key);
+                return;
+            }
+            if e.anon_slot != NO_SWAP_SLOT {
+                // A clean anonymous page: its copy in swap is all that is left of it.
+                swapped.insert(e.key.raw(), e.anon_slot);
+            }
             if slots.release(e.slot) {
                 memory.release();
             }
-        })
+        });
+        let started = std::mem::take(&mut self.started);
+        for &key in &started {
+            if !self.start_reclaim_write(now, key, fetches) {
+                // No swap slot for an anonymous page: it stayed, and reclaim made no progress with it.
+                cost.written -= 1;
+            }
+        }
+        self.started = started;
+        cost
     }
 
     /// The page in `frame` leaves without eviction (invalidation, I/O error, stale completion).
     fn drop_page(&mut self, now: Nanos, frame: FrameId) {
         let key = PageKey::from_raw(self.pages.table.key(frame));
+        let f = frame as usize;
+        if self.pages.flags[f] & flag::DIRTY != 0 && key.file().is_regular() {
+            self.dirty.dropped(key.file(), key.index());
+        }
+        let anon_slot = self.pages.anon_slot[f];
+        if anon_slot != NO_SWAP_SLOT {
+            self.swap.as_mut().expect("a swap slot without swap").free(anon_slot);
+        }
         let slot = self.pages.drop_page(frame);
         self.observer.removed(now, key);
         self.free_slot(slot);
@@ -905,7 +1056,7 @@ impl<O: Observer> BufferCache<O> {
             return Err(CoreError::UnknownFetch(fetch.id));
         }
         for i in 0..fetch.pages as u64 {
-            let frame = self.pages.lookup(PageKey::new(fetch.file, fetch.first_page + i).raw());
+            let frame = self.page_key(fetch, i).and_then(|key| self.pages.lookup(key.raw()));
             match frame.filter(|&f| !self.pages.is_uptodate(f) && self.pages.fetch_of[f as usize] == fetch.id)
             {
                 Some(f) => frames.push(f),
@@ -913,6 +1064,16 @@ impl<O: Observer> BufferCache<O> {
             }
         }
         Ok(frames)
+    }
+
+    /// The key of the `i`th page of `fetch`: a file's page, or the owner of a swap slot.
+    fn page_key(&self, fetch: &Fetch, i: u64) -> Option<PageKey> {
+        if fetch.file == FileId::SWAP {
+            let owner = self.swap.as_ref()?.owner(fetch.first_page + i)?;
+            Some(PageKey::from_raw(owner))
+        } else {
+            Some(PageKey::new(fetch.file, fetch.first_page + i))
+        }
     }
 
     /// The page in `frame` was fetched by this very call's synchronous window.
@@ -927,10 +1088,37 @@ impl<O: Observer> BufferCache<O> {
         let slots_used = self.slots.next_unused - self.slots.free.len() as u32;
         assert_eq!(
             slots_used,
-            self.pages.table.len() + self.slots.orphans,
-            "slots in use != frames + orphans"
+            self.pages.table.len() + self.pages.writing.len() as u32 + self.slots.orphans,
+            "slots in use != frames + pages being written + orphans"
         );
         assert_eq!(slots_used, self.memory.used_pages(), "memory and slots disagree");
+    }
+
+    /// The swap area, the swapped pages and the resident pages' slots agree; so do the dirty sets. For tests.
+    #[cfg(test)]
+    fn check_swap(&self) {
+        self.dirty.check();
+        let Some(swap) = &self.swap else { return };
+        swap.check();
+        for (&key, &slot) in &self.swapped {
+            assert_eq!(swap.owner(slot), Some(key), "swapped page's slot owned by another");
+            assert_eq!(self.pages.lookup(key), None, "a swapped page is also resident");
+        }
+        let resident_slots = (0..self.pages.table.ids())
+            .filter(|&id| self.pages.lookup(self.pages.table.key(id)) == Some(id))
+            .filter(|&id| self.pages.anon_slot[id as usize] != NO_SWAP_SLOT)
+            .inspect(|&id| {
+                let key = self.pages.table.key(id);
+                assert_eq!(swap.owner(self.pages.anon_slot[id as usize]), Some(key), "resident page's slot");
+            })
+            .count() as u64;
+        let writing_slots =
+            self.pages.writing.values().filter(|w| w.anon_slot != NO_SWAP_SLOT).count() as u64;
+        assert_eq!(
+            swap.used_slots(),
+            self.swapped.len() as u64 + resident_slots + writing_slots,
+            "swap slots in use != swapped + resident + being written"
+        );
     }
 
     /// The frame table's own consistency (O(ids)), for tests.

@@ -29,6 +29,17 @@ pub enum AccessOutcome {
     Wait,
 }
 
+/// Why a page is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteCause {
+    /// Background writeback (pdflush: expired or above the background ratio) or a throttled writer.
+    Writeback,
+    /// Reclaim met a dirty file page (`pageout()`).
+    Reclaim,
+    /// Reclaim sent an anonymous page to swap.
+    Swap,
+}
+
 /// What an evicted page was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Eviction {
@@ -64,6 +75,22 @@ pub trait Observer {
     /// A readahead page could not be given memory and was not fetched.
     #[inline(always)]
     fn prefetch_dropped(&mut self, now: Nanos, key: PageKey, owner: StreamId) {}
+
+    /// `stream` made page `key` dirty (a `write()` to a clean file page, a first write to an anonymous page).
+    #[inline(always)]
+    fn dirtied(&mut self, now: Nanos, stream: StreamId, key: PageKey) {}
+
+    /// The write of page `key` started.
+    #[inline(always)]
+    fn write_started(&mut self, now: Nanos, key: PageKey, owner: StreamId, cause: WriteCause) {}
+
+    /// A fault on anonymous page `key` read it from swap (`demand`), or swap readahead brought it.
+    #[inline(always)]
+    fn swapped_in(&mut self, now: Nanos, key: PageKey, demand: bool) {}
+
+    /// A writer above the dirty limit was put to sleep.
+    #[inline(always)]
+    fn throttled(&mut self, now: Nanos, stream: StreamId) {}
 
     /// Page `key` (fetched by `owner`) was evicted by reclaim.
     #[inline(always)]
@@ -129,6 +156,10 @@ forward! {
     inserted(now: Nanos, key: PageKey, owner: StreamId, prefetched: bool);
     prefetch_used(now: Nanos, key: PageKey, owner: StreamId, stream: StreamId);
     prefetch_dropped(now: Nanos, key: PageKey, owner: StreamId);
+    dirtied(now: Nanos, stream: StreamId, key: PageKey);
+    write_started(now: Nanos, key: PageKey, owner: StreamId, cause: WriteCause);
+    swapped_in(now: Nanos, key: PageKey, demand: bool);
+    throttled(now: Nanos, stream: StreamId);
     evicted(now: Nanos, key: PageKey, owner: StreamId, what: Eviction);
     removed(now: Nanos, key: PageKey);
     fetch_issued(now: Nanos, fetch: &Fetch);
@@ -168,6 +199,18 @@ pub struct Counters {
     /// Pages dropped by invalidation or I/O errors.
     pub removed: u64,
     pub fetches_failed: u64,
+    /// Clean pages made dirty.
+    pub pages_dirtied: u64,
+    /// Pages whose write started: by writeback (pdflush, throttled writers), by reclaim of dirty file
+    /// pages, and to swap.
+    pub written_writeback: u64,
+    pub written_reclaim: u64,
+    pub swap_outs: u64,
+    /// Pages read from swap: demanded by a fault, and brought by swap readahead.
+    pub swap_ins: u64,
+    pub swap_ins_readahead: u64,
+    /// Times a writer was put to sleep above the dirty limit.
+    pub throttles: u64,
 }
 
 impl Counters {
@@ -221,6 +264,30 @@ impl Observer for Counters {
     #[inline(always)]
     fn fetch_failed(&mut self, _: Nanos, _: &Fetch) {
         self.fetches_failed += 1;
+    }
+    #[inline(always)]
+    fn dirtied(&mut self, _: Nanos, _: StreamId, _: PageKey) {
+        self.pages_dirtied += 1;
+    }
+    #[inline(always)]
+    fn write_started(&mut self, _: Nanos, _: PageKey, _: StreamId, cause: WriteCause) {
+        match cause {
+            WriteCause::Writeback => self.written_writeback += 1,
+            WriteCause::Reclaim => self.written_reclaim += 1,
+            WriteCause::Swap => self.swap_outs += 1,
+        }
+    }
+    #[inline(always)]
+    fn swapped_in(&mut self, _: Nanos, _: PageKey, demand: bool) {
+        if demand {
+            self.swap_ins += 1;
+        } else {
+            self.swap_ins_readahead += 1;
+        }
+    }
+    #[inline(always)]
+    fn throttled(&mut self, _: Nanos, _: StreamId) {
+        self.throttles += 1;
     }
     #[inline(always)]
     fn stalled(&mut self, _: Nanos, _: StreamId) {

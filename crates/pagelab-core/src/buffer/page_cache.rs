@@ -5,6 +5,7 @@
 
 use super::Slot;
 use crate::frames::FrameTable;
+use crate::hash::KeyMap;
 use crate::key::{Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, ReclaimCost};
 use crate::policy::{Access, AnyPolicy, FrameId, History, PolicyKind, Replacement, NEVER};
@@ -23,7 +24,15 @@ pub(super) mod flag {
     pub const DEMANDED: u8 = 8;
     /// Invalidated while its fetch was in flight: dropped, not inserted, when the fetch completes.
     pub const STALE: u8 = 16;
+    /// Modified since last written (a file page written by a reader's `write()`, an anonymous page that was
+    /// zero-filled or written since its copy in swap).
+    pub const DIRTY: u8 = 32;
+    /// Its write is in flight (Linux PG_writeback).
+    pub const WRITEBACK: u8 = 64;
 }
+
+/// "No swap slot" in [`PageCache::anon_slot`] and [`Writing::anon_slot`].
+pub(super) const NO_SWAP_SLOT: u64 = u64::MAX;
 
 /// A page that reclaim took out of the section, for the buffer cache to account for (its observer, its
 /// slot, its memory).
@@ -33,6 +42,24 @@ pub(super) struct Evicted {
     pub owner: StreamId,
     pub flags: u8,
     pub slot: Slot,
+    /// An anonymous page's swap slot (a clean one is freed, its copy in that slot), or [`NO_SWAP_SLOT`].
+    pub anon_slot: u64,
+    /// Dirty or under writeback: the page left the policy but stays in memory, in
+    /// [`PageCache::writing`], until its write completes (2.6's `pageout()` from `shrink_list()`).
+    pub writing: bool,
+}
+
+/// A page reclaim chose whose write must complete before its memory is free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Writing {
+    pub owner: StreamId,
+    pub lbn: Lbn,
+    pub flags: u8,
+    pub slot: Slot,
+    /// An anonymous page's swap slot (its copy, or where its write goes), or [`NO_SWAP_SLOT`].
+    pub anon_slot: u64,
+    /// Its file was invalidated: the data must not come back into the cache.
+    pub stale: bool,
 }
 
 /// A page taken into a frame for a fetch: what the section records about it.
@@ -45,6 +72,7 @@ pub(super) struct Incoming {
     pub read: u64,
     pub history: History,
     pub slot: Slot,
+    pub anon_slot: u64,
 }
 
 pub(super) struct PageCache {
@@ -62,6 +90,11 @@ pub(super) struct PageCache {
     history: Vec<History>,
     /// Where the page's data lives.
     pub slot: Vec<Slot>,
+    /// An anonymous page's swap slot (its copy there), or [`NO_SWAP_SLOT`].
+    pub anon_slot: Vec<u64>,
+    /// Pages reclaim took out of the policy whose write is in flight: still in memory and still found by
+    /// readers (Linux keeps them in the page cache), freed when the write completes.
+    pub writing: KeyMap<u64, Writing>,
     in_flight: u32,
     /// Pages (resident or in flight) brought in by readahead and not yet used.
     prefetched_unused: u32,
@@ -89,6 +122,8 @@ impl PageCache {
             demand_read: vec![0; ids],
             history: vec![History::NONE; ids],
             slot: vec![0; ids],
+            anon_slot: vec![NO_SWAP_SLOT; ids],
+            writing: KeyMap::default(),
             in_flight: 0,
             prefetched_unused: 0,
             vtime: 0,
@@ -165,6 +200,7 @@ impl PageCache {
         self.demand_read[f] = page.read;
         self.history[f] = page.history;
         self.slot[f] = page.slot;
+        self.anon_slot[f] = page.anon_slot;
         self.in_flight += 1;
         self.prefetched_unused += (page.flags & flag::PREFETCHED != 0) as u32;
         frame
@@ -212,8 +248,53 @@ impl PageCache {
         }
         self.prefetched_unused -= (self.flags[f] & flag::PREFETCHED != 0) as u32;
         self.flags[f] = 0;
+        self.anon_slot[f] = NO_SWAP_SLOT;
         self.table.remove(frame);
         self.slot[f]
+    }
+
+    /// A page reclaim took out while it was being written is wanted again (a reader or writer found it):
+    /// it rejoins the policy as a page just referenced (`on_miss` finds the history its eviction left), with
+    /// its data, flags and slots. Returns its frame. Caller guarantees the key is in [`PageCache::writing`]
+    /// and not stale.
+    pub fn rescue(&mut self, key: u64) -> FrameId {
+        let w = self.writing.remove(&key).expect("rescuing a page that is not being written");
+        assert!(!w.stale, "rescuing invalidated data");
+        let history = self.announce(key, w.lbn, false);
+        let frame = self.table.insert(key);
+        let f = frame as usize;
+        // Valid, not in flight, not prefetched: it joins the policy at once, as a referenced page.
+        self.flags[f] = (w.flags & !(flag::PREFETCHED | flag::MARKER | flag::STALE)) | flag::UPTODATE;
+        self.owner[f] = w.owner;
+        self.lbn[f] = w.lbn;
+        self.slot[f] = w.slot;
+        self.anon_slot[f] = w.anon_slot;
+        self.demand_read[f] = 0;
+        let access = Access { key, vtime: self.tick(), next_vtime: NEVER, lbn: w.lbn, prefetch: false };
+        self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
+        frame
+    }
+
+    /// A page that needs no I/O to be valid (a zero-filled anonymous page, a file page a `write()` covers
+    /// whole) takes a frame and joins the policy at once, as a demanded page. Caller guarantees the key is
+    /// not cached and memory was taken for it.
+    pub fn insert_valid(&mut self, mut page: Incoming) -> FrameId {
+        let flags = page.flags;
+        page.flags = flag::DEMANDED;
+        let frame = self.take_frame(page);
+        self.complete(frame);
+        self.flags[frame as usize] = flags | flag::UPTODATE;
+        frame
+    }
+
+    /// Page `key` is one reclaim is writing out, still valid (not invalidated): a reader finds it.
+    #[inline]
+    pub fn being_written(&self, key: u64) -> bool {
+        !self.writing.is_empty() && self.writing.get(&key).is_some_and(|w| !w.stale)
+    }
+
+    pub fn lbn_of(&self, frame: FrameId) -> Lbn {
+        self.lbn[frame as usize]
     }
 
     /// The next eviction makes room for a page whose `on_miss` returned `history` (ARC's REPLACE reads it);
@@ -241,29 +322,49 @@ impl CacheSection for PageCache {
         self.table.len()
     }
 
+    /// Pages in the policy: reclaim either frees them or starts their write.
     fn reclaimable_pages(&self) -> u32 {
         self.resident_pages()
     }
 
     /// The policy's victims, the first for the page [`PageCache::steer_next_eviction`] named. Pages in
-    /// flight are not the policy's, so they are neither scanned nor freed.
+    /// flight are not the policy's, so they are neither scanned nor freed. A dirty victim (or one under
+    /// writeback) is not freed: it moves to [`PageCache::writing`], counted as `written`, and the buffer
+    /// cache starts its write.
     #[inline]
     fn reclaim(&mut self, target: u32, _: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.resident_pages());
+        let mut written = 0u64;
         for _ in 0..victims {
             let frame = self.policy.evict(history, &mut self.table.shadows());
             history = History::NONE;
             let f = frame as usize;
             debug_assert_ne!(self.flags[f] & flag::UPTODATE, 0, "the policy evicted a page under I/O");
             let key = PageKey::from_raw(self.table.remove(frame));
-            freed(Evicted { key, owner: self.owner[f], flags: self.flags[f], slot: self.slot[f] });
-            self.prefetched_unused -= (self.flags[f] & flag::PREFETCHED != 0) as u32;
+            let flags = self.flags[f];
+            let writing = flags & (flag::DIRTY | flag::WRITEBACK) != 0;
+            if writing {
+                let w = Writing {
+                    owner: self.owner[f],
+                    lbn: self.lbn[f],
+                    flags,
+                    slot: self.slot[f],
+                    anon_slot: self.anon_slot[f],
+                    stale: false,
+                };
+                self.writing.insert(key.raw(), w);
+                written += 1;
+            }
+            let anon_slot = self.anon_slot[f];
+            freed(Evicted { key, owner: self.owner[f], flags, slot: self.slot[f], anon_slot, writing });
+            self.prefetched_unused -= (flags & flag::PREFETCHED != 0) as u32;
             self.flags[f] = 0;
+            self.anon_slot[f] = NO_SWAP_SLOT;
         }
         // The scan beyond the victims, from the policy's running count.
         let scanned_total = self.policy.pages_scanned();
         let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
-        ReclaimCost { scanned: victims as u64 + passed, freed: victims as u64 }
+        ReclaimCost { scanned: victims as u64 + passed, freed: victims as u64 - written, written }
     }
 }

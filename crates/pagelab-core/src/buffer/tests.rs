@@ -18,7 +18,7 @@ impl Layout for Flat {
 type Observed = (Counters, ThrashDetector);
 
 fn cache_with(memory: MemoryConfig, prefetch: &str, policy: PolicyKind) -> BufferCache<Observed> {
-    let config = BufferCacheConfig { memory, policy, prefetcher: prefetch.parse().unwrap() };
+    let config = BufferCacheConfig::new(memory, policy, prefetch.parse().unwrap());
     BufferCache::with_observer(config, (Counters::default(), ThrashDetector::new(64))).unwrap()
 }
 
@@ -293,11 +293,15 @@ fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
     let mut r = begin(&mut c, 1, 0, 90, 91);
     c.read(Nanos(5), &mut r, &Flat, &mut out);
     assert_eq!(out.direct_reclaims, 1);
-    assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 8, freed: 8 }, "LRU scans only its victims");
+    assert_eq!(
+        out.direct_reclaim,
+        ReclaimCost { scanned: 8, freed: 8, written: 0 },
+        "LRU scans only its victims"
+    );
     assert_eq!(c.reclaim_time(out.direct_reclaim), Nanos(8 * 250 + 8 * 750));
     assert_eq!(c.memory().free, 17, "8 freed, 1 taken");
     let mut steps = 0;
-    while let Some(cost) = c.kswapd_step(Nanos(6)) {
+    while let Some(cost) = c.kswapd_step(Nanos(6), &mut Vec::new()) {
         assert_eq!(cost.freed, 8);
         steps += 1;
         assert!(steps < 10);
@@ -318,10 +322,10 @@ fn nothing_reclaimable_stalls_and_kswapd_does_not_spin() {
     assert_eq!(c.in_flight_pages(), 90, "pages down to min taken; the last five refused");
     assert_eq!(out.status, ReadStatus::Blocked { fetch: out.fetches[0].id });
     assert!(c.kswapd_awake());
-    let cost = c.kswapd_step(Nanos(1)).expect("awake");
+    let cost = c.kswapd_step(Nanos(1), &mut Vec::new()).expect("awake");
     assert_eq!(cost, ReclaimCost::default());
     assert!(!c.kswapd_awake(), "a step without progress puts kswapd to sleep");
-    assert_eq!(c.kswapd_step(Nanos(2)), None);
+    assert_eq!(c.kswapd_step(Nanos(2), &mut Vec::new()), None);
     let mut other = begin(&mut c, 2, 1, 0, 1);
     c.read(Nanos(3), &mut other, &Flat, &mut out);
     assert_eq!(out.status, ReadStatus::NoMemory);
@@ -344,6 +348,7 @@ fn bad_calls_are_errors_not_panics() {
         lbn: Lbn(0),
         pages: 1,
         sync: true,
+        write: false,
         owner: StreamId(1),
     };
     assert_eq!(c.fetch_done(Nanos(0), &fake), Err(CoreError::UnknownFetch(1)));
@@ -493,7 +498,7 @@ proptest! {
             }
             let roll = *pick.next().unwrap();
             if roll % 7 == 0 {
-                while c.kswapd_step(Nanos(steps)).is_some() {}
+                while c.kswapd_step(Nanos(steps), &mut Vec::new()).is_some() {}
             }
             if roll % 3 == 0 && !pins.is_empty() {
                 c.unpin(pins.swap_remove(roll as usize % pins.len())).unwrap();

@@ -18,6 +18,14 @@ use rand_chacha::ChaCha8Rng;
 pub enum Step {
     /// `read()` of `len_bytes` at `offset_bytes` of `file` (page-aligned in every built-in workload).
     Read { file: FileId, offset_bytes: u64, len_bytes: u64 },
+    /// `write()` of `len_bytes` at `offset_bytes` of `file`, inside the file (a page written in part is
+    /// read first if it is not cached).
+    Write { file: FileId, offset_bytes: u64, len_bytes: u64 },
+    /// A load (or a store, `write`) to page `page` of anonymous memory region `region`: the handler's process
+    /// memory (a page fault if the page is not resident).
+    Touch { region: u32, page: u64, write: bool },
+    /// The process owning anonymous region `region` exits: its memory and swap slots are freed.
+    Release { region: u32 },
     /// Computation between reads.
     Cpu(Nanos),
 }
@@ -46,6 +54,11 @@ pub trait Workload: Send {
     /// For block-trace replay: the size of the pseudo-file (the highest LBN + 1, in pages).
     fn block_device_pages(&self) -> Option<u64> {
         None
+    }
+
+    /// Whether requests touch anonymous memory ([`Step::Touch`]): the server then has swap by default.
+    fn uses_anonymous_memory(&self) -> bool {
+        false
     }
 
     /// How many handlers the trace itself defines (one per stream id); `None` for synthetic workloads,

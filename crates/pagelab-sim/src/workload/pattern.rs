@@ -307,7 +307,7 @@ mod tests {
             .iter()
             .filter_map(|s| match s {
                 Step::Read { file, offset_bytes, .. } => Some((file.0, *offset_bytes)),
-                Step::Cpu(_) => None,
+                _ => None,
             })
             .collect()
     }

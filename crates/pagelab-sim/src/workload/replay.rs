@@ -1045,7 +1045,7 @@ mod tests {
                     assert_eq!((file, offset_bytes % 4096, len_bytes % 4096), (FileId(0), 0, 0));
                     offset_bytes / 4096..(offset_bytes + len_bytes) / 4096
                 }
-                Step::Cpu(_) => panic!("replay programs have no CPU steps"),
+                other => panic!("replay programs only read: {other:?}"),
             })
             .collect()
     }
