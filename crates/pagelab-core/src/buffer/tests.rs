@@ -102,6 +102,66 @@ fn linux_readahead_pipeline() {
     assert_eq!((s.pages_prefetched, s.prefetched_used), (59, 12));
 }
 
+/// Linux 2.6.18's windows through the cache (the hand trace of `prefetch::linux26`'s ramp test): read 0
+/// opens the current window 0-3, a synchronous fetch (page 0 is the call's demand); read 1 issues the
+/// ahead window 4-11, reads 4 and 12 cross into the ahead window and issue 12-27 and 28-59. Every later
+/// window is readahead the reader does not wait for.
+#[test]
+fn linux_2_6_readahead_current_and_ahead_windows() {
+    let mut c = cache(64, "linux-2.6");
+    let mut fetched = Vec::new();
+    for page in 0..13u64 {
+        fetched.extend(
+            read_through(&mut c, 1, 2, page, page + 1).iter().map(|f| (f.first_page, f.pages, f.sync)),
+        );
+    }
+    assert_eq!(fetched, vec![(0, 4, true), (4, 8, false), (12, 16, false), (28, 32, false)]);
+    let s = stats(&c);
+    assert_eq!((s.misses, s.hits), (1, 12));
+    assert_eq!((s.pages_prefetched, s.prefetched_used), (59, 12));
+
+    // Reads of 32 pages (= max): the first opens 0-31 (all demand) and forces the ahead window 32-63 at
+    // once; each next read shifts and issues the window after it, which nobody waits for yet.
+    let mut c = cache(256, "linux-2.6");
+    let mut fetched = Vec::new();
+    for first in [0u64, 32, 64] {
+        fetched.extend(
+            read_through(&mut c, 1, 2, first, first + 32).iter().map(|f| (f.first_page, f.pages, f.sync)),
+        );
+    }
+    assert_eq!(fetched, vec![(0, 32, true), (32, 32, false), (64, 32, false), (96, 32, false)]);
+    assert_eq!(stats(&c).misses, 32, "only the first read waited");
+}
+
+/// Li & Shen's makeup reads under Linux 2.6.18: stream 1 reads pages 0 and 1 (windows 0-3 and 4-11),
+/// stream 2's sixteen scattered reads (random: one page each) evict all twelve; stream 1 coming back
+/// finds page 2 missing inside its current window: one 1-page fetch, counted as thrashing. Page 3 the
+/// same. At page 4 the reader crosses into the ahead window: the next window is shrunk by the misses to
+/// max(8 - 2, 4) = 6 pages (12-17), and page 4 itself is a third makeup read.
+#[test]
+fn linux_2_6_thrashing_is_one_page_makeup_reads() {
+    let mut c = cache(16, "linux-2.6");
+    let spans_of = |f: Vec<Fetch>| f.iter().map(|f| (f.first_page, f.pages, f.sync)).collect::<Vec<_>>();
+    assert_eq!(spans_of(read_through(&mut c, 1, 0, 0, 1)), [(0, 4, true)]);
+    assert_eq!(spans_of(read_through(&mut c, 1, 0, 1, 2)), [(4, 8, false)]);
+    for p in 0..16u64 {
+        let page = 100 + 10 * p;
+        assert_eq!(
+            spans_of(read_through(&mut c, 2, 1, page, page + 1)),
+            [(page, 1, true)],
+            "random: no readahead"
+        );
+    }
+    let s = stats(&c);
+    assert_eq!((s.evictions, s.evicted_unused), (12, 10), "pages 2-11 were prefetched and never read");
+    assert_eq!(c.observer().1.thrash_pages, 0);
+    assert_eq!(spans_of(read_through(&mut c, 1, 0, 2, 3)), [(2, 1, true)], "one 4 KiB makeup read");
+    assert_eq!(c.observer().1.thrash_pages, 1);
+    assert_eq!(spans_of(read_through(&mut c, 1, 0, 3, 4)), [(3, 1, true)]);
+    assert_eq!(spans_of(read_through(&mut c, 1, 0, 4, 5)), [(12, 6, false), (4, 1, true)]);
+    assert_eq!(c.observer().1.thrash_pages, 3);
+}
+
 #[test]
 fn pinned_memory_stalls_reads_and_prefetch_is_dropped() {
     let mut c = cache(4, "none");
@@ -466,7 +526,9 @@ proptest! {
     fn conservation_under_random_interleavings(
         memory in 8u32..40,
         kernel in any::<bool>(),
-        prefetch in prop::sample::select(vec!["none", "linux", "linux:64KiB", "tp:8-8"]),
+        prefetch in prop::sample::select(
+            vec!["none", "linux", "linux:64KiB", "linux-2.6", "linux-2.6:16KiB", "tp:8-8"],
+        ),
         policy in prop::sample::select(PolicyKind::ALL.to_vec()),
         reads in prop::collection::vec((0u32..4, 0u32..3, 0u64..60, 1u64..12, any::<bool>()), 1..40),
         order in prop::collection::vec(any::<u16>(), 200),

@@ -14,19 +14,20 @@
 //! - page cached and carrying the mark → the cache clears the mark and calls
 //!   [`Prefetcher::on_marker_hit`] (the asynchronous path), then treats the returned window the same way;
 //! - after the call → [`Prefetcher::read_done`] with the byte just past the read (`ra->prev_pos`);
-//! - Linux 2.6.10–2.6.18's protocol adds one hook: before the walk looks up the first page of a call, and
+//! - Linux 2.6.12–2.6.18's protocol adds one hook: before the walk looks up the first page of a call, and
 //!   again at each index the hook returns, [`Prefetcher::on_read`] (`page_cache_readahead()`); a miss then
 //!   calls [`Prefetcher::on_sync_miss`] (`handle_ra_miss()` plus a one-page `readpage()`);
 //! - a stream ends → [`Prefetcher::stream_closed`] (a file it closes early → [`Prefetcher::file_closed`]).
 //!
-//! State is one [`FileRaState`] per (stream, file), Linux's `struct file_ra_state` per `struct file`,
-//! kept in [`state::RaStates`]; it lives exactly as long as the driver keeps that pair open, so memory is
-//! bounded by the pairs open at once.
+//! State is one [`FileRaState`] per (stream, file), Linux's `struct file_ra_state` per `struct file`
+//! (2.6.18's larger one for `linux-2.6`: [`Ra26State`]), kept in [`state::RaStates`]; it lives exactly
+//! as long as the driver keeps that pair open, so memory is bounded by the pairs open at once.
 //!
 //! The prefetchers, one file each: [`NoPrefetch`] (`none`), [`LinuxReadahead`] (`linux`, the classic
-//! 2.6.31–6.9 on-demand readahead of readahead.md §4) and [`FixedTp`] (`tp:T-P`, a fixed trigger
-//! distance and prefetch degree, Zhang et al.'s 32-32 and 24-48 baselines). [`AnyPrefetcher`] dispatches
-//! among them and parses the command-line specs.
+//! 2.6.31–6.9 on-demand readahead of readahead.md §4), [`Linux26Readahead`] (`linux-2.6`, the current
+//! and ahead windows of 2.6.12–2.6.18, the papers' kernels, driven by [`Prefetcher::on_read`]) and
+//! [`FixedTp`] (`tp:T-P`, a fixed trigger distance and prefetch degree, Zhang et al.'s 32-32 and 24-48
+//! baselines). [`AnyPrefetcher`] dispatches among them and parses the command-line specs.
 
 use crate::error::CoreError;
 use crate::key::{FileId, StreamId};
@@ -38,6 +39,7 @@ use std::str::FromStr;
 
 mod fixed;
 mod linux;
+mod linux26;
 mod none;
 mod state;
 #[cfg(test)]
@@ -45,6 +47,7 @@ pub(crate) mod testing;
 
 pub use fixed::FixedTp;
 pub use linux::LinuxReadahead;
+pub use linux26::{Linux26Readahead, Ra26State};
 pub use none::NoPrefetch;
 pub use state::RaStates;
 
@@ -118,8 +121,8 @@ pub trait CacheView {
 }
 
 /// What a prefetcher of Linux 2.6's protocol decided at a read ([`Prefetcher::on_read`]): the windows to
-/// read now, in order (each holds no marker; pages of the current `read()` call in them are the call's
-/// demand), and the page index at which the walk must call again.
+/// read now, in order (each holds no marker and lies inside the file; pages of the current `read()` call
+/// in them are the call's demand), and the page index at which the walk must call again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadPlan {
     pub windows: [Option<Window>; 2],
@@ -176,7 +179,7 @@ pub trait Prefetcher {
     /// in (at most `window_pages_max(ctx.req_pages)` pages), or `None` to do nothing.
     fn on_marker_hit(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> Option<Window>;
 
-    /// Linux 2.6.10–2.6.18's entry point (`page_cache_readahead()`, called by `do_generic_mapping_read()`):
+    /// Linux 2.6.12–2.6.18's entry point (`page_cache_readahead()`, called by `do_generic_mapping_read()`):
     /// the walk of a `read()` call reached page `ctx.index`, the first page of the call or the index the
     /// last `on_read` of the call returned, before it looks the page up. Returns the windows to read now and
     /// the next index to call at (see [`ReadPlan`]). The on-demand prefetchers (2.6.23 and later, `none`,
@@ -320,6 +323,7 @@ pub const RA_PAGES_LIMIT: u64 = 1 << 20;
 pub enum AnyPrefetcher {
     None(NoPrefetch),
     Linux(LinuxReadahead),
+    Linux26(Linux26Readahead),
     Fixed(FixedTp),
 }
 
@@ -333,14 +337,17 @@ impl Default for AnyPrefetcher {
     }
 }
 
-const SPEC_FORMS: &str =
-    "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), tp[:T-P][,fixed] (pages, e.g. tp:24-48)";
+const SPEC_FORMS: &str = "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), \
+     linux-2.6[:SIZE] (Linux 2.6.18's current and ahead windows, e.g. linux-2.6:512KiB), \
+     tp[:T-P][,fixed] (pages, e.g. tp:24-48)";
 
 impl AnyPrefetcher {
     /// Parses the CLI forms, sizes converted with `page_size_bytes`:
     /// - `none`;
     /// - `linux` (128 KiB), `linux:512KiB`, or `linux:ra=512KiB,io=1MiB` (`io` = `bdi->io_pages`, the
     ///   largest single request, which only oversize reads use; default = `ra`);
+    /// - `linux-2.6` (128 KiB, 2.6's default `bdi->ra_pages`), `linux-2.6:512KiB` or `linux-2.6:ra=512KiB`:
+    ///   Linux 2.6.18's readahead (no `io`: 2.6 has no oversize-read bound);
     /// - `tp` (= `tp:32-32`), `tp:24-48`, or `tp:trigger=24,degree=48`: trigger distance T and prefetch
     ///   degree P **in pages**, as Zhang et al. write them; `1 <= T <= P`. Windows ramp up to (T, P) as in
     ///   Linux 2.6.18; `tp:24-48,fixed` starts at (T, P).
@@ -353,6 +360,7 @@ impl AnyPrefetcher {
                 AnyPrefetcher::None(NoPrefetch)
             }
             "linux" | "readahead" => AnyPrefetcher::Linux(parse_linux(&spec, page_size_bytes)?),
+            "linux-2.6" | "linux26" => AnyPrefetcher::Linux26(parse_linux26(&spec, page_size_bytes)?),
             "tp" | "fixed" => AnyPrefetcher::Fixed(parse_tp(&spec, page_size_bytes)?),
             _ => {
                 return Err(CoreError::UnknownName {
@@ -365,11 +373,12 @@ impl AnyPrefetcher {
         Ok(any)
     }
 
-    /// The spec that builds this prefetcher again (`linux:128KiB`, `tp:24-48`, `none`).
+    /// The spec that builds this prefetcher again (`linux:128KiB`, `linux-2.6:128KiB`, `tp:24-48`, `none`).
     pub fn spec(&self) -> String {
         match self {
             AnyPrefetcher::None(_) => "none".to_string(),
             AnyPrefetcher::Linux(p) => p.spec(),
+            AnyPrefetcher::Linux26(p) => p.spec(),
             AnyPrefetcher::Fixed(p) => p.spec(),
         }
     }
@@ -397,21 +406,33 @@ fn whole_pages(spec: &Spec, key: &str, bytes: u64, page_size_bytes: u64) -> Resu
     Ok(pages)
 }
 
-fn parse_linux(spec: &Spec, page_size_bytes: u64) -> Result<LinuxReadahead, CoreError> {
+/// The window of a `linux` or `linux-2.6` spec, given once as the positional value or as `ra=`, in pages.
+fn window_pages(spec: &Spec, default_bytes: u64, page_size_bytes: u64) -> Result<u64, CoreError> {
     let ra_bytes = match (spec.positional(), spec.string("ra")) {
         (Some(_), Some(_)) => {
-            return Err(bad_spec(spec, "give the window once (`linux:512KiB` or `ra=`)".into()))
+            let name = &spec.name;
+            return Err(bad_spec(spec, format!("give the window once (`{name}:512KiB` or `ra=`)")));
         }
         (Some(v), None) | (None, Some(v)) => {
             crate::units::parse_bytes(&v).map_err(|e| bad_spec(spec, format!("window: {e}")))?
         }
-        (None, None) => LinuxReadahead::DEFAULT_RA_BYTES,
+        (None, None) => default_bytes,
     };
-    let ra_pages = whole_pages(spec, "ra", ra_bytes, page_size_bytes)?;
+    whole_pages(spec, "ra", ra_bytes, page_size_bytes)
+}
+
+fn parse_linux(spec: &Spec, page_size_bytes: u64) -> Result<LinuxReadahead, CoreError> {
+    let ra_pages = window_pages(spec, LinuxReadahead::DEFAULT_RA_BYTES, page_size_bytes)?;
     let io_bytes = spec.bytes("io", ra_pages * page_size_bytes)?;
     let io_pages = whole_pages(spec, "io", io_bytes, page_size_bytes)?;
     spec.finish(&["ra", "io"])?;
     Ok(LinuxReadahead::new(ra_pages, page_size_bytes).with_io_pages(io_pages))
+}
+
+fn parse_linux26(spec: &Spec, page_size_bytes: u64) -> Result<Linux26Readahead, CoreError> {
+    let ra_pages = window_pages(spec, Linux26Readahead::DEFAULT_RA_BYTES, page_size_bytes)?;
+    spec.finish(&["ra"])?;
+    Ok(Linux26Readahead::new(ra_pages, page_size_bytes))
 }
 
 fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
@@ -468,6 +489,7 @@ macro_rules! dispatch {
         match $self {
             AnyPrefetcher::None($p) => $e,
             AnyPrefetcher::Linux($p) => $e,
+            AnyPrefetcher::Linux26($p) => $e,
             AnyPrefetcher::Fixed($p) => $e,
         }
     };

@@ -1,4 +1,6 @@
 //! [`RaStates`]: one [`FileRaState`] per (stream, file), with memory bounded by the pairs still open.
+//! The state type is a parameter: Linux 2.6.12–2.6.18's readahead keeps more per file (an ahead window,
+//! flags, a cache-hit count) than the on-demand algorithm's `FileRaState`.
 //!
 //! Linux keeps `f_ra` inside `struct file`, so it dies with the file. pagelab's streams (request handlers,
 //! open file handles) come and go by the thousand, so the states live in an arena of plain slots indexed
@@ -11,24 +13,24 @@ use crate::key::{FileId, StreamId};
 use crate::list::{Links, List};
 
 #[derive(Clone, Debug)]
-struct Slot {
+struct Slot<S> {
     stream: StreamId,
     file: FileId,
-    ra: FileRaState,
+    ra: S,
 }
 
 #[derive(Clone, Debug)]
-pub struct RaStates {
+pub struct RaStates<S = FileRaState> {
     /// (stream, file) packed by [`pair_key`] → slot.
     slot_of: KeyMap<u64, u32>,
-    slots: Vec<Slot>,
+    slots: Vec<Slot<S>>,
     /// Threads each stream's slots; a free slot is in no list.
     links: Links,
     by_stream: KeyMap<u32, List>,
     free: Vec<u32>,
 }
 
-impl Default for RaStates {
+impl<S> Default for RaStates<S> {
     fn default() -> Self {
         RaStates::new()
     }
@@ -38,8 +40,8 @@ fn pair_key(stream: StreamId, file: FileId) -> u64 {
     ((stream.0 as u64) << 32) | file.0 as u64
 }
 
-impl RaStates {
-    pub fn new() -> RaStates {
+impl<S> RaStates<S> {
+    pub fn new() -> RaStates<S> {
         RaStates {
             slot_of: KeyMap::default(),
             slots: Vec::new(),
@@ -58,13 +60,13 @@ impl RaStates {
         self.slot_of.is_empty()
     }
 
-    pub fn get(&self, stream: StreamId, file: FileId) -> Option<&FileRaState> {
+    pub fn get(&self, stream: StreamId, file: FileId) -> Option<&S> {
         let slot = *self.slot_of.get(&pair_key(stream, file))?;
         Some(&self.slots[slot as usize].ra)
     }
 
     /// The state of (`stream`, `file`), created as `init` on first use (the file is opened).
-    pub fn open(&mut self, stream: StreamId, file: FileId, init: FileRaState) -> &mut FileRaState {
+    pub fn open(&mut self, stream: StreamId, file: FileId, init: S) -> &mut S {
         let key = pair_key(stream, file);
         let slot = match self.slot_of.get(&key) {
             Some(&slot) => slot,
@@ -73,7 +75,7 @@ impl RaStates {
         &mut self.slots[slot as usize].ra
     }
 
-    fn insert(&mut self, key: u64, new: Slot) -> u32 {
+    fn insert(&mut self, key: u64, new: Slot<S>) -> u32 {
         let stream = new.stream;
         let slot = match self.free.pop() {
             Some(slot) => {

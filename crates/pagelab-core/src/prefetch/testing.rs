@@ -3,7 +3,7 @@
 //! [`super`] says, checking every hook result against the [`Prefetcher`] contracts, and recording what
 //! each read submitted and marked.
 
-use super::{CacheView, Prefetcher, ReadCtx, Window};
+use super::{CacheView, Prefetcher, ReadCtx, ReadPlan, Window};
 use crate::key::{FileId, StreamId};
 use crate::time::Nanos;
 use std::cell::Cell;
@@ -26,17 +26,23 @@ pub struct Step {
     pub marked: Vec<u64>,
     /// Marked pages the reader reached (the mark is consumed).
     pub marker_hits: Vec<u64>,
+    /// Linux 2.6's protocol: each [`Prefetcher::on_read`] call of the read, with the page it was made at.
+    pub plans: Vec<(u64, ReadPlan)>,
 }
 
 struct View<'a> {
     cached: &'a HashSet<(FileId, u64)>,
     queries: Cell<u64>,
+    read_congested: bool,
 }
 
 impl CacheView for View<'_> {
     fn is_cached(&self, file: FileId, index: u64) -> bool {
         self.queries.set(self.queries.get() + 1);
         self.cached.contains(&(file, index))
+    }
+    fn read_congested(&self) -> bool {
+        self.read_congested
     }
 }
 
@@ -47,6 +53,8 @@ pub struct Driver<P: Prefetcher> {
     file_pages: HashMap<FileId, u64>,
     /// Most cache pages one hook call looked at.
     pub scan_pages_max: u64,
+    /// What [`CacheView::read_congested`] answers.
+    pub read_congested: bool,
 }
 
 /// Files are this long unless [`Driver::with_file_pages`] says otherwise.
@@ -60,6 +68,7 @@ impl<P: Prefetcher> Driver<P> {
             marked: HashSet::new(),
             file_pages: HashMap::new(),
             scan_pages_max: 0,
+            read_congested: false,
         }
     }
 
@@ -107,6 +116,8 @@ impl<P: Prefetcher> Driver<P> {
         let eof = self.file_pages(file);
         assert!(pages.start < pages.end && pages.end <= eof, "bad read {pages:?} of a {eof}-page file");
         let mut step = Step::default();
+        // Linux 2.6's `next_index`: the first page of the call, then whatever `on_read` returned.
+        let mut ra_next = pages.start;
         for index in pages.clone() {
             let ctx = ReadCtx {
                 now: Nanos::ZERO,
@@ -116,6 +127,14 @@ impl<P: Prefetcher> Driver<P> {
                 req_pages: pages.end - index,
                 file_pages: eof,
             };
+            if index == ra_next {
+                let plan = self.call_read(&ctx);
+                ra_next = plan.next_index;
+                step.plans.push((index, plan));
+                for w in plan.windows.into_iter().flatten() {
+                    self.submit(file, w, &mut step);
+                }
+            }
             if !self.is_cached(file, index) {
                 let w = self.call(&ctx, |pf, view| Some(pf.on_sync_miss(&ctx, view))).expect("sync window");
                 assert!(w.contains(index), "sync window {w:?} misses page {index}");
@@ -140,13 +159,38 @@ impl<P: Prefetcher> Driver<P> {
         self.read(stream, file, index..index + 1)
     }
 
+    /// [`Prefetcher::on_read`], checked: a later next index, at most two windows of `1..=max` pages each
+    /// inside the file with no marker, and a scan of at most those two windows.
+    fn call_read(&mut self, ctx: &ReadCtx) -> ReadPlan {
+        let view = View { cached: &self.cached, queries: Cell::new(0), read_congested: self.read_congested };
+        let plan = self.pf.on_read(ctx, &view);
+        let max = self.pf.window_pages_max(ctx.req_pages);
+        assert!(
+            plan.next_index > ctx.index,
+            "on_read at {} asked to be called there again: {plan:?}",
+            ctx.index
+        );
+        assert!(
+            view.queries.get() <= 2 * max,
+            "on_read scanned {} pages, more than 2 × {max}",
+            view.queries.get()
+        );
+        self.scan_pages_max = self.scan_pages_max.max(view.queries.get());
+        for w in plan.windows.iter().flatten() {
+            assert!(w.size >= 1 && w.size <= max, "window {w:?} outside 1..={max} for {ctx:?}");
+            assert!(w.async_size == 0, "on_read window {w:?} carries a marker");
+            assert!(w.end() <= ctx.file_pages, "on_read window {w:?} past EOF {}", ctx.file_pages);
+        }
+        plan
+    }
+
     /// Runs one hook with a counting view and checks the contracts every hook shares.
     fn call(
         &mut self,
         ctx: &ReadCtx,
         hook: impl FnOnce(&mut P, &dyn CacheView) -> Option<Window>,
     ) -> Option<Window> {
-        let view = View { cached: &self.cached, queries: Cell::new(0) };
+        let view = View { cached: &self.cached, queries: Cell::new(0), read_congested: self.read_congested };
         let w = hook(&mut self.pf, &view);
         let max = self.pf.window_pages_max(ctx.req_pages);
         assert!(view.queries.get() <= max, "a hook scanned {} pages, more than {max}", view.queries.get());

@@ -24,6 +24,18 @@ fn specs_parse_with_their_defaults() {
     assert_eq!(tp("tp:24-48"), (24, 48));
     assert_eq!(tp("tp"), (32, 32));
     assert_eq!(tp("tp:trigger=8,degree=64"), (8, 64));
+    // Linux 2.6's every window is at most ra_pages.
+    let linux26 = |s: &str, page| {
+        let p = AnyPrefetcher::parse(s, page).unwrap();
+        assert!(matches!(p, AnyPrefetcher::Linux26(_)), "{s} gave {p:?}");
+        p.window_pages_max(1)
+    };
+    assert_eq!(linux26("linux-2.6", PAGE), 32, "VM_MAX_READAHEAD, 128 KiB");
+    assert_eq!(linux26("linux-2.6:512KiB", PAGE), 128);
+    assert_eq!(linux26("Linux-2.6:ra=1MiB", PAGE), 256);
+    assert_eq!(linux26("linux26:16KiB", PAGE), 4);
+    assert_eq!(linux26("linux-2.6:512KiB", 8192), 64);
+    assert_eq!("linux-2.6".parse::<AnyPrefetcher>().unwrap().name(), "linux-2.6");
     assert!(matches!("none".parse::<AnyPrefetcher>().unwrap(), AnyPrefetcher::None(_)));
     assert!(matches!(AnyPrefetcher::default(), AnyPrefetcher::Linux(ref l) if l.ra_pages() == 32));
 }
@@ -36,6 +48,9 @@ fn specs_round_trip() {
         "linux:512KiB",
         "linux:ra=128KiB,io=1MiB",
         "linux:4MiB",
+        "linux-2.6:128KiB",
+        "linux-2.6:512KiB",
+        "linux-2.6:12KiB",
         "tp:32-32",
         "tp:24-48",
     ] {
@@ -44,6 +59,8 @@ fn specs_round_trip() {
         assert_eq!(p.to_string().parse::<AnyPrefetcher>().unwrap().to_string(), s);
     }
     assert_eq!(AnyPrefetcher::parse("linux:12KiB", PAGE).unwrap().to_string(), "linux:12KiB");
+    assert_eq!("linux-2.6".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:128KiB");
+    assert_eq!("linux26:ra=1MiB".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:1MiB");
 }
 
 #[test]
@@ -66,6 +83,19 @@ fn bad_specs_say_what_is_expected() {
     assert!(err("tp:32").contains("expected T-P in pages"), "{}", err("tp:32"));
     assert!(err("tp:32-0").contains("prefetch degree P = 0"), "{}", err("tp:32-0"));
     assert!(err("none:4").contains("unknown parameter(s) 4"), "{}", err("none:4"));
+    assert!(err("ets").contains("linux-2.6[:SIZE]"), "{}", err("ets"));
+    assert!(err("linux-2.6:0KiB").contains("use `none`"), "{}", err("linux-2.6:0KiB"));
+    assert!(err("linux-2.6:6000B").contains("not a whole number"), "{}", err("linux-2.6:6000B"));
+    assert!(
+        err("linux-2.6:512KiB,ra=1MiB").contains("`linux-2.6:512KiB` or `ra=`"),
+        "{}",
+        err("linux-2.6:512KiB,ra=1MiB")
+    );
+    assert!(
+        err("linux-2.6:ra=128KiB,io=1MiB").contains("unknown parameter(s) io"),
+        "2.6 has no oversize-read bound: {}",
+        err("linux-2.6:ra=128KiB,io=1MiB")
+    );
 }
 
 /// One step of a random workload.
@@ -100,12 +130,16 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const SPECS: [&str; 8] = [
+const SPECS: [&str; 12] = [
     "none",
     "linux",
     "linux:512KiB",
     "linux:ra=64KiB,io=256KiB",
     "linux:4KiB",
+    "linux-2.6",
+    "linux-2.6:512KiB",
+    "linux-2.6:16KiB",
+    "linux-2.6:4KiB",
     "tp:32-32",
     "tp:24-48",
     "tp:1-8",
@@ -113,10 +147,14 @@ const SPECS: [&str; 8] = [
 
 /// Replays `ops`; the driver asserts every hook contract (demanded page inside the sync window, sizes in
 /// `1..=window_pages_max`, async tail inside the window, no sync marker on the demanded page, scans
-/// bounded). Here: states never outnumber the open (stream, file) pairs, and closing frees them all.
-fn replay(spec: &str, ops: &[Op]) {
+/// bounded; for `on_read`: a later next index, at most two unmarked windows inside the file). Here: states
+/// never outnumber the open (stream, file) pairs, and closing frees them all; `linux-2.6` with 4 KiB
+/// pages always asks to be called again past the page it was called at, and its windows stay in
+/// `0..=ra_pages` with the reader never past them by more than its request.
+fn replay(spec: &str, ops: &[Op], congested: &[bool]) {
     let file_pages = |f: u32| if f == 0 { 300 } else { BIG_FILE_PAGES };
     let mut d = Driver::new(AnyPrefetcher::parse(spec, PAGE).unwrap()).with_file_pages(FileId(0), 300);
+    let mut congestion = congested.iter().cycle();
     let mut open: HashSet<(u32, u32)> = HashSet::new();
     let mut next: HashMap<(u32, u32), u64> = HashMap::new();
     for op in ops {
@@ -126,7 +164,11 @@ fn replay(spec: &str, ops: &[Op]) {
                 let from =
                     if follow { next.get(&(stream, file)).copied().unwrap_or(start) } else { start } % eof;
                 let to = (from + len).min(eof);
-                d.read(StreamId(stream), FileId(file), from..to);
+                d.read_congested = *congestion.next().unwrap_or(&false);
+                let step = d.read(StreamId(stream), FileId(file), from..to);
+                if let AnyPrefetcher::Linux26(p) = &d.pf {
+                    check_linux26(p, StreamId(stream), FileId(file), &step);
+                }
                 open.insert((stream, file));
                 next.insert((stream, file), to);
             }
@@ -142,7 +184,7 @@ fn replay(spec: &str, ops: &[Op]) {
         }
         let tracked = d.pf.tracked_states();
         assert!(tracked <= open.len(), "{spec}: {tracked} states for {} open pairs", open.len());
-        if let AnyPrefetcher::Linux(_) | AnyPrefetcher::Fixed(_) = d.pf {
+        if let AnyPrefetcher::Linux(_) | AnyPrefetcher::Linux26(_) | AnyPrefetcher::Fixed(_) = d.pf {
             assert_eq!(tracked, open.len(), "{spec}: every open pair that read has a state");
         }
     }
@@ -152,13 +194,28 @@ fn replay(spec: &str, ops: &[Op]) {
     assert_eq!(d.pf.tracked_states(), 0, "{spec}: states left after every stream closed");
 }
 
+/// Linux 2.6's state after a read by (`stream`, `file`) that made the calls in `step`.
+fn check_linux26(p: &Linux26Readahead, stream: StreamId, file: FileId, step: &testing::Step) {
+    let ra = p.state(stream, file).expect("on_read made the state");
+    for (index, plan) in &step.plans {
+        assert!(plan.next_index != u64::MAX, "4 KiB pages: the call at {index} fell behind: {plan:?}");
+    }
+    assert!(ra.size <= ra.ra_pages, "{ra:?}");
+    assert!(ra.ahead_start == 0 || (1..=ra.ra_pages).contains(&ra.ahead_size), "{ra:?}");
+    assert!(ra.prev_page.is_some(), "every call moves prev_page: {ra:?}");
+    assert!(!(ra.flag_incache && ra.size > 0), "RA_FLAG_INCACHE means readahead is off: {ra:?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn hooks_keep_their_contracts(ops in prop::collection::vec(op(), 1..80)) {
+    fn hooks_keep_their_contracts(
+        ops in prop::collection::vec(op(), 1..80),
+        congested in prop::collection::vec(prop::bool::weighted(0.2), 1..16),
+    ) {
         for spec in SPECS {
-            replay(spec, &ops);
+            replay(spec, &ops, &congested);
         }
     }
 }
