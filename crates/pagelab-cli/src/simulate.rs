@@ -306,7 +306,7 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         _ => anyhow!("{e}"),
     })?;
     let start = Instant::now();
-    let metrics = server.run();
+    let metrics = server.run().map_err(|e| anyhow!("{e}"))?;
     let wall = start.elapsed().as_secs_f64();
     if args.json {
         // Wall time is left out: the same command and seed must print the same bytes.

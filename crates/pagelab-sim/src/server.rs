@@ -68,9 +68,15 @@ enum Event {
     /// pdflush's `background_writeout()`: one pass, repeated while dirty memory stays above the background
     /// ratio.
     Background,
+    /// kswapd's `blk_congestion_wait(WRITE, HZ/10)` timed out (if it is still waiting since this time).
+    KswapdWake(Nanos),
     /// The measured period ends.
     End,
 }
+
+/// `blk_congestion_wait()`'s timeout (HZ/10): kswapd, having only started writes, sleeps until a write
+/// completes or this much time has passed.
+const KSWAPD_CONGESTION_WAIT: Nanos = Nanos(100_000_000);
 
 #[derive(Debug, Default)]
 struct Handler {
@@ -99,6 +105,10 @@ struct Handler {
     queue_wait_since: Option<Nanos>,
     /// When the current call began.
     call_started: Nanos,
+    /// In `no_memory`, waiting for memory to come free (so it is listed once).
+    stalled: bool,
+    /// The call's direct reclaim freed nothing: once its CPU time is spent, the handler stalls.
+    stall_after_reclaim: bool,
 }
 
 /// A handler's call in progress: a `read()`, a `write()`, or a fault on anonymous memory.
@@ -184,6 +194,14 @@ impl Gauges {
 pub enum SimError {
     #[error("{0}")]
     Config(String),
+    /// Every handler with work is stalled for memory, and nothing (no I/O in flight, no kswapd pass) can
+    /// free any: what the Linux OOM killer would act on. The simulator ends the run and says so.
+    #[error(
+        "out of memory at {at_s:.3} s: {stalled} handler(s) need memory and none can be freed \
+         ({resident_mib:.1} MiB resident, {swap_used_mib:.1} of {swap_mib:.1} MiB swap in use); \
+         give the server more --memory or --swap"
+    )]
+    OutOfMemory { at_s: f64, stalled: usize, resident_mib: f64, swap_used_mib: f64, swap_mib: f64 },
 }
 
 pub struct Server {
@@ -222,6 +240,11 @@ pub struct Server {
     no_memory: Vec<Slot>,
     out: ReadOutcome,
     kswapd_running: bool,
+    /// kswapd's batch freed nothing and only started writes: after its CPU burst it waits (since this time)
+    /// for a write to complete, as `balance_pgdat()` does in `blk_congestion_wait()`, instead of scanning
+    /// on and writing out all of memory before the first write is done.
+    kswapd_throttled: bool,
+    kswapd_waiting: Option<Nanos>,
     measuring: bool,
     measure_start: Nanos,
     ended: bool,
@@ -302,6 +325,8 @@ impl Server {
             no_memory: Vec::new(),
             out: ReadOutcome::default(),
             kswapd_running: false,
+            kswapd_throttled: false,
+            kswapd_waiting: None,
             measuring: false,
             measure_start: Nanos::ZERO,
             ended: false,
@@ -314,8 +339,8 @@ impl Server {
         })
     }
 
-    /// Run to the end of the measured period and report.
-    pub fn run(mut self) -> RunMetrics {
+    /// Run to the end of the measured period and report; an error if the server ran out of memory.
+    pub fn run(mut self) -> Result<RunMetrics, SimError> {
         self.start();
         // Every event is bounded work; the loop ends at `End` (always scheduled) or when nothing is left.
         while let Some((_, event)) = self.q.pop() {
@@ -323,8 +348,35 @@ impl Server {
             if self.ended {
                 break;
             }
+            if let Some(oom) = self.out_of_memory() {
+                return Err(oom);
+            }
         }
-        self.finish()
+        Ok(self.finish())
+    }
+
+    /// The run cannot go on: every handler with work waits for memory, and nothing under way (I/O, kswapd)
+    /// can free any. Reclaim has already found no victim it could free or write, so no later event can
+    /// change that. O(1): checked after every event.
+    fn out_of_memory(&self) -> Option<SimError> {
+        let busy = self.handlers.len() - self.idle.len();
+        let stuck = !self.no_memory.is_empty()
+            && self.no_memory.len() == busy
+            && self.fetches.is_empty()
+            && self.queue_full.is_empty()
+            && (!self.kswapd_running || self.kswapd_waiting.is_some());
+        if !stuck {
+            return None;
+        }
+        let m = self.cache.memory();
+        let mib = |pages: u64| (pages * PAGE_SIZE_BYTES) as f64 / (1 << 20) as f64;
+        Some(SimError::OutOfMemory {
+            at_s: self.now().as_secs_f64(),
+            stalled: self.no_memory.len(),
+            resident_mib: mib(m.resident as u64),
+            swap_used_mib: mib(m.swap_used),
+            swap_mib: mib(m.swap_capacity),
+        })
     }
 
     pub fn workload_description(&self) -> String {
@@ -370,7 +422,13 @@ impl Server {
                     self.q.schedule_after(work, Event::CpuDone(next));
                 }
                 if slot == KSWAPD {
-                    self.kswapd_continue();
+                    if std::mem::take(&mut self.kswapd_throttled) {
+                        let now = self.now();
+                        self.kswapd_waiting = Some(now);
+                        self.q.schedule_after(KSWAPD_CONGESTION_WAIT, Event::KswapdWake(now));
+                    } else {
+                        self.kswapd_continue();
+                    }
                 } else {
                     self.advance(slot);
                 }
@@ -398,6 +456,12 @@ impl Server {
                     self.pdflush(Writeback::Background);
                     // background_writeout() goes on, after a congestion wait, while memory stays dirty.
                     self.wake_background_writeback_after(self.cache.writeback_config().throttle_sleep);
+                }
+            }
+            Event::KswapdWake(since) => {
+                if self.kswapd_waiting == Some(since) {
+                    self.kswapd_waiting = None;
+                    self.kswapd_continue();
                 }
             }
             Event::End => self.ended = true,
@@ -476,8 +540,30 @@ impl Server {
         if self.measuring {
             self.win.kswapd_cpu += work;
         }
+        // No page freed: kswapd waits for I/O before it scans again, whether it started writes
+        // (`blk_congestion_wait()`) or found nothing it could free or write (`all_unreclaimable`).
+        self.kswapd_throttled = cost.freed == 0;
+        if cost.freed > 0 {
+            self.wake_stalled();
+        }
         if let Some(done_in) = self.cpu.submit(KSWAPD, work) {
             self.q.schedule_after(done_in, Event::CpuDone(KSWAPD));
+        }
+    }
+
+    /// The handler in `slot` waits for memory (listed once).
+    fn stall(&mut self, slot: Slot) {
+        if !std::mem::replace(&mut self.handlers[slot as usize].stalled, true) {
+            self.no_memory.push(slot);
+        }
+    }
+
+    /// Memory came free: the handlers stalled for it try again.
+    fn wake_stalled(&mut self) {
+        let now = self.now();
+        for slot in std::mem::take(&mut self.no_memory) {
+            self.handlers[slot as usize].stalled = false;
+            self.q.schedule(now, Event::Run(slot));
         }
     }
 
@@ -502,6 +588,12 @@ impl Server {
     fn advance(&mut self, slot: Slot) {
         if let Some(started) = self.handlers[slot as usize].reclaiming.take() {
             self.reclaim_done(slot, started);
+            if std::mem::take(&mut self.handlers[slot as usize].stall_after_reclaim) {
+                // Direct reclaim freed nothing: the task waits for I/O or kswapd (`blk_congestion_wait()`)
+                // rather than scan again at once.
+                self.stall(slot);
+                return;
+            }
         }
         if self.handlers[slot as usize].queued_out > 0 {
             return; // still asleep on the request queue
@@ -520,6 +612,7 @@ impl Server {
                 if h.reclaiming.is_some() || h.queued_out > 0 {
                     // Spending the direct reclaim's CPU time, or asleep on a full request queue: the call
                     // resumes (and looks at its page again) when that is over.
+                    h.stall_after_reclaim = h.reclaiming.is_some() && matches!(status, ReadStatus::NoMemory);
                     h.call = Some(call);
                     return;
                 }
@@ -528,7 +621,14 @@ impl Server {
                         if self.measuring && matches!(call, Call::Read(_)) {
                             self.win.read_latencies_ns.push((self.q.now() - h.call_started).0);
                         }
-                        let work = Nanos(self.cfg.cpu_per_page.0 * h.call_pages);
+                        // A read or write copies its pages; a fault zero-fills or maps a page (about a
+                        // page copy); a touch of a resident page is a load or store, part of the
+                        // workload's own compute.
+                        let pages = match &call {
+                            Call::Touch(t) if !t.faulted() => 0,
+                            _ => h.call_pages,
+                        };
+                        let work = Nanos(self.cfg.cpu_per_page.0 * pages);
                         h.call_pages = 0;
                         h.step += 1;
                         if work > Nanos::ZERO {
@@ -543,7 +643,7 @@ impl Server {
                     }
                     ReadStatus::NoMemory => {
                         h.call = Some(call);
-                        self.no_memory.push(slot);
+                        self.stall(slot);
                         return;
                     }
                     ReadStatus::Throttled => {
@@ -723,7 +823,8 @@ impl Server {
         }
         let delivered = self.out.pages_delivered;
         self.handlers[slot as usize].call_pages += delivered;
-        if self.measuring && matches!(call, Call::Read(_)) {
+        if self.measuring {
+            // Throughput counts the data the calls moved: read to the handler, written by it, or faulted in.
             self.win.pages_delivered += delivered;
         }
         let status = self.out.status;
@@ -928,7 +1029,13 @@ impl Server {
             }
         }
         self.admit_queued();
+        if self.kswapd_waiting.take().is_some() {
+            self.kswapd_continue();
+        }
         // Memory may have become reclaimable: every stalled reader retries.
+        for &slot in &self.no_memory {
+            self.handlers[slot as usize].stalled = false;
+        }
         wake.append(&mut self.no_memory);
         for slot in wake {
             self.advance(slot);
@@ -1111,15 +1218,15 @@ impl Server {
     }
 }
 
-/// The swap area: `--swap` bytes (by default as large as memory for a workload that uses anonymous memory,
-/// none otherwise) at the end of the disk, where it must not overlap the files.
+/// The swap area: `--swap` bytes (by default twice memory for a workload that uses anonymous memory, the
+/// 2.6-era rule of thumb; none otherwise) at the end of the disk, where it must not overlap the files.
 fn swap_area(
     cfg: &SimConfig,
     workload: &dyn Workload,
     layout: &FileLayout,
     device_pages: u64,
 ) -> Result<Option<SwapConfig>, SimError> {
-    let default = if workload.uses_anonymous_memory() { cfg.memory_bytes } else { 0 };
+    let default = if workload.uses_anonymous_memory() { cfg.memory_bytes.saturating_mul(2) } else { 0 };
     let pages = cfg.swap_bytes.unwrap_or(default) / PAGE_SIZE_BYTES;
     if pages == 0 {
         return Ok(None);
@@ -1149,7 +1256,7 @@ fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
 
 /// Build and run one simulation.
 pub fn simulate(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<RunMetrics, SimError> {
-    Ok(Server::new(cfg, workload)?.run())
+    Server::new(cfg, workload)?.run()
 }
 
 #[cfg(test)]

@@ -234,8 +234,9 @@ pub struct MemorySnapshot {
     /// Dirty file pages, and file pages under writeback (`nr_dirty`, `nr_writeback`).
     pub dirty: u64,
     pub writeback: u64,
-    /// Swap slots in use.
+    /// Swap slots in use, and the swap area's slots (0 without swap).
     pub swap_used: u64,
+    pub swap_capacity: u64,
     pub watermarks: Watermarks,
 }
 
@@ -329,7 +330,8 @@ pub struct BufferCache<O: Observer = ()> {
     /// Write fetches in flight.
     writes: KeyMap<u64, ()>,
     /// Victims of the current reclaim whose write must start (reused).
-    started: Vec<PageKey>,
+    /// Dirty victims of the current reclaim pass, reported evicted once their write has started.
+    started: Vec<(PageKey, StreamId, Eviction)>,
 }
 
 impl BufferCache<()> {
@@ -422,6 +424,7 @@ impl<O: Observer> BufferCache<O> {
             dirty: self.dirty.dirty(),
             writeback: self.dirty.writeback(),
             swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
+            swap_capacity: self.swap.as_ref().map_or(0, |s| s.capacity()),
             watermarks: c.watermarks,
         }
     }
@@ -754,11 +757,7 @@ impl<O: Observer> BufferCache<O> {
             // Its insertion into the policy was this call's access.
             self.pages.flags[f] &= !flag::DEMANDED;
         } else {
-            if self.pages.first_use(frame) {
-                let key = PageKey::from_raw(self.pages.table.key(frame));
-                self.observer.prefetch_used(now, key, self.pages.owner[f], cursor.stream);
-            }
-            self.pages.hit(frame);
+            self.used(now, frame, cursor.stream);
         }
         if cursor.pin {
             let slot = self.pages.slot[f];
@@ -999,11 +998,11 @@ impl<O: Observer> BufferCache<O> {
             } else {
                 Eviction::Accessed
             };
-            observer.evicted(now, e.key, e.owner, what);
             if e.writing {
-                started.push(e.key);
+                started.push((e.key, e.owner, what));
                 return;
             }
+            observer.evicted(now, e.key, e.owner, what);
             if e.anon_slot != NO_SWAP_SLOT {
                 // A clean anonymous page: its copy in swap is all that is left of it.
                 swapped.insert(e.key.raw(), e.anon_slot);
@@ -1013,14 +1012,26 @@ impl<O: Observer> BufferCache<O> {
             }
         });
         let started = std::mem::take(&mut self.started);
-        for &key in &started {
-            if !self.start_reclaim_write(now, key, fetches) {
-                // No swap slot for an anonymous page: it stayed, and reclaim made no progress with it.
+        for &(key, owner, what) in &started {
+            if self.start_reclaim_write(now, key, fetches) {
+                self.observer.evicted(now, key, owner, what);
+            } else {
+                // No swap slot for an anonymous page: it stayed (`activate_locked`), and is no eviction.
                 cost.written -= 1;
             }
         }
         self.started = started;
         cost
+    }
+
+    /// A hit on the resident page in `frame` by `stream`: the policy hears of it, and a page readahead
+    /// brought in (file readahead or swap-in's cluster) is reported used the first time.
+    fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
+        if self.pages.first_use(frame) {
+            let key = PageKey::from_raw(self.pages.table.key(frame));
+            self.observer.prefetch_used(now, key, self.pages.owner[frame as usize], stream);
+        }
+        self.pages.hit(frame);
     }
 
     /// The page in `frame` leaves without eviction (invalidation, I/O error, stale completion).

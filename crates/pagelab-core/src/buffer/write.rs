@@ -60,7 +60,16 @@ pub struct TouchCursor {
     pub key: PageKey,
     pub write: bool,
     counted: bool,
+    faulted: bool,
     done: bool,
+}
+
+impl TouchCursor {
+    /// Whether the touch faulted (the page was not resident and mapped: zero-filled, swapped in, or waited
+    /// for); a touch of a resident page is a plain load or store.
+    pub fn faulted(&self) -> bool {
+        self.faulted
+    }
 }
 
 /// Which of pdflush's passes runs.
@@ -156,8 +165,7 @@ impl<O: Observer> BufferCache<O> {
                         self.observer.accessed(now, cursor.stream, key, outcome);
                     }
                     if !self.consume_own_demand(frame, cursor.id) {
-                        self.pages.first_use(frame);
-                        self.pages.hit(frame);
+                        self.used(now, frame, cursor.stream);
                     }
                     self.make_dirty(now, frame, cursor.stream);
                     cursor.next += 1;
@@ -224,7 +232,15 @@ impl<O: Observer> BufferCache<O> {
         }
         self.next_read += 1;
         let key = PageKey::new(FileId::anon(region), page);
-        Ok(TouchCursor { id: self.next_read, stream, key, write, counted: false, done: false })
+        Ok(TouchCursor {
+            id: self.next_read,
+            stream,
+            key,
+            write,
+            counted: false,
+            faulted: false,
+            done: false,
+        })
     }
 
     /// Continue the fault `cursor`: a hit, a zero-filled page at its first touch, or a read from swap (with
@@ -243,10 +259,10 @@ impl<O: Observer> BufferCache<O> {
                     let own = self.own_write_demand(frame, cursor.id);
                     let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Hit };
                     self.observer.accessed(now, cursor.stream, key, outcome);
+                    cursor.faulted = own;
                 }
                 if !self.consume_own_demand(frame, cursor.id) {
-                    self.pages.first_use(frame);
-                    self.pages.hit(frame);
+                    self.used(now, frame, cursor.stream);
                 }
                 if cursor.write {
                     self.make_dirty(now, frame, cursor.stream);
@@ -260,12 +276,14 @@ impl<O: Observer> BufferCache<O> {
                     let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Wait };
                     self.observer.accessed(now, cursor.stream, key, outcome);
                 }
+                cursor.faulted = true;
                 out.status = ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] };
             }
             None => {
                 if first_encounter {
                     self.observer.accessed(now, cursor.stream, key, AccessOutcome::Miss);
                 }
+                cursor.faulted = true;
                 match self.swapped.get(&key.raw()).copied() {
                     Some(slot) => {
                         self.swap_in(now, cursor, slot, out);

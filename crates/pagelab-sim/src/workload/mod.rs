@@ -6,6 +6,7 @@
 //! where the paper names them); a TOML file describes new ones with the same fields; trace replay turns a
 //! block trace's streams into handlers.
 
+pub mod memory;
 pub mod pattern;
 pub mod replay;
 pub mod spec;

@@ -7,10 +7,12 @@
 //! (`zero`, `random`), `choice` (`random`, `round-robin`), `think` (CPU after each read, e.g. `2ms`).
 //! A TOML file may also set `base` (a built-in name to start from; default `one-rand`) and `name`.
 
+use super::memory::{FileWrites, SparseMatVec, VmTouch};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
 use super::Workload;
 use pagelab_core::spec::Spec;
 use pagelab_core::Nanos;
+use pagelab_core::PAGE_SIZE_BYTES;
 use std::path::Path;
 
 pub const BUILTIN: [&str; 6] = ["one-whole", "one-rand", "two-rand", "four-64kb", "seq", "random"];
@@ -51,11 +53,76 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, String> {
             .map(|p| Box::new(PatternWorkload::new(p)) as Box<dyn Workload>);
     }
     let spec = Spec::parse(text).map_err(|e| e.to_string())?;
+    if let Some(w) = memory_workload(&spec).map_err(|e| format!("workload `{text}`: {e}"))? {
+        return Ok(w);
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
-        format!("unknown workload `{}`: expected one of {} or a .toml file", spec.name, BUILTIN.join(", "))
+        format!(
+            "unknown workload `{}`: expected one of {}, {} or a .toml file",
+            spec.name,
+            BUILTIN.join(", "),
+            MEMORY_WORKLOADS.join(", ")
+        )
     })?;
     let pattern = apply(base, &spec).map_err(|e| format!("workload `{text}`: {e}"))?;
     Ok(Box::new(PatternWorkload::new(pattern)))
+}
+
+/// The workloads that write or page (`workload::memory`).
+pub const MEMORY_WORKLOADS: [&str; 4] = ["vm-seq", "vm-random", "smm", "write"];
+
+/// `vm-seq:size=256MiB,touch_cpu=100ns`, `vm-random:size=256MiB,write=false`,
+/// `smm:n=869000,per_row=10,row_cpu=100ns`,
+/// `write:files=100,file_size=4MiB,block=16KiB,mode=random,read_fraction=0`; `None` for another name.
+fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
+    let e = |e: pagelab_core::CoreError| e.to_string();
+    let w: Box<dyn Workload> = match spec.name.as_str() {
+        name @ ("vm-seq" | "vm-random") => {
+            let bytes = spec.bytes("size", 256 << 20).map_err(e)?;
+            if bytes < PAGE_SIZE_BYTES || bytes > (1 << 40) {
+                return Err(format!("size={bytes}: expected one page to 1 TiB"));
+            }
+            let write = spec.bool("write", true).map_err(e)?;
+            let touch_cpu = spec.duration_ns("touch_cpu", VmTouch::TOUCH_CPU.0).map_err(e)?;
+            spec.finish(&["size", "write", "touch_cpu"]).map_err(e)?;
+            Box::new(VmTouch::new(name == "vm-seq", bytes, write, Nanos(touch_cpu.max(1))))
+        }
+        "smm" => {
+            let n = spec.u64("n", SparseMatVec::N_DEFAULT).map_err(e)?;
+            let per_row = spec.u64("per_row", SparseMatVec::PER_ROW).map_err(e)?;
+            if !(1..=1 << 30).contains(&n) || !(1..=n).contains(&per_row) {
+                return Err(format!("n={n}, per_row={per_row}: expected 1 <= per_row <= n <= 2^30"));
+            }
+            let row_cpu = spec.duration_ns("row_cpu", SparseMatVec::ROW_CPU.0).map_err(e)?;
+            spec.finish(&["n", "per_row", "row_cpu"]).map_err(e)?;
+            Box::new(SparseMatVec::new(n, per_row, Nanos(row_cpu.max(1))))
+        }
+        "write" => {
+            let files = spec.u64("files", 100).map_err(e)?;
+            let file_bytes = spec.bytes("file_size", 4 << 20).map_err(e)?;
+            let block = spec.bytes("block", 16 << 10).map_err(e)?;
+            let sequential = match spec.string("mode").as_deref() {
+                None | Some("random") => false,
+                Some("seq") => true,
+                Some(other) => return Err(format!("mode=`{other}`: expected random or seq")),
+            };
+            let read_fraction = spec.f64("read_fraction", 0.0).map_err(e)?;
+            spec.finish(&["files", "file_size", "block", "mode", "read_fraction"]).map_err(e)?;
+            let files = u32::try_from(files).ok().filter(|f| (1..=100_000).contains(f));
+            let Some(files) = files else { return Err("files: expected 1 to 100000".into()) };
+            if block == 0 || block % PAGE_SIZE_BYTES != 0 || file_bytes < block || file_bytes % block != 0 {
+                return Err(format!(
+                    "block={block}, file_size={file_bytes}: expected whole pages, the file a multiple of the block"
+                ));
+            }
+            if !(0.0..=1.0).contains(&read_fraction) {
+                return Err(format!("read_fraction={read_fraction}: expected 0 to 1"));
+            }
+            Box::new(FileWrites::new(files, file_bytes, block, sequential, read_fraction))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(w))
 }
 
 fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
