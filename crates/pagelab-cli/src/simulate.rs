@@ -122,6 +122,10 @@ pub struct SimulateArgs {
 /// and, while the handlers are busy, an entry in the admission queue.
 pub const ARRIVALS_MAX: f64 = 1e8;
 
+/// Request handlers a run may have: each is state the simulator allocates before the run (a hundred-odd
+/// bytes), and a million simultaneous requests is beyond any server the models describe.
+pub const CONCURRENCY_MAX: u32 = 1 << 20;
+
 /// An upper bound on the simulator's bytes per page of `--memory` (buffer-cache frame, replacement
 /// policy, prefetch and thrashing history), for refusing a memory that cannot be simulated here.
 pub const SIM_BYTES_PER_PAGE: u64 = 128;
@@ -200,8 +204,8 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
     if cfg.duration == Nanos::ZERO {
         bail!("bad --duration `{}`: must be positive", args.duration);
     }
-    if cfg.concurrency == 0 {
-        bail!("bad --concurrency 0: at least one handler");
+    if cfg.concurrency == 0 || cfg.concurrency > CONCURRENCY_MAX {
+        bail!("bad --concurrency {}: at least one handler and at most {CONCURRENCY_MAX}", cfg.concurrency);
     }
     if cfg.max_requests == Some(0) {
         bail!("bad --requests 0: at least one request must complete (leave --requests out to run for --duration)");

@@ -391,6 +391,8 @@ fn absurd_parameters_are_refused_naming_the_limit() {
             &["objects", "at most"],
         ),
         (&["simulate", "--arrival-rate", "1e9"], &["--arrival-rate", "at most"]),
+        (&["simulate", "--concurrency", "4000000000", "--duration", "1s"], &["--concurrency", "at most"]),
+        (&["simulate", "--workload", "one-rand:files=4000000000", "--duration", "1s"], &["files", "at most"]),
         (
             &[
                 "cachesim",
