@@ -14,7 +14,8 @@
 //!
 //! When no format accepts the sample, the error quotes the line that broke the format that read the most
 //! lines before it (an MSR trace with one bad line names that line and what MSR expects there), or the
-//! first line when no format read any.
+//! first non-blank line when no format read any. Content with no non-blank line has no requests, and is
+//! refused as such.
 
 use crate::error::TraceError;
 use crate::formats::blkparse::Blkparse;
@@ -51,12 +52,24 @@ pub(crate) fn detect_content(path: &Path, head: &[u8], truncated: bool) -> Resul
             ),
         ),
         None => {
-            let first = head.split(|&b| b == b'\n').find(|l| !is_blank(l)).unwrap_or(b"");
-            let first: String = String::from_utf8_lossy(first).chars().take(80).collect();
-            TraceError::invalid(
-                path.display().to_string(),
-                format!("cannot tell the trace format from the name or the first lines (`{first}`); {pass}"),
-            )
+            let lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+            match lines.enumerate().find(|(_, l)| !is_blank(l)) {
+                Some((i, first)) => TraceError::bad_record(
+                    path,
+                    i as u64 + 1,
+                    &String::from_utf8_lossy(first),
+                    format!("a line of a trace format (cannot tell the format from the name or the first lines); {pass}"),
+                ),
+                // Blank lines, and more after them: the format cannot be told from the window.
+                None if truncated => TraceError::bad_record(
+                    path,
+                    1,
+                    "",
+                    format!("a non-blank line within the first {SNIFF_BYTES} bytes, to tell the format from; {pass}"),
+                ),
+                // Nothing but blank lines: nothing to detect, and nothing to read.
+                None => TraceError::invalid(path.display().to_string(), "the trace has no requests (it is empty)"),
+            }
         }
     })
 }

@@ -23,6 +23,8 @@ mod detect;
 mod error;
 mod expand;
 pub mod formats;
+#[doc(hidden)]
+pub mod fuzzing;
 mod input;
 mod open;
 pub mod output;

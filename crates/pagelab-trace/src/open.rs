@@ -240,11 +240,14 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "{}: cannot tell the trace format from the name or the first lines (`hello world`); pass a format: \
-                 {FORMATS}",
+                "{}:1: bad record `hello world`: expected a line of a trace format (cannot tell the format from the \
+                 name or the first lines); pass a format: {FORMATS}",
                 path.display()
             )
         );
+        let (_d, path) = temp_trace("blank.dat", b"\n  \n");
+        let err = open_trace(path.to_str().unwrap(), "auto", &OpenOptions::default()).err().unwrap();
+        assert_eq!(err.to_string(), format!("{}: the trace has no requests (it is empty)", path.display()));
     }
 
     #[test]

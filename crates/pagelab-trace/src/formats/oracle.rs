@@ -581,27 +581,29 @@ mod tests {
         [file, stream].into_iter().map(|r| r.and_then(|mut r| drain(r.as_mut()))).collect()
     }
 
-    #[test]
-    fn text_is_refused_at_record_1_even_when_skipping() {
-        let text = b"230027 8 0 0\n1842745 64 0 1\n216082 8 0 2\n".repeat(10);
+    /// `bytes` is refused as a whole at record 1, with `why`, from a file and from a stream, skipping bad
+    /// records or not.
+    fn refused_at_record_1(bytes: &[u8], why: &str) {
         for skip in [false, true] {
-            for result in open_both(&text, skip) {
+            for result in open_both(bytes, skip) {
                 let err = result.unwrap_err().to_string();
-                assert!(err.contains("t.bin:1: bad record") && err.contains("no NUL byte"), "{err}");
+                assert!(err.contains("t.bin:1: bad record") && err.contains(why), "{err}");
             }
         }
     }
 
     #[test]
+    fn text_is_refused_at_record_1_even_when_skipping() {
+        refused_at_record_1(&b"230027 8 0 0\n1842745 64 0 1\n216082 8 0 2\n".repeat(10), "no NUL byte");
+    }
+
+    #[test]
     fn records_none_of_which_is_well_formed_are_refused_even_when_skipping() {
         // Every next access is before its record, or absurdly far past it.
-        let bytes = trace(&[(1, 1, 0, -5), (2, 2, 0, 1), (3, 3, 0, 1 << 50)]);
-        for skip in [false, true] {
-            for result in open_both(&bytes, skip) {
-                let err = result.unwrap_err().to_string();
-                assert!(err.contains("t.bin:1: bad record") && err.contains("none of its first 3"), "{err}");
-            }
-        }
+        refused_at_record_1(
+            &trace(&[(1, 1, 0, -5), (2, 2, 0, 1), (3, 3, 0, 1 << 50)]),
+            "none of its first 3",
+        );
     }
 
     #[test]
