@@ -42,12 +42,21 @@
 //!    counted against its wall time. pagelab departs from the paper's 6000 files here: 6000 × 4 MiB =
 //!    24 GB does not fit the 9.1 GB Cheetah 9LP the simulator models, so the dataset is 2000 files (8 GB).
 //!
+//! 5. **`pagelab cachesim` end to end**: the command a user types for one policy at one size, `pagelab
+//!    cachesim --trace zipf.oracleGeneral.bin --size 100000` on the 10 M-request Zipf file of part 1, run
+//!    as a child process, against the same command with `--stream`, alternating round by round; each time
+//!    is the child's whole life (start, opening and reading the trace, simulating, printing). The headline
+//!    is the median over rounds of default time / `--stream` time, which must be at most 1.10: the default
+//!    mode may cost no more than 10 % over streaming.
+//!
 //! `--quick` runs the same code on 1 M-request traces with one round per measurement: a smoke run, not a
-//! measurement. Nothing here changes what pagelab computes; a missed target is reported, not hidden.
+//! measurement. Nothing here changes what pagelab computes; a missed target is reported, not hidden: the
+//! command exits with status 1 when any line FAILs, `--quick` included (its targets are the same; on a
+//! slow or busy machine a quick run can miss them).
 
 use crate::cachesim::{simulate_keys, stream_one};
 use crate::libcachesim::LibCacheSim;
-use crate::output::{print_json, Table};
+use crate::output::{emit, note, print_json, Failed, Table};
 use crate::traceio::{load_pages, TraceArgs};
 use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
@@ -91,7 +100,7 @@ pub struct BenchArgs {
     /// repository this binary was built from).
     #[arg(long, value_name = "PATH")]
     pub p3: Option<PathBuf>,
-    /// Measurements to run: all, or some of replacement, mrc, memory, simulator, comma-separated.
+    /// Measurements to run: all, or some of replacement, mrc, memory, simulator, cachesim, comma-separated.
     #[arg(long, value_name = "PARTS", default_value = "all")]
     pub part: String,
 }
@@ -103,11 +112,14 @@ pub struct Parts {
     pub mrc: bool,
     pub memory: bool,
     pub simulator: bool,
+    pub cachesim: bool,
 }
 
 impl Parts {
-    pub const ALL: Parts = Parts { replacement: true, mrc: true, memory: true, simulator: true };
-    const NONE: Parts = Parts { replacement: false, mrc: false, memory: false, simulator: false };
+    pub const ALL: Parts =
+        Parts { replacement: true, mrc: true, memory: true, simulator: true, cachesim: true };
+    const NONE: Parts =
+        Parts { replacement: false, mrc: false, memory: false, simulator: false, cachesim: false };
 
     /// `"all"` or a comma-separated list of part names.
     pub fn parse(text: &str) -> Result<Parts> {
@@ -121,7 +133,8 @@ impl Parts {
                 "mrc" => &mut parts.mrc,
                 "memory" => &mut parts.memory,
                 "simulator" => &mut parts.simulator,
-                other => bail!("--part: unknown part `{other}`; expected all, or some of replacement, mrc, memory, simulator"),
+                "cachesim" => &mut parts.cachesim,
+                other => bail!("--part: unknown part `{other}`; expected all, or some of replacement, mrc, memory, simulator, cachesim"),
             };
             *flag = true;
         }
@@ -196,6 +209,8 @@ const EXACT_MRC_TARGET_RPS: f64 = 10e6;
 const SHARDS_TARGET_RPS: f64 = 50e6;
 const LRU_BYTES_PER_PAGE_MAX: f64 = 48.0;
 const SIM_TARGET_PAGES_PER_SEC: f64 = 2e6;
+/// `pagelab cachesim`'s default mode over `--stream`, end to end, one policy at one size.
+const CACHESIM_DEFAULT_OVER_STREAM_MAX: f64 = 1.10;
 
 const SIM_WORKLOAD: &str = "one-rand:files=2000";
 const SIM_MEMORY_BYTES: u64 = 512 << 20;
@@ -218,9 +233,10 @@ pub struct BenchReport {
     /// Empty when `--part` left the measurement out, as is `mrc`.
     pub policies: Vec<PolicyResult>,
     pub mrc: Vec<MrcResult>,
-    /// `None` when `--part` left the measurement out, as is `simulator`.
+    /// `None` when `--part` left the measurement out, as are `simulator` and `cachesim`.
     pub memory: Option<MemoryResult>,
     pub simulator: Option<SimResult>,
+    pub cachesim: Option<CachesimResult>,
     pub summary: Summary,
 }
 
@@ -316,6 +332,24 @@ pub struct SimResult {
     pub note: String,
 }
 
+/// Part 5: `pagelab cachesim` end to end, default mode against `--stream`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CachesimResult {
+    /// The command timed (the trace file is a temporary copy of part 1's Zipf trace).
+    pub command: String,
+    pub requests: u64,
+    /// The mode the default chose, from the command's JSON.
+    pub default_mode: String,
+    /// Each command's fastest run, whole process.
+    pub default_seconds: f64,
+    pub stream_seconds: f64,
+    /// Headline: the median over rounds of the round's default time over its `--stream` time.
+    pub ratio: f64,
+    pub ratio_rounds: Vec<f64>,
+    pub target_ratio_max: f64,
+    pub pass: bool,
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
     pub passed: u32,
@@ -348,10 +382,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
     let report = bench(&options)?;
     if args.json {
-        print_json(&report)
+        print_json(&report)?;
     } else {
-        print!("{}", render(&report));
-        Ok(())
+        emit(&render(&report))?;
+    }
+    verdict_status(&report)
+}
+
+/// The exit status's verdict: a FAIL anywhere (under `--quick` too) is a failed run, status 1.
+pub fn verdict_status(report: &BenchReport) -> Result<()> {
+    match report.summary.failed {
+        0 => Ok(()),
+        n => Err(Failed(format!("pagelab bench: {n} target(s) missed (the FAIL lines above)")).into()),
     }
 }
 
@@ -387,7 +429,7 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
     let scale = if options.quick { QUICK } else { FULL };
     let log = |msg: &str| {
         if options.progress {
-            eprintln!("bench: {msg}");
+            note(&format!("bench: {msg}"));
         }
     };
     let (date_utc, load_average_start) = (utc_now(), load_average());
@@ -423,6 +465,12 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
     } else {
         None
     };
+    let cachesim = if parts.cachesim {
+        log("pagelab cachesim end to end (child processes)");
+        Some(bench_cachesim(&scale, &options.pagelab_exe, &traces[0])?)
+    } else {
+        None
+    };
     let mut report = BenchReport {
         date_utc,
         machine: Machine {
@@ -448,6 +496,7 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
         mrc,
         memory,
         simulator,
+        cachesim,
         summary: Summary::default(),
     };
     report.summary = summarize(&report);
@@ -461,7 +510,8 @@ fn summarize(r: &BenchReport) -> Summary {
         .map(|p| p.pass)
         .chain(r.mrc.iter().map(|m| Some(m.pass)))
         .chain(r.memory.iter().map(|m| Some(m.pass)))
-        .chain(r.simulator.iter().map(|s| Some(s.pass)));
+        .chain(r.simulator.iter().map(|s| Some(s.pass)))
+        .chain(r.cachesim.iter().map(|c| Some(c.pass)));
     let mut s = Summary::default();
     for v in verdicts {
         match v {
@@ -633,19 +683,17 @@ fn bench_policies(t: &BenchTrace, scale: &Scale, lcs: Option<&LibCacheSim>) -> R
 fn pagelab_round(t: &BenchTrace, kind: PolicyKind, size: u64) -> Result<Ours> {
     let mut best: Option<Ours> = None;
     for _ in 0..t.runs_per_round {
-        let row = stream_one(&oracle_args(&t.file), None, kind, size, PAGE_SIZE_BYTES as u64)?;
+        let row = stream_one(&oracle_args(&t.file), None, kind, size)?;
         let start = Instant::now();
         let stats = simulate_keys(kind, size, &t.keys, None);
         let mem_s = start.elapsed().as_secs_f64();
+        let (requests, misses) = (row.stats.requests(), row.stats.misses);
         ensure!(
-            (row.requests, row.misses) == (stats.requests(), stats.misses)
-                && row.requests == t.keys.len() as u64,
-            "{} {kind} at {size}: from the file {} requests, {} misses; in memory {stats:?}",
+            (requests, misses) == (stats.requests(), stats.misses) && requests == t.keys.len() as u64,
+            "{} {kind} at {size}: from the file {requests} requests, {misses} misses; in memory {stats:?}",
             t.name,
-            row.requests,
-            row.misses
         );
-        let run = Ours { requests: row.requests, misses: row.misses, file_s: row.seconds, mem_s };
+        let run = Ours { requests, misses, file_s: row.seconds, mem_s };
         best = Some(match best {
             None => run,
             Some(b) => Ours { file_s: b.file_s.min(run.file_s), mem_s: b.mem_s.min(run.mem_s), ..b },
@@ -966,6 +1014,68 @@ fn bench_simulator(scale: &Scale) -> Result<SimResult> {
     })
 }
 
+// ---- part 5: pagelab cachesim end to end -------------------------------------------------------------
+
+#[derive(serde::Deserialize)]
+struct CachesimJson {
+    mode: String,
+    results: Vec<ChildRow>,
+}
+
+/// One run of `pagelab cachesim` as a user types it, as a child process: its wall time from spawn to
+/// exit, its mode and misses.
+fn cachesim_child(exe: &Path, file: &Path, size: u64, stream: bool) -> Result<(f64, String, u64)> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("cachesim").arg("--trace").arg(file).args(["--size", &size.to_string(), "--json"]);
+    if stream {
+        cmd.arg("--stream");
+    }
+    let start = Instant::now();
+    let out = cmd.output().with_context(|| format!("running {}", exe.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        bail!("{} cachesim failed ({}): {}", exe.display(), out.status, String::from_utf8_lossy(&out.stderr));
+    }
+    let report: CachesimJson = serde_json::from_slice(&out.stdout).context("parsing cachesim's JSON")?;
+    let row = report.results.first().context("cachesim printed no result")?;
+    Ok((seconds, report.mode, row.misses))
+}
+
+/// Part 5: the default command against `--stream`, alternating within each round; both must agree on
+/// every miss count.
+fn bench_cachesim(scale: &Scale, exe: &Path, zipf: &BenchTrace) -> Result<CachesimResult> {
+    warm(&zipf.file)?;
+    let size = ZIPF_CACHE_PAGES;
+    let (mut best_default, mut best_stream) = (f64::INFINITY, f64::INFINITY);
+    let mut ratios = Vec::new();
+    let mut seen: Option<(String, u64)> = None;
+    for _ in 0..scale.rounds {
+        let (d, mode, misses) = cachesim_child(exe, &zipf.file, size, false)?;
+        let (st, _, stream_misses) = cachesim_child(exe, &zipf.file, size, true)?;
+        ensure!(misses == stream_misses, "cachesim: default mode {misses} misses, --stream {stream_misses}");
+        if let Some((m, x)) = &seen {
+            ensure!((m, *x) == (&mode, misses), "two cachesim runs disagree: {m} {x} vs {mode} {misses}");
+        }
+        seen = Some((mode, misses));
+        best_default = best_default.min(d);
+        best_stream = best_stream.min(st);
+        ratios.push(d / st.max(1e-9));
+    }
+    let ratio = median(&ratios).context("at least one round ran")?;
+    let (default_mode, _) = seen.context("at least one round ran")?;
+    Ok(CachesimResult {
+        command: format!("pagelab cachesim --trace zipf.oracleGeneral.bin --size {size} --json [--stream]"),
+        requests: zipf.keys.len() as u64,
+        default_mode,
+        default_seconds: best_default,
+        stream_seconds: best_stream,
+        ratio,
+        ratio_rounds: ratios,
+        target_ratio_max: CACHESIM_DEFAULT_OVER_STREAM_MAX,
+        pass: ratio <= CACHESIM_DEFAULT_OVER_STREAM_MAX,
+    })
+}
+
 // ---- the machine -----------------------------------------------------------------------------------
 
 fn cores() -> u32 {
@@ -1085,6 +1195,7 @@ pub fn render(r: &BenchReport) -> String {
     out += &if r.mrc.is_empty() { skipped("2. miss-ratio curves") } else { render_mrc(r) };
     out += &r.memory.as_ref().map_or_else(|| skipped("3. memory"), render_memory);
     out += &r.simulator.as_ref().map_or_else(|| skipped("4. simulator"), render_sim);
+    out += &r.cachesim.as_ref().map_or_else(|| skipped("5. cachesim end to end"), render_cachesim);
     let s = &r.summary;
     out += &format!("\n{} PASS, {} FAIL, {} n/a\n", s.passed, s.failed, s.not_applicable);
     out
@@ -1167,6 +1278,23 @@ fn render_memory(m: &MemoryResult) -> String {
         verdict(Some(m.pass)),
         m.absolute_bytes_per_page,
         m.sizes_pages[1]
+    )
+}
+
+fn render_cachesim(c: &CachesimResult) -> String {
+    let rounds: Vec<String> = c.ratio_rounds.iter().map(|x| format!("{x:.3}")).collect();
+    format!(
+        "\n5. pagelab cachesim end to end, default mode ({}) vs --stream, {} requests, whole process\n\
+         {}\ndefault {:.3} s, --stream {:.3} s (fastest runs); ratio {:.3} (rounds {}) (target ≤{}): {}\n",
+        c.default_mode,
+        c.requests,
+        c.command,
+        c.default_seconds,
+        c.stream_seconds,
+        c.ratio,
+        rounds.join(" "),
+        c.target_ratio_max,
+        verdict(Some(c.pass))
     )
 }
 
@@ -1299,13 +1427,34 @@ mod tests {
                 pass: false,
                 note: String::new(),
             }),
+            cachesim: Some(CachesimResult {
+                command: String::new(),
+                requests: 1,
+                default_mode: "stream".into(),
+                default_seconds: 1.0,
+                stream_seconds: 1.0,
+                ratio: 1.0,
+                ratio_rounds: vec![1.0],
+                target_ratio_max: 1.1,
+                pass: true,
+            }),
             summary: Summary::default(),
         };
         let s = summarize(&r);
-        assert_eq!((s.passed, s.failed, s.not_applicable), (1, 2, 1));
-        let only_policies = BenchReport { mrc: vec![], memory: None, simulator: None, ..r };
+        assert_eq!((s.passed, s.failed, s.not_applicable), (2, 2, 1));
+        let failing = BenchReport { summary: s, ..r.clone() };
+        let err = verdict_status(&failing).unwrap_err();
+        assert!(err.is::<Failed>(), "a FAIL is exit status 1, not bad input: {err}");
+        assert_eq!(err.to_string(), "pagelab bench: 2 target(s) missed (the FAIL lines above)");
+        let only_policies = BenchReport { mrc: vec![], memory: None, simulator: None, cachesim: None, ..r };
         assert_eq!(summarize(&only_policies).not_applicable, 1);
+        let summary = summarize(&only_policies);
+        assert!(
+            verdict_status(&BenchReport { summary, ..only_policies.clone() }).is_ok(),
+            "n/a is no failure"
+        );
         assert!(render(&only_policies).contains("3. memory: not run (--part)"));
+        assert!(render(&only_policies).contains("5. cachesim end to end: not run (--part)"));
     }
 
     #[test]
@@ -1320,7 +1469,11 @@ mod tests {
     fn parts_parse_names_and_reject_unknown_ones() {
         assert_eq!(Parts::parse("all").unwrap(), Parts::ALL);
         let p = Parts::parse("replacement, simulator").unwrap();
-        assert_eq!(p, Parts { replacement: true, mrc: false, memory: false, simulator: true });
+        assert_eq!(
+            p,
+            Parts { replacement: true, mrc: false, memory: false, simulator: true, cachesim: false }
+        );
+        assert!(Parts::parse("cachesim").unwrap().cachesim);
         let err = Parts::parse("replacement,speed").unwrap_err().to_string();
         assert!(err.contains("unknown part `speed`"), "{err}");
         assert!(Parts::parse(",").is_err());

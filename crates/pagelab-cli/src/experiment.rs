@@ -1,7 +1,8 @@
 //! `pagelab experiment`: run a built-in experiment's sweep in parallel and write its results, summary,
 //! figure and report.
 
-use crate::output::Table;
+use crate::limits::worker_threads;
+use crate::output::{emit, write_atomically, Table};
 use crate::plot::{write_figure, LineChart, Series};
 use crate::progress;
 use anyhow::{anyhow, bail, Context, Result};
@@ -18,7 +19,7 @@ use std::time::Instant;
   pagelab experiment system-model --quick
   pagelab experiment system-model --out results/system-model --seed 7 --jobs 2
 
-Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it).")]
+Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it). Each file replaces the one before only once it is complete.")]
 pub struct ExperimentArgs {
     /// The experiment to run (see --list).
     #[arg(required_unless_present = "list")]
@@ -34,7 +35,7 @@ pub struct ExperimentArgs {
     pub out: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Parallel jobs (default: all cores).
+    /// Parallel jobs (default: all cores; never more than there are runs).
     #[arg(long)]
     pub jobs: Option<usize>,
 }
@@ -45,8 +46,7 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
         for e in experiment::all() {
             t.row(vec![e.name().to_string(), e.title().to_string()]);
         }
-        print!("{}", t.render());
-        return Ok(());
+        return emit(&t.render());
     }
     let name = args.name.as_deref().expect("clap requires a name without --list");
     let exp = experiment::find(name).ok_or_else(|| {
@@ -54,29 +54,32 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
         anyhow!("unknown experiment `{name}`; expected one of: {}", names.join(", "))
     })?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(exp.name()));
+    let jobs = exp.jobs(args.quick, args.seed);
+    // Checked before any work or any directory is made.
+    let threads = worker_threads(args.jobs, jobs.len())?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let start = Instant::now();
-    let rows = run_jobs(exp, args)?;
+    let rows = run_jobs(exp, jobs, threads)?;
     let findings = exp.analyze(&rows, args.quick);
     let wall = start.elapsed().as_secs_f64();
-    write_results_csv(&rows, &out.join("results.csv"))?;
-    write_summary(exp, args, &findings, &out.join("summary.json"))?;
+    // Each file is written beside its destination and renamed into place only when complete.
+    write_atomically(&out.join("results.csv"), &[], |p| write_results_csv(&rows, p))?;
+    write_atomically(&out.join("summary.json"), &[], |p| write_summary(exp, args, &findings, p))?;
     let panels: Vec<LineChart> = findings.charts.iter().map(to_line_chart).collect();
     if !panels.is_empty() {
-        write_figure(&panels, &out.join("plot.svg"))?;
-        write_figure(&panels, &out.join("plot.png"))?;
+        write_atomically(&out.join("plot.svg"), &[], |p| write_figure(&panels, p))?;
+        write_atomically(&out.join("plot.png"), &[], |p| write_figure(&panels, p))?;
     }
-    std::fs::write(out.join("report.md"), report(exp, args, &findings, rows.len(), wall))?;
-    print_checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty());
-    Ok(())
+    let md = report(exp, args, &findings, rows.len(), wall);
+    write_atomically(&out.join("report.md"), &[], |p| Ok(std::fs::write(p, &md)?))?;
+    emit(&checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty()))
 }
 
-fn run_jobs(exp: &dyn Experiment, args: &ExperimentArgs) -> Result<Vec<Row>> {
-    let jobs = exp.jobs(args.quick, args.seed);
+fn run_jobs(exp: &dyn Experiment, jobs: Vec<experiment::Job>, threads: usize) -> Result<Vec<Row>> {
     if jobs.is_empty() {
         bail!("experiment {} has no jobs", exp.name());
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let pb = progress::bar(jobs.len() as u64, exp.name());
     let rows = pool.install(|| {
         jobs.par_iter()
@@ -187,17 +190,24 @@ fn report(exp: &dyn Experiment, args: &ExperimentArgs, f: &Findings, jobs: usize
     md
 }
 
-fn print_checks(exp: &dyn Experiment, f: &Findings, out: &Path, jobs: usize, wall: f64, plotted: bool) {
-    println!("{}: {} ({jobs} runs, {wall:.1} s)", exp.name(), exp.title());
-    let mut t = Table::new(&["claim", "measured", "verdict"]);
+/// Column widths of the claims table: with the verdict, 100 columns at most, so that it reads on a
+/// terminal (report.md has the full table).
+const CLAIM_COLUMNS: usize = 44;
+const MEASURED_COLUMNS: usize = 38;
+
+fn checks(exp: &dyn Experiment, f: &Findings, out: &Path, jobs: usize, wall: f64, plotted: bool) -> String {
+    let mut text = format!("{}: {} ({jobs} runs, {wall:.1} s)\n", exp.name(), exp.title());
+    let mut t =
+        Table::new(&["claim", "measured", "verdict"]).wrap(0, CLAIM_COLUMNS).wrap(1, MEASURED_COLUMNS);
     for c in &f.checks {
         t.row(vec![c.claim.clone(), c.measured.clone(), c.verdict.to_string()]);
     }
-    print!("{}", t.render());
-    println!("\nresults   {}", out.join("results.csv").display());
-    println!("summary   {}", out.join("summary.json").display());
-    println!("report    {}", out.join("report.md").display());
+    text += &t.render();
+    text += &format!("\nresults   {}\n", out.join("results.csv").display());
+    text += &format!("summary   {}\n", out.join("summary.json").display());
+    text += &format!("report    {}\n", out.join("report.md").display());
     if plotted {
-        println!("plot      {} (and plot.svg)", out.join("plot.png").display());
+        text += &format!("plot      {} (and plot.svg)\n", out.join("plot.png").display());
     }
+    text
 }

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cachesim;
 pub mod experiment;
 pub mod libcachesim;
+pub mod limits;
 pub mod mrc;
 pub mod output;
 pub mod plot;

@@ -86,7 +86,10 @@ impl LibCacheSim {
 }
 
 fn create_venv(dir: &Path) -> Result<()> {
-    eprintln!("creating a Python venv with libcachesim in {} (one time)...", dir.display());
+    crate::output::note(&format!(
+        "creating a Python venv with libcachesim in {} (one time)...",
+        dir.display()
+    ));
     let status =
         Command::new("python3").arg("-m").arg("venv").arg(dir).status().context("running python3 -m venv")?;
     if !status.success() {

@@ -1,6 +1,11 @@
 //! `pagelab`: parse the command line, dispatch, and turn errors into one clear message and exit status 2.
+//!
+//! Exit status: 0 on success, and when stdout is a pipe whose reader has gone (`pagelab ... | head`: the
+//! output is cut short on purpose, so the command ends quietly as Unix tools do); 1 when a run completed
+//! but its verdict is a failure (a `pagelab bench` target missed); 2 for bad input of any kind.
 
 use clap::{Parser, Subcommand};
+use pagelab_cli::output::{is_broken_pipe, note, Failed};
 use pagelab_cli::{bench, cachesim, experiment, mrc, simulate, trace_cmd};
 use std::process::ExitCode;
 
@@ -50,8 +55,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.is::<Failed>() => {
+            note(&format!("{e}"));
+            ExitCode::from(1)
+        }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            note(&format!("error: {e:#}"));
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,12 @@
 //! `pagelab simulate`: one run of the simulated server.
+//!
+//! Parameters are checked against the resources they commit before the run starts: the page cache must
+//! fit this machine's memory (the simulator keeps per-page state for every page of `--memory`), and an
+//! open loop may bring at most [`ARRIVALS_MAX`] arrivals (every arrival the handlers have not taken yet
+//! waits in a queue, so an arrival rate beyond what the server serves grows it for the whole run).
 
-use crate::output::print_json;
+use crate::limits::ensure_fits_memory;
+use crate::output::{emit, print_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
@@ -14,6 +20,7 @@ use pagelab_sim::workload::replay::{ReplayCounts, ReplayOptions, TraceReplay, Wr
 use pagelab_sim::workload::spec::parse_workload;
 use pagelab_sim::workload::Workload;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -131,6 +138,18 @@ pub struct SimulateArgs {
     pub json: bool,
 }
 
+/// Arrivals an open-loop run may bring, `--arrival-rate × (--warmup + --duration)`: every one is an event
+/// and, while the handlers are busy, an entry in the admission queue.
+pub const ARRIVALS_MAX: f64 = 1e8;
+
+/// Request handlers a run may have: each is state the simulator allocates before the run (a hundred-odd
+/// bytes), and a million simultaneous requests is beyond any server the models describe.
+pub const CONCURRENCY_MAX: u32 = 1 << 20;
+
+/// An upper bound on the simulator's bytes per page of `--memory` (buffer-cache frame, replacement
+/// policy, prefetch and thrashing history), for refusing a memory that cannot be simulated here.
+pub const SIM_BYTES_PER_PAGE: u64 = 128;
+
 /// The run's configuration as reported with its results.
 #[derive(Serialize)]
 struct ConfigEcho {
@@ -239,9 +258,35 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
     if cfg.duration == Nanos::ZERO {
         bail!("bad --duration `{}`: must be positive", args.duration);
     }
-    if cfg.concurrency == 0 {
-        bail!("bad --concurrency 0: at least one handler");
+    if cfg.concurrency == 0 || cfg.concurrency > CONCURRENCY_MAX {
+        bail!("bad --concurrency {}: at least one handler and at most {CONCURRENCY_MAX}", cfg.concurrency);
     }
+    if cfg.max_requests == Some(0) {
+        bail!("bad --requests 0: at least one request must complete (leave --requests out to run for --duration)");
+    }
+    if let Arrival::Open { rate_per_s, .. } = cfg.arrival {
+        let run_s = (cfg.warmup.bound(cfg.duration) + cfg.duration).as_secs_f64();
+        let arrivals = rate_per_s * run_s;
+        if arrivals > ARRIVALS_MAX {
+            bail!(
+                "bad --arrival-rate {rate_per_s}: {arrivals:.3e} arrivals in {} s (warm-up and duration); at most \
+                 {ARRIVALS_MAX:.0e}, since every arrival the handlers have not taken waits in a queue",
+                run_s
+            );
+        }
+    }
+    let pages = cfg.memory_bytes / pagelab_core::PAGE_SIZE_BYTES;
+    if pages > u64::from(u32::MAX) {
+        bail!(
+            "bad --memory `{}`: at most {} (2^32 - 1 pages of 4 KiB)",
+            args.memory,
+            fmt_bytes(u64::from(u32::MAX) * 4096)
+        );
+    }
+    ensure_fits_memory(
+        &format!("--memory {}: simulating {pages} pages (~{SIM_BYTES_PER_PAGE} bytes each)", args.memory),
+        pages as u128 * SIM_BYTES_PER_PAGE as u128,
+    )?;
     cfg.memory(cfg.concurrency).map_err(|e| anyhow!("--memory {}: {e}", args.memory))?;
     Ok(cfg)
 }
@@ -312,17 +357,20 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         // Wall time is left out: the same command and seed must print the same bytes.
         return print_json(&SimulateReport { config: echo, replay, metrics });
     }
-    print_summary(&echo, &metrics, wall);
+    let mut text = summary(&echo, &metrics, wall);
     if let Some(r) = replay {
-        print_replay(&r);
+        text += &replay_line(&r);
     }
-    Ok(())
+    emit(&text)
 }
 
-fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
+fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
     let handlers = if c.arrival == "closed" { "closed loop" } else { c.arrival.as_str() };
-    println!("workload      {}", c.workload);
-    println!(
+    let _ = writeln!(out, "workload      {}", c.workload);
+    let _ = writeln!(
+        out,
         "server        {} memory, policy {}, prefetch {}, scheduler {}, {} CPUs",
         fmt_bytes(c.memory_bytes),
         c.policy,
@@ -330,12 +378,13 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         c.scheduler,
         c.cpus
     );
-    println!("device        {}", c.device);
-    println!("handlers      {} ({handlers})", c.concurrency);
+    let _ = writeln!(out, "device        {}", c.device);
+    let _ = writeln!(out, "handlers      {} ({handlers})", c.concurrency);
     let w = &m.warmup;
     let steady =
         if w.steady_state { "steady state" } else { "NOT steady: memory unfilled or a handler never done" };
-    println!(
+    let _ = writeln!(
+        out,
         "measured      {:.1} s simulated after {:.1} s warm-up ({}, {steady}); {:.2} s wall, {:.2} M page accesses/s",
         m.sim_seconds,
         w.seconds,
@@ -343,14 +392,16 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         wall,
         m.pages_accessed as f64 / wall.max(1e-9) / 1e6
     );
-    println!();
-    println!("throughput    {:.2} MiB/s", m.throughput_mib_s);
+    out.push('\n');
+    let _ = writeln!(out, "throughput    {:.2} MiB/s", m.throughput_mib_s);
     let l = &m.latency_ms;
-    println!(
+    let _ = writeln!(
+        out,
         "requests      {} completed; latency mean {:.1} ms, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
         m.requests_completed, l.mean, l.p50, l.p99, l.max
     );
-    println!(
+    let _ = writeln!(
+        out,
         "page cache    hit ratio {:.1} % ({} hits, {} misses, {} waits on pages in flight); {} evictions, {} reclaim stalls",
         100.0 * m.hit_ratio,
         m.cache.hits,
@@ -360,7 +411,8 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         m.cache.reclaim_stalls
     );
     let d = &m.disk;
-    println!(
+    let _ = writeln!(
+        out,
         "disk          {} requests, {} pages; mean {:.1} pages ({}), {:.2} ms service, busy {:.1} %",
         d.requests,
         d.pages_read,
@@ -370,13 +422,15 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         100.0 * d.busy_fraction
     );
     let p = &m.prefetch;
-    println!(
+    let _ = writeln!(
+        out,
         "prefetch      {} pages prefetched, {} used, {} evicted unused; thrashing {} pages ({:.1}/s)",
         p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
     );
     let mem = &m.memory;
     let mib = |bytes: f64| bytes / (1024.0 * 1024.0);
-    println!(
+    let _ = writeln!(
+        out,
         "memory        {} ({}): kernel {:.1} MiB; mean free {:.1} MiB (min {:.1}), cached {:.1} MiB, in flight {:.1} MiB ({:.1} %)",
         fmt_bytes(mem.total_bytes),
         mem.model,
@@ -387,7 +441,8 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         mib(mem.in_flight_bytes_mean),
         100.0 * mem.in_flight_fraction_mean
     );
-    println!(
+    let _ = writeln!(
+        out,
         "reclaim       kswapd {} wake-ups, {} pages, {:.3} s CPU; direct {} times, {} pages, {:.3} ms mean, {:.3} ms max; {} stalls",
         mem.kswapd_wakeups,
         mem.kswapd_reclaimed_pages,
@@ -398,12 +453,13 @@ fn print_summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) {
         mem.direct_reclaim_ms_max,
         mem.stalls
     );
-    println!("cpu           {:.1} % utilized", 100.0 * m.cpu_utilization);
+    let _ = writeln!(out, "cpu           {:.1} % utilized", 100.0 * m.cpu_utilization);
+    out
 }
 
-fn print_replay(r: &ReplayCounts) {
-    println!(
-        "trace         {} requests replayed of {} read; {} writes skipped, {} writes and {} other requests replayed as reads, {} bad records skipped",
+fn replay_line(r: &ReplayCounts) -> String {
+    format!(
+        "trace         {} requests replayed of {} read; {} writes skipped, {} writes and {} other requests replayed as reads, {} bad records skipped\n",
         r.requests, r.requests_read, r.skipped_writes, r.writes_as_reads, r.other_as_reads, r.skipped_bad_records
-    );
+    )
 }

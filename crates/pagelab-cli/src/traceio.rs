@@ -1,6 +1,10 @@
 //! Opening traces from the command line and turning them into the page keys caches see.
+//!
+//! One rule for every command: a trace without requests (an empty file, a header-only CSV, every record
+//! skipped as malformed) is refused ([`ensure_requests`]), never reported as a miss ratio of 0.
 
-use anyhow::Result;
+use crate::limits::ensure_fits_memory;
+use anyhow::{bail, Result};
 use clap::Args;
 use pagelab_core::hash::KeyMap;
 use pagelab_core::units::parse_bytes;
@@ -36,9 +40,9 @@ impl ReadArgs {
 /// Where a trace comes from and how its requests become pages.
 #[derive(Args, Clone, Debug)]
 pub struct TraceArgs {
-    /// A trace file (lirs, arc, csv, oracle-general, msr, spc, blkparse; optionally .gz/.zst/.xz) or a
-    /// synthetic trace such as `synth:zipf?alpha=1.0&objects=1000000&requests=10000000&seed=1`
-    /// (also uniform, scan, loop, mixed).
+    /// A trace file (lirs, arc, csv, oracle-general, msr, spc, blkparse; optionally .gz/.zst/.xz), `-`
+    /// for standard input, or a synthetic trace such as
+    /// `synth:zipf?alpha=1.0&objects=1000000&requests=10000000&seed=1` (also uniform, scan, loop, mixed).
     #[arg(long, value_name = "PATH|synth:...")]
     pub trace: String,
     #[command(flatten)]
@@ -77,7 +81,7 @@ impl TraceArgs {
     }
 }
 
-/// A trace expanded to page keys, in memory.
+/// A trace expanded to page keys, in memory, its distinct pages counted.
 pub struct PageTrace {
     pub keys: Vec<u64>,
     pub requests: u64,
@@ -86,27 +90,90 @@ pub struct PageTrace {
     pub source: String,
 }
 
-/// Read the whole trace into page keys (8 bytes per page) and count distinct pages.
-pub fn load_pages(args: &TraceArgs, seed: Option<u64>) -> Result<PageTrace> {
-    let mut reader = args.open(seed)?;
-    let expander = args.expander(reader.as_ref())?;
-    let mut keys = Vec::with_capacity(reader.requests_hint().unwrap_or(0).min(1 << 28) as usize);
-    let requests = for_each_key_batch(reader.as_mut(), &expander, |batch| keys.extend_from_slice(batch))?;
-    let distinct = count_distinct(&keys);
-    Ok(PageTrace { keys, requests, distinct, skipped: reader.skipped_records(), source: reader.describe() })
+/// [`load_keys`]' result: distinct pages counted only when asked for.
+pub struct LoadedKeys {
+    pub keys: Vec<u64>,
+    pub requests: u64,
+    pub distinct: Option<u64>,
+    pub skipped: u64,
+    pub source: String,
 }
 
-/// Count distinct pages of a trace without keeping it (for percentage sizes in streaming mode).
-pub fn count_distinct_streaming(args: &TraceArgs, seed: Option<u64>) -> Result<u64> {
+/// Read the whole trace into page keys and count its distinct pages in the same pass.
+pub fn load_pages(args: &TraceArgs, seed: Option<u64>) -> Result<PageTrace> {
+    let t = load_keys(args, seed, true, KEY_BYTES)?;
+    let distinct = t.distinct.expect("counted when asked");
+    Ok(PageTrace { keys: t.keys, requests: t.requests, distinct, skipped: t.skipped, source: t.source })
+}
+
+/// Bytes a page reference of an in-memory trace takes: its key, and its next use when OPT runs.
+pub const KEY_BYTES: u64 = 8;
+
+/// Read the whole trace into page keys ([`KEY_BYTES`] per page reference, `bytes_per_key` counting what
+/// the caller adds per key, which must fit this machine's memory) and, when `distinct` is set, count
+/// distinct pages in the same pass. Refuses a trace without requests.
+pub fn load_keys(
+    args: &TraceArgs,
+    seed: Option<u64>,
+    distinct: bool,
+    bytes_per_key: u64,
+) -> Result<LoadedKeys> {
+    let mut reader = args.open(seed)?;
+    let expander = args.expander(reader.as_ref())?;
+    let mut keys: Vec<u64> = Vec::new();
+    let mut seen: KeyMap<u64, ()> = KeyMap::default();
+    let mut refused = None;
+    let requests = for_each_key_batch(reader.as_mut(), &expander, |batch| {
+        if refused.is_some() {
+            return;
+        }
+        if keys.len() + batch.len() > keys.capacity() {
+            // Checked when the vector would grow: what it is about to take must fit.
+            let len = keys.len() + batch.len();
+            if let Err(e) = ensure_room("holding the trace's page references in memory", len, bytes_per_key) {
+                refused = Some(e);
+                return;
+            }
+        }
+        keys.extend_from_slice(batch);
+        if distinct {
+            for &k in batch {
+                seen.insert(k, ());
+            }
+        }
+    })?;
+    if let Some(e) = refused {
+        bail!("{}: {e:#}; read it as a stream instead (cachesim --stream)", reader.describe());
+    }
+    let source = reader.describe();
+    ensure_requests(&source, keys.len() as u64, reader.skipped_records())?;
+    let distinct = distinct.then_some(seen.len() as u64);
+    Ok(LoadedKeys { keys, requests, distinct, skipped: reader.skipped_records(), source })
+}
+
+/// The distinct pages of a trace, read as a stream: all of them, or `None` once there are more than
+/// `limit` (the hash set is bounded by `limit`, not by the trace). Refuses a trace without requests.
+pub fn count_distinct_streaming(args: &TraceArgs, seed: Option<u64>, limit: u64) -> Result<Option<u64>> {
     let mut reader = args.open(seed)?;
     let expander = args.expander(reader.as_ref())?;
     let mut seen: KeyMap<u64, ()> = KeyMap::default();
+    let mut pages = 0u64;
+    let mut over = false;
     for_each_key_batch(reader.as_mut(), &expander, |keys| {
+        pages += keys.len() as u64;
+        if over {
+            return;
+        }
         for &key in keys {
             seen.insert(key, ());
         }
+        over = seen.len() as u64 > limit;
+        if over {
+            seen = KeyMap::default(); // the count is all that mattered: the memory goes back now
+        }
     })?;
-    Ok(seen.len() as u64)
+    ensure_requests(&reader.describe(), pages, reader.skipped_records())?;
+    Ok((!over).then_some(seen.len() as u64))
 }
 
 pub fn count_distinct(keys: &[u64]) -> u64 {
@@ -116,6 +183,21 @@ pub fn count_distinct(keys: &[u64]) -> u64 {
         seen.insert(k, ());
     }
     seen.len() as u64
+}
+
+/// Refuses a vector of `len` elements of `bytes_per_element` about to double when the doubled vector would
+/// not fit this machine's memory, naming `what` holds it.
+pub fn ensure_room(what: &str, len: usize, bytes_per_element: u64) -> Result<()> {
+    ensure_fits_memory(what, (len.max(1) as u128) * 2 * bytes_per_element as u128)
+}
+
+/// The one rule for a trace with no page references: an error, whatever the command.
+pub fn ensure_requests(source: &str, pages: u64, skipped: u64) -> Result<()> {
+    if pages == 0 {
+        let why = if skipped > 0 { format!(" ({skipped} malformed records skipped)") } else { String::new() };
+        bail!("{source}: the trace has no requests{why}");
+    }
+    Ok(())
 }
 
 /// Feed the page keys of every request of `reader`, as `expander` splits them, to `f` in batches of up to

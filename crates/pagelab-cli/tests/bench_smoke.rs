@@ -35,9 +35,14 @@ fn quick_bench_reports_every_measurement() {
     check_mrc(&r);
     check_memory(&r);
     check_simulator(&r);
+    check_cachesim(&r);
     let s = &r.summary;
     assert_eq!(s.not_applicable, 12, "every ratio is n/a without libCacheSim");
-    assert_eq!(s.passed + s.failed, 4 + 1 + 1, "MRC rows, memory and simulator each have a verdict");
+    assert_eq!(
+        s.passed + s.failed,
+        4 + 1 + 1 + 1,
+        "MRC rows, memory, simulator and cachesim each have a verdict"
+    );
     check_json_and_table(&r);
 }
 
@@ -111,6 +116,15 @@ fn check_simulator(r: &BenchReport) {
     assert_eq!((s.memory_bytes, s.concurrency), (512 << 20, 100));
 }
 
+fn check_cachesim(r: &BenchReport) {
+    let c = r.cachesim.as_ref().expect("the cachesim part ran");
+    assert_eq!(c.requests, QUICK_REQUESTS);
+    assert_eq!(c.default_mode, "stream", "one policy at one size streams by default");
+    assert!(c.default_seconds > 0.0 && c.stream_seconds > 0.0, "{c:?}");
+    assert_eq!(c.ratio_rounds.len(), 1, "{c:?}");
+    assert_eq!(c.pass, c.ratio <= c.target_ratio_max, "{c:?}");
+}
+
 fn check_json_and_table(r: &BenchReport) {
     let json = serde_json::to_value(r).expect("the report serializes");
     for key in [
@@ -124,6 +138,7 @@ fn check_json_and_table(r: &BenchReport) {
         "mrc",
         "memory",
         "simulator",
+        "cachesim",
         "summary",
     ] {
         assert!(json.get(key).is_some(), "JSON has no `{key}`");
@@ -149,6 +164,6 @@ fn check_json_and_table(r: &BenchReport) {
         .count();
     let na_lines = text.lines().filter(|l| l.ends_with("n/a") && l.contains("M/s")).count();
     assert_eq!(na_lines, 12, "{text}");
-    assert_eq!(verdict_lines, 4 + 1 + 1, "MRC rows, memory, simulator:\n{text}");
+    assert_eq!(verdict_lines, 4 + 1 + 1 + 1, "MRC rows, memory, simulator, cachesim:\n{text}");
     assert!(text.contains("bytes/page") && text.contains("page accesses/s"), "{text}");
 }

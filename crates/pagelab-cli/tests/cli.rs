@@ -120,5 +120,9 @@ fn experiment_quick_writes_every_artifact() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert!(summary["checks"].as_array().unwrap().len() >= 4);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("plot.png"), "the plot's path is printed");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("plot.png"), "the plot's path is printed");
+    // The claims table fits a terminal: long claims wrap within their column.
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 100, "a line of {widest} columns:\n{text}");
 }

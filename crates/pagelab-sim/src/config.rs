@@ -67,6 +67,14 @@ pub enum Warmup {
 impl Warmup {
     /// The bound on an automatic warm-up, in measured durations.
     pub const AUTO_MAX: u64 = 10;
+
+    /// The longest this warm-up can last before a measured period of `duration`.
+    pub fn bound(self, duration: Nanos) -> Nanos {
+        match self {
+            Warmup::Auto => Nanos(duration.0.saturating_mul(Warmup::AUTO_MAX)),
+            Warmup::Fixed(t) => t,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

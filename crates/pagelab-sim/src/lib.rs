@@ -7,6 +7,8 @@ pub mod cpu;
 pub mod device;
 pub mod event;
 pub mod experiment;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod io;
 pub mod layout;
 pub mod metrics;

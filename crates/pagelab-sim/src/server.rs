@@ -401,7 +401,7 @@ impl Server {
         match self.cfg.warmup {
             Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(t, Event::Measure),
             Warmup::Auto if !finite => {
-                let bound = Nanos(self.cfg.duration.0.saturating_mul(Warmup::AUTO_MAX));
+                let bound = self.cfg.warmup.bound(self.cfg.duration);
                 self.q.schedule(bound, Event::Measure);
             }
             // A trace replay is measured whole; so is a run without warm-up.

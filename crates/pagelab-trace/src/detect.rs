@@ -2,14 +2,20 @@
 //!
 //! 1. The name, after stripping a compression suffix (`.gz`, `.zst`, `.zstd`, `.xz`; the compression
 //!    itself is found from magic bytes): `.trace` → lirs, `.lis` → arc, `.spc` → spc, `.blkparse` →
-//!    blkparse, a name containing `oracleGeneral` → oracle-general. Any other name (`.csv`, `.txt`, none)
-//!    goes to step 2.
-//! 2. The first 64 KiB, decompressed. A NUL byte means binary, and the only binary format is
-//!    oracle-general. Otherwise a known header (`version,time,op,size,lbn` → `csv:cloudphysics`; the
-//!    pagelab CSV headers) decides; failing that, each text format's own parser is tried on the first 16
-//!    non-blank lines, in the order blkparse, msr, spc, arc, lirs, and the first that accepts all of them
-//!    (and finds at least one request or event) wins. Using the real parsers means that detection can
-//!    never accept a file that the chosen reader then rejects on its first lines.
+//!    blkparse, a name containing `oracleGeneral` → oracle-general. Any other name (`.csv`, `.txt`, none,
+//!    standard input) goes to step 2.
+//! 2. The first 64 KiB, decompressed (read once, and handed back to the reader: see [`crate::input`]). A
+//!    NUL byte means binary, and the only binary format is oracle-general. Otherwise a known header
+//!    (`version,time,op,size,lbn` → `csv:cloudphysics`; the pagelab CSV headers) decides; failing that,
+//!    each text format's own parser is tried on the first 16 non-blank lines, in the order blkparse, msr,
+//!    spc, arc, lirs, and the first that accepts all of them (and finds at least one request or event)
+//!    wins. Using the real parsers means that detection can never accept a file that the chosen reader
+//!    then rejects on its first lines.
+//!
+//! When no format accepts the sample, the error quotes the line that broke the format that read the most
+//! lines before it (an MSR trace with one bad line names that line and what MSR expects there), or the
+//! first non-blank line when no format read any. Content with no non-blank line has no requests, and is
+//! refused as such.
 
 use crate::error::TraceError;
 use crate::formats::blkparse::Blkparse;
@@ -18,29 +24,53 @@ use crate::formats::lirs::Lirs;
 use crate::formats::msr::Msr;
 use crate::formats::spc::Spc;
 use crate::formats::{arc::Arc, LineFormat, Parsed};
-use crate::input::peek_decompressed;
 use crate::open::{Format, FORMATS};
 use crate::parse::{is_blank, TimeUnit};
 use std::path::Path;
 
 /// Bytes of (decompressed) content looked at.
-const SNIFF_BYTES: usize = 64 * 1024;
+pub(crate) const SNIFF_BYTES: usize = 64 * 1024;
 /// Non-blank lines a candidate format must accept.
 const SNIFF_LINES: usize = 16;
 
-/// The format of the file at `path`, from its name or its first lines.
-pub fn detect(path: &Path) -> Result<Format, TraceError> {
-    if let Some(format) = by_name(path) {
-        return Ok(format);
-    }
-    let (head, _) = peek_decompressed(path, SNIFF_BYTES)?;
-    by_content(&head, head.len() == SNIFF_BYTES).ok_or_else(|| {
-        let first = head.split(|&b| b == b'\n').find(|l| !is_blank(l)).unwrap_or(b"");
-        let first: String = String::from_utf8_lossy(first).chars().take(80).collect();
-        TraceError::invalid(
-            path.display().to_string(),
-            format!("cannot tell the trace format from the name or the first lines (`{first}`); pass a format: {FORMATS}"),
-        )
+/// The format of the input named `path` whose (decompressed) content starts with `head`; `truncated` says
+/// `head` stops mid-input. The error names the file and the line that decided against the closest format.
+pub(crate) fn detect_content(path: &Path, head: &[u8], truncated: bool) -> Result<Format, TraceError> {
+    let closest = match by_content(head, truncated) {
+        Ok(format) => return Ok(format),
+        Err(closest) => closest,
+    };
+    let pass = format!("pass a format: {FORMATS}");
+    Err(match closest {
+        Some(c) => TraceError::bad_record(
+            path,
+            c.line_no,
+            &String::from_utf8_lossy(c.line),
+            format!(
+                "{} (the {} line(s) before it read as {}, the closest format; {pass})",
+                c.expected, c.accepted, c.name
+            ),
+        ),
+        None => {
+            let lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+            match lines.enumerate().find(|(_, l)| !is_blank(l)) {
+                Some((i, first)) => TraceError::bad_record(
+                    path,
+                    i as u64 + 1,
+                    &String::from_utf8_lossy(first),
+                    format!("a line of a trace format (cannot tell the format from the name or the first lines); {pass}"),
+                ),
+                // Blank lines, and more after them: the format cannot be told from the window.
+                None if truncated => TraceError::bad_record(
+                    path,
+                    1,
+                    "",
+                    format!("a non-blank line within the first {SNIFF_BYTES} bytes, to tell the format from; {pass}"),
+                ),
+                // Nothing but blank lines: nothing to detect, and nothing to read.
+                None => TraceError::invalid(path.display().to_string(), "the trace has no requests (it is empty)"),
+            }
+        }
     })
 }
 
@@ -63,19 +93,29 @@ pub(crate) fn by_name(path: &Path) -> Option<Format> {
     }
 }
 
+/// The text format that read the most sampled lines before one it rejected.
+pub(crate) struct Closest<'a> {
+    name: &'static str,
+    /// Records (requests or counted events) it accepted before the bad line.
+    accepted: usize,
+    line_no: u64,
+    line: &'a [u8],
+    expected: String,
+}
+
 /// The format of content starting with `head`; `truncated` says `head` stops mid-file (so its last line
-/// may be partial and is not looked at).
-pub(crate) fn by_content(head: &[u8], truncated: bool) -> Option<Format> {
+/// may be partial and is not looked at). Otherwise the closest text format, if any read a record.
+pub(crate) fn by_content(head: &[u8], truncated: bool) -> Result<Format, Option<Closest<'_>>> {
     if head.contains(&0) {
-        return Some(Format::OracleGeneral { time_unit: TimeUnit::S });
+        return Ok(Format::OracleGeneral { time_unit: TimeUnit::S });
     }
     let mut lines: Vec<&[u8]> =
         head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).collect();
     if truncated {
         lines.pop();
     }
-    let first = *lines.first()?;
-    let preset = |name: &str| Some(Format::Csv(Box::new(CsvSpec::parse(name).expect("presets parse"))));
+    let Some(&first) = lines.first() else { return Err(None) };
+    let preset = |name: &str| Ok(Format::Csv(Box::new(CsvSpec::parse(name).expect("presets parse"))));
     if first == CLOUDPHYSICS_HEADER.as_bytes() {
         return preset("csv:cloudphysics");
     }
@@ -92,33 +132,47 @@ pub(crate) fn by_content(head: &[u8], truncated: bool) -> Option<Format> {
         .take(SNIFF_LINES)
         .map(|(i, l)| (i as u64 + 1, *l))
         .collect();
-    if accepts(Blkparse::default(), &sample) {
-        Some(Format::Blkparse)
-    } else if accepts(Msr::default(), &sample) {
-        Some(Format::Msr)
-    } else if accepts(Spc, &sample) {
-        Some(Format::Spc)
-    } else if accepts(Arc, &sample) {
-        Some(Format::Arc)
-    } else if accepts(Lirs, &sample) {
-        Some(Format::Lirs)
-    } else {
-        None
+    let candidates = [
+        (accepts(Blkparse::default(), &sample), Format::Blkparse),
+        (accepts(Msr::default(), &sample), Format::Msr),
+        (accepts(Spc, &sample), Format::Spc),
+        (accepts(Arc, &sample), Format::Arc),
+        (accepts(Lirs, &sample), Format::Lirs),
+    ];
+    let mut closest: Option<Closest> = None;
+    for (verdict, format) in candidates {
+        match verdict {
+            Ok(()) => return Ok(format),
+            // The first of equals wins, in the order above.
+            Err(Some(c)) if closest.as_ref().is_none_or(|best| c.accepted > best.accepted) => {
+                closest = Some(c)
+            }
+            Err(_) => {}
+        }
     }
+    Err(closest)
 }
 
-/// Whether `format` parses every sampled line and finds at least one request or counted event.
-fn accepts<F: LineFormat>(mut format: F, sample: &[(u64, &[u8])]) -> bool {
+/// `Ok` when `format` parses every sampled line and finds at least one request or counted event; else
+/// where it failed, when it had read at least one record before.
+fn accepts<'a, F: LineFormat>(mut format: F, sample: &[(u64, &'a [u8])]) -> Result<(), Option<Closest<'a>>> {
     let mut records = 0;
     for &(line_no, line) in sample {
         match format.parse(line_no, line) {
             Parsed::Request(_) | Parsed::NotRequest { counted: true } => records += 1,
             Parsed::NotRequest { counted: false } => {}
             Parsed::End => break,
-            Parsed::Bad(_) => return false,
+            Parsed::Bad(expected) if records > 0 => {
+                return Err(Some(Closest { name: F::NAME, accepted: records, line_no, line, expected }))
+            }
+            Parsed::Bad(_) => return Err(None),
         }
     }
-    records > 0
+    if records > 0 {
+        Ok(())
+    } else {
+        Err(None)
+    }
 }
 
 #[cfg(test)]
@@ -126,7 +180,7 @@ mod tests {
     use super::*;
 
     fn content(text: &str) -> Option<String> {
-        by_content(text.as_bytes(), false).map(|f| f.to_string())
+        by_content(text.as_bytes(), false).ok().map(|f| f.to_string())
     }
 
     #[test]
@@ -167,7 +221,7 @@ mod tests {
 
     #[test]
     fn a_partial_last_line_of_a_truncated_head_is_ignored() {
-        assert_eq!(by_content(b"1\n2\n3 4", true).map(|f| f.to_string()).as_deref(), Some("lirs"));
-        assert_eq!(by_content(b"1\n2\n3 4", false), None);
+        assert_eq!(by_content(b"1\n2\n3 4", true).ok().map(|f| f.to_string()).as_deref(), Some("lirs"));
+        assert!(by_content(b"1\n2\n3 4", false).is_err());
     }
 }

@@ -1,9 +1,20 @@
-//! Opening trace files: compression by magic bytes, and the two buffered sources every reader is built on
-//! ([`LineSource`] for text, [`BlockSource`] for fixed-size binary records).
+//! Opening trace inputs: a file, a FIFO, `/dev/stdin` or standard input itself (`-`), opened once and
+//! read front to back; compression by magic bytes; and the two buffered sources every reader is built on
+//! ([`LineSource`] for text, blocks of fixed-size records for oracle-general).
+//!
+//! An input is opened exactly once. Whatever is read to recognise it — the compression's magic bytes,
+//! the first 64 KiB of content for format detection — is handed back in front of the rest by [`Peeked`],
+//! so that a pipe (which cannot be re-read) loses nothing: `printf '1\n1\n2\n' | pagelab trace inspect -`
+//! sees all three lines. Only a regular file is also memory-mapped (by the oracle-general reader), through
+//! the same open handle.
 //!
 //! Compression is recognised by content, never by name, because renamed and extension-less traces are
 //! common: gzip (`1f 8b`), zstd (`28 b5 2f fd`) and xz (`fd 37 7a 58 5a 00`). Multi-member gzip and xz
-//! streams (as `pigz` and `pixz` write them) are read to the end.
+//! streams (as `pigz` and `pixz` write them) are read to the end. Decoders' memory is bounded whatever the
+//! stream's header asks for: gzip needs its 32 KiB window, zstd refuses windows over 128 MiB (its default
+//! `window_log_max`), xz is given a memory limit of [`XZ_MEMORY_LIMIT_BYTES`]. A decoder's error (a
+//! truncated or corrupt stream) says which codec failed and that the file is truncated or damaged; the
+//! reader adds the file and the line or record where it happened.
 
 use crate::error::TraceError;
 use std::fs::File;
@@ -13,6 +24,16 @@ use std::path::{Path, PathBuf};
 /// Bytes of the text input buffer. A line longer than this is a bad record (no supported format comes
 /// near it); 256 KiB amortises the `read` calls to nothing.
 pub(crate) const LINE_BUFFER_BYTES: usize = 256 * 1024;
+
+/// The trace name that means standard input.
+pub const STDIN: &str = "-";
+
+/// How standard input is named in messages.
+pub(crate) const STDIN_LABEL: &str = "<stdin>";
+
+/// The most memory an xz stream may take to decode: the largest preset (`xz -9`, 64 MiB dictionary)
+/// needs 65 MiB; a header asking for more is refused instead of allocated.
+pub const XZ_MEMORY_LIMIT_BYTES: u64 = 256 << 20;
 
 /// How a file is compressed, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +48,8 @@ impl Compression {
     const GZIP_MAGIC: &'static [u8] = &[0x1f, 0x8b];
     const ZSTD_MAGIC: &'static [u8] = &[0x28, 0xb5, 0x2f, 0xfd];
     const XZ_MAGIC: &'static [u8] = &[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
+    /// Bytes [`Compression::from_magic`] needs to see.
+    const MAGIC_BYTES_MAX: usize = 6;
 
     /// The compression whose magic `head` starts with.
     pub fn from_magic(head: &[u8]) -> Compression {
@@ -40,26 +63,154 @@ impl Compression {
             Compression::None
         }
     }
+
+    fn name(self) -> &'static str {
+        match self {
+            Compression::None => "uncompressed",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+        }
+    }
 }
 
-/// Opens `path` and undoes its compression. Also returns the compression found and the file's size on
-/// disk (the size of the *compressed* data when compressed).
-pub(crate) fn open_decompressed(path: &Path) -> Result<(Box<dyn Read + Send>, Compression, u64), TraceError> {
-    let io_err = |e| TraceError::io(path, e);
-    let mut file = File::open(path).map_err(io_err)?;
-    let size_bytes = file.metadata().map_err(io_err)?.len();
-    let mut head = [0u8; 6];
-    let head_len = read_full(&mut file, &mut head).map_err(io_err)?;
-    let compression = Compression::from_magic(&head[..head_len]);
-    // Re-read from the start rather than chaining the peeked bytes back in: `File` seeks for free.
-    let file = File::open(path).map_err(io_err)?;
-    let reader: Box<dyn Read + Send> = match compression {
-        Compression::None => Box::new(file),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::new(file))),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(file).map_err(io_err)?),
-        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(io::BufReader::new(file))),
-    };
-    Ok((reader, compression, size_bytes))
+/// `head` (bytes already read from `rest`, and the error that stopped that read, if any), then `rest`:
+/// how the start of an input is looked at without being lost.
+pub(crate) struct Peeked<R> {
+    head: Vec<u8>,
+    pos: usize,
+    /// Handed out once, where it happened: after the bytes that were read before it.
+    error: Option<io::Error>,
+    rest: R,
+}
+
+impl<R: Read> Peeked<R> {
+    /// Reads up to `limit` bytes of `input` (fewer only at its end or at an error, which is kept for later).
+    pub fn new(mut input: R, limit: usize) -> Peeked<R> {
+        let mut head = vec![0u8; limit];
+        let (n, error) = match read_full(&mut input, &mut head) {
+            Ok(n) => (n, None),
+            Err((n, e)) => (n, Some(e)),
+        };
+        head.truncate(n);
+        Peeked { head, pos: 0, error, rest: input }
+    }
+
+    /// The bytes read ahead.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// Whether the read ahead stopped short of `limit` at the end of the input (not at an error).
+    pub fn ended(&self, limit: usize) -> bool {
+        self.head.len() < limit && self.error.is_none()
+    }
+}
+
+impl<R: Read> Read for Peeked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos < self.head.len() {
+            let n = buf.len().min(self.head.len() - self.pos);
+            buf[..n].copy_from_slice(&self.head[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.head.len() {
+                self.head = Vec::new(); // read once: the memory goes back now
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.rest.read(buf)
+    }
+}
+
+/// A decoder whose errors say which codec failed and what that means for the file.
+struct Decoder<R> {
+    inner: R,
+    codec: Compression,
+}
+
+impl<R: Read> Read for Decoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                return e;
+            }
+            let codec = self.codec.name();
+            io::Error::new(
+                e.kind(),
+                format!("the {codec} data ends early or is corrupt ({e}): the file is truncated or damaged"),
+            )
+        })
+    }
+}
+
+/// A trace input, opened once.
+pub(crate) struct RawInput {
+    /// The name used in messages.
+    pub path: PathBuf,
+    pub read: Box<dyn Read + Send>,
+    /// The same file, when it is a regular one: it can be mapped.
+    pub regular: Option<File>,
+}
+
+impl RawInput {
+    /// Opens `spec`: [`STDIN`] or a path (a regular file, a FIFO, a character device such as
+    /// `/dev/stdin`). A directory is refused here, not at its first read.
+    pub fn open(spec: &str) -> Result<RawInput, TraceError> {
+        if spec == STDIN {
+            let read: Box<dyn Read + Send> = Box::new(io::stdin());
+            return Ok(RawInput { path: PathBuf::from(STDIN_LABEL), read, regular: None });
+        }
+        let path = Path::new(spec);
+        let io_err = |e| TraceError::io(path, e);
+        let file = File::open(path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(TraceError::invalid(spec, "is a directory, not a trace file"));
+        }
+        let regular = if meta.is_file() { Some(file.try_clone().map_err(io_err)?) } else { None };
+        Ok(RawInput { path: path.to_path_buf(), read: Box::new(file), regular })
+    }
+
+    /// Undoes the input's compression (recognised by its magic bytes, which are not lost).
+    pub fn decompress(self) -> (Box<dyn Read + Send>, Compression, Option<File>) {
+        let peeked = Peeked::new(self.read, Compression::MAGIC_BYTES_MAX);
+        let codec = Compression::from_magic(peeked.head());
+        let decoded: Box<dyn Read + Send> = match codec {
+            Compression::None => Box::new(peeked),
+            Compression::Gzip => Box::new(Decoder {
+                inner: flate2::read::MultiGzDecoder::new(io::BufReader::new(peeked)),
+                codec,
+            }),
+            Compression::Zstd => match zstd::stream::read::Decoder::new(peeked) {
+                Ok(inner) => Box::new(Decoder { inner, codec }),
+                // Only allocation can fail here: report it where the data would have been read.
+                Err(e) => Box::new(Peeked { head: Vec::new(), pos: 0, error: Some(e), rest: io::empty() }),
+            },
+            Compression::Xz => {
+                let stream =
+                    xz2::stream::Stream::new_stream_decoder(XZ_MEMORY_LIMIT_BYTES, xz2::stream::CONCATENATED);
+                match stream {
+                    Ok(stream) => Box::new(Decoder {
+                        inner: xz2::read::XzDecoder::new_stream(io::BufReader::new(peeked), stream),
+                        codec,
+                    }),
+                    Err(e) => Box::new(Peeked {
+                        head: Vec::new(),
+                        pos: 0,
+                        error: Some(io::Error::other(e)),
+                        rest: io::empty(),
+                    }),
+                }
+            }
+        };
+        // A compressed file is never mapped: its records exist only once decoded.
+        let regular = if codec == Compression::None { self.regular } else { None };
+        (decoded, codec, regular)
+    }
 }
 
 /// A whole uncompressed trace file, memory-mapped read-only: binary readers decode it where it lies, front to
@@ -113,12 +264,10 @@ impl TraceBytes {
     }
 }
 
-/// Maps `path` if it is a non-empty regular file; `None` when it is not one or the mapping fails (the caller
-/// then reads it through [`open_decompressed`]). Caller guarantees the file is uncompressed.
-pub(crate) fn map_file(path: &Path) -> Result<Option<TraceBytes>, TraceError> {
-    let io_err = |e| TraceError::io(path, e);
-    let file = File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
+/// Maps the regular file `file` (named `path` in errors); `None` when it is empty or the mapping fails (the
+/// caller then reads it as a stream). Caller guarantees the file is uncompressed.
+pub(crate) fn map_file(file: &File, path: &Path) -> Result<Option<TraceBytes>, TraceError> {
+    let meta = file.metadata().map_err(|e| TraceError::io(path, e))?;
     if !meta.is_file() || meta.len() == 0 {
         return Ok(None);
     }
@@ -126,7 +275,7 @@ pub(crate) fn map_file(path: &Path) -> Result<Option<TraceBytes>, TraceError> {
     // them. Another process that truncates the file during the read makes the next access fault (SIGBUS):
     // the process ends, memory is never misread. That is the accepted risk of every tool that maps its
     // input (ripgrep, libCacheSim); see the oracle-general reader's module doc.
-    let map = match unsafe { memmap2::Mmap::map(&file) } {
+    let map = match unsafe { memmap2::Mmap::map(file) } {
         Ok(map) => map,
         Err(_) => return Ok(None),
     };
@@ -136,17 +285,9 @@ pub(crate) fn map_file(path: &Path) -> Result<Option<TraceBytes>, TraceError> {
     Ok(Some(TraceBytes { map, released: 0 }))
 }
 
-/// The first (at most) `limit` decompressed bytes of `path`, for format sniffing.
-pub(crate) fn peek_decompressed(path: &Path, limit: usize) -> Result<(Vec<u8>, Compression), TraceError> {
-    let (mut reader, compression, _) = open_decompressed(path)?;
-    let mut head = vec![0u8; limit];
-    let n = read_full(&mut reader, &mut head).map_err(|e| TraceError::io(path, e))?;
-    head.truncate(n);
-    Ok((head, compression))
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-pub(crate) fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+/// Reads until `buf` is full or the input ends; returns the bytes read, or the error that stopped it with
+/// the bytes read before it (they are in `buf`).
+pub(crate) fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> Result<usize, (usize, io::Error)> {
     let mut filled = 0;
     // Bounded: every successful read adds at least one byte; a read of 0 ends the loop.
     while filled < buf.len() {
@@ -154,7 +295,7 @@ pub(crate) fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> io::Result<usiz
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err((filled, e)),
         }
     }
     Ok(filled)
@@ -294,7 +435,8 @@ impl LineSource {
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(TraceError::io(&self.path, e)),
+                // The line being read is the one after the last returned.
+                Err(e) => return Err(TraceError::read(&self.path, self.line_no + 1, e)),
             }
         }
     }

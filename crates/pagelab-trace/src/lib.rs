@@ -4,12 +4,16 @@
 //! and xz are undone transparently (recognised by their magic bytes). [`PageExpander`] turns a request
 //! into the page keys a cache sees. A malformed record stops the reader with a [`TraceError`] naming the
 //! file, the line, the offending text and the expected form; nothing is skipped silently (with
-//! [`OpenOptions::skip_bad_lines`] bad records are skipped and counted instead).
+//! [`OpenOptions::skip_bad_lines`] bad records are skipped and counted instead). A block address whose
+//! byte range does not fit a page key is such a bad record, never a wrapped or clamped address.
 //!
-//! - [`open_trace`] opens a path (or a `synth:` spec) in a named format or `auto` ([`detect`]).
+//! - [`open_trace`] opens a path, standard input (`-`) or a `synth:` spec in a named format or `auto`
+//!   (detected by name, then by content); the input is opened once and nothing read to recognise it is
+//!   lost, so pipes and FIFOs read as files do. [`open_reader`] reads any byte stream.
 //! - [`formats`]: one file per format — `lirs`, `arc`, `csv` (column mapping; presets `cloudphysics`,
 //!   `pagelab`), `oracle-general`, `msr`, `spc`, `blkparse`; [`synth`]: synthetic traces.
-//! - [`write`](mod@write): oracle-general and CSV writers, next-access times for OPT.
+//! - [`write`](mod@write): oracle-general and CSV writers, next-access times for OPT; [`output`]: files
+//!   that replace their destination only when complete, and never the input.
 //! - [`stats`]: one-pass statistics for `pagelab trace inspect`.
 //!
 //! Readers parse bytes straight out of one reused buffer with hand-written integer parsing: the text
@@ -19,8 +23,11 @@ mod detect;
 mod error;
 mod expand;
 pub mod formats;
+#[doc(hidden)]
+pub mod fuzzing;
 mod input;
 mod open;
+pub mod output;
 mod parse;
 mod request;
 pub mod stats;
@@ -29,17 +36,18 @@ pub mod synth;
 mod testing;
 pub mod write;
 
-pub use detect::detect;
 pub use error::TraceError;
-pub use expand::PageExpander;
+pub use expand::{PageExpander, ADDRESS_BYTES_MAX};
 pub use formats::csv::CsvSpec;
-pub use input::Compression;
-pub use open::{open_trace, Format, OpenOptions, FORMATS};
+pub use input::{Compression, STDIN, XZ_MEMORY_LIMIT_BYTES};
+pub use open::{can_reread, open_reader, open_trace, open_trace_as, Format, OpenOptions, FORMATS};
 pub use parse::TimeUnit;
 pub use request::{AddrUnit, Op, Request, NO_NEXT};
 
-/// A bound on the requests [`TraceReader::next_page_keys`]'s default reads per call (its scratch batch).
-const KEY_BATCH_SCRATCH_MAX: usize = 1 << 16;
+/// Keys after which [`TraceReader::next_page_keys`] stops taking requests: a call hands out at most this
+/// many plus the pages of one request (at most 2^23, a 4 GiB request of 512-byte pages), however large
+/// the requests, so that a batch's memory does not grow with the sizes a trace claims.
+pub const KEYS_PER_CALL: usize = 1 << 16;
 
 /// A streaming source of requests.
 pub trait TraceReader: Send {
@@ -64,19 +72,22 @@ pub trait TraceReader: Send {
     }
 
     /// Appends the page keys of up to `max` requests to `out`, as `expander` splits them, and returns how
-    /// many requests that was; 0 only at the end of the trace. Same contract as
-    /// [`TraceReader::next_batch`], for callers that need only the keys (cache and MRC runs): readers that
-    /// decode in bulk override it to skip building a [`Request`] per record.
+    /// many requests that was; 0 only at the end of the trace. Stops early once [`KEYS_PER_CALL`] keys
+    /// are out. Same contract as [`TraceReader::next_batch`], for callers that need only the keys (cache
+    /// and MRC runs): readers that decode in bulk override it to skip building a [`Request`] per record.
     fn next_page_keys(
         &mut self,
         expander: &PageExpander,
         out: &mut Vec<u64>,
         max: usize,
     ) -> Result<usize, TraceError> {
-        let mut batch = Vec::with_capacity(max.min(KEY_BATCH_SCRATCH_MAX));
-        let n = self.next_batch(&mut batch, max.min(KEY_BATCH_SCRATCH_MAX))?;
-        for r in &batch {
-            expander.for_each_page(r, |key, _| out.push(key));
+        let before = out.len();
+        let mut n = 0;
+        // Bounded by `max` requests and KEYS_PER_CALL keys (plus one request's pages).
+        while n < max && out.len() - before < KEYS_PER_CALL {
+            let Some(r) = self.next_request()? else { break };
+            expander.for_each_page(&r, |key, _| out.push(key));
+            n += 1;
         }
         Ok(n)
     }

@@ -1,6 +1,7 @@
-//! [`open_trace`]: from a path (or a `synth:` spec) and a format name to a [`TraceReader`].
+//! [`open_trace`]: from a path, standard input (`-`) or a `synth:` spec, and a format name, to a
+//! [`TraceReader`].
 
-use crate::detect::detect;
+use crate::detect::{by_name, detect_content, SNIFF_BYTES};
 use crate::error::TraceError;
 use crate::formats::arc::Arc;
 use crate::formats::blkparse::Blkparse;
@@ -10,11 +11,12 @@ use crate::formats::msr::Msr;
 use crate::formats::oracle::{OracleGeneral, RECORD_BYTES};
 use crate::formats::spc::Spc;
 use crate::formats::{LineFormat, LineTrace};
-use crate::input::{map_file, open_decompressed, Compression, LineSource};
+use crate::input::{map_file, Compression, LineSource, Peeked, RawInput, STDIN};
 use crate::parse::TimeUnit;
 use crate::synth::{SynthSpec, SynthTrace};
 use crate::TraceReader;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 /// The format names [`Format::parse`] accepts, for messages and `--help`.
@@ -100,18 +102,30 @@ impl fmt::Display for Format {
     }
 }
 
-/// Opens the trace `spec` — a file path, or a `synth:KIND?...` spec — in `format` (a name [`Format::parse`]
-/// accepts; `auto` detects it with [`detect`]). Compression is recognised by magic bytes.
+/// Opens the trace `spec` — a file path (a regular file, a FIFO, `/dev/stdin`), [`STDIN`] (`-`) for
+/// standard input, or a `synth:KIND?...` spec — in `format` (a name [`Format::parse`] accepts; `auto`
+/// detects it). Compression is recognised by magic bytes. The input is opened once and nothing read to
+/// recognise it is lost (see [`crate::input`]).
 pub fn open_trace(
     spec: &str,
     format: &str,
     options: &OpenOptions,
 ) -> Result<Box<dyn TraceReader>, TraceError> {
+    open_trace_as(spec, format, options).map(|(reader, _)| reader)
+}
+
+/// [`open_trace`], also returning the format the trace is read in (the one detected, under `auto`).
+pub fn open_trace_as(
+    spec: &str,
+    format: &str,
+    options: &OpenOptions,
+) -> Result<(Box<dyn TraceReader>, Format), TraceError> {
     let format = Format::parse(format)?;
     if spec.starts_with("synth:") {
         return match format {
             None | Some(Format::Synth) => {
-                Ok(Box::new(SynthTrace::new(SynthSpec::parse(spec, options.seed)?)))
+                let reader = SynthTrace::new(SynthSpec::parse(spec, options.seed)?);
+                Ok((Box::new(reader), Format::Synth))
             }
             Some(other) => Err(TraceError::invalid(
                 format!("trace `{spec}`"),
@@ -119,56 +133,89 @@ pub fn open_trace(
             )),
         };
     }
-    let path = Path::new(spec);
-    let format = match format {
-        Some(Format::Synth) => {
-            return Err(TraceError::invalid(
-                format!("trace `{spec}`"),
-                "format synth needs a `synth:KIND?...` spec",
-            ))
-        }
-        Some(f) => f,
-        None => detect(path)?,
-    };
-    open_file(path, format, options)
+    if format == Some(Format::Synth) {
+        return Err(TraceError::invalid(
+            format!("trace `{spec}`"),
+            "format synth needs a `synth:KIND?...` spec",
+        ));
+    }
+    open_input(RawInput::open(spec)?, format, options)
 }
 
-/// Opens the file `path` in a known format.
-pub(crate) fn open_file(
-    path: &Path,
-    format: Format,
+/// Reads a trace from `input` (any byte stream: a socket, an in-memory buffer), named `name` in messages
+/// and for detection by name, in `format` (`auto` detects it). Never memory-mapped.
+pub fn open_reader(
+    input: Box<dyn Read + Send>,
+    name: &Path,
+    format: &str,
     options: &OpenOptions,
-) -> Result<Box<dyn TraceReader>, TraceError> {
-    let (input, compression, size_bytes) = open_decompressed(path)?;
+) -> Result<(Box<dyn TraceReader>, Format), TraceError> {
+    let format = match Format::parse(format)? {
+        Some(Format::Synth) => {
+            return Err(TraceError::invalid(name.display().to_string(), "format synth names no input"))
+        }
+        f => f,
+    };
+    open_input(RawInput { path: name.to_path_buf(), read: input, regular: None }, format, options)
+}
+
+/// Whether reading `spec` twice gives the same trace twice: a regular file or a synthetic spec, not a
+/// pipe, a FIFO, a device or standard input (which a second read would find empty or elsewhere). Callers
+/// that would read a trace more than once read such an input once into memory instead.
+pub fn can_reread(spec: &str) -> bool {
+    spec.starts_with("synth:") || (spec != STDIN && std::fs::metadata(spec).is_ok_and(|m| m.is_file()))
+}
+
+/// Opens an input in `format`, detecting it when `None`.
+fn open_input(
+    raw: RawInput,
+    format: Option<Format>,
+    options: &OpenOptions,
+) -> Result<(Box<dyn TraceReader>, Format), TraceError> {
+    let path = raw.path.clone();
+    let (input, compression, regular) = raw.decompress();
+    let (input, format): (Box<dyn Read + Send>, Format) = match format.or_else(|| by_name(&path)) {
+        Some(f) => (input, f),
+        None => {
+            let head = Peeked::new(input, SNIFF_BYTES);
+            let format = detect_content(&path, head.head(), !head.ended(SNIFF_BYTES))?;
+            (Box::new(head), format)
+        }
+    };
     let skip = options.skip_bad_lines;
     if let Format::OracleGeneral { time_unit } = format {
-        if compression == Compression::None {
-            if let Some(bytes) = map_file(path)? {
-                return Ok(Box::new(OracleGeneral::mapped(bytes, path.to_path_buf(), time_unit, skip)));
+        if let Some(file) = &regular {
+            if let Some(bytes) = map_file(file, &path)? {
+                return Ok((Box::new(OracleGeneral::mapped(bytes, path, time_unit, skip)?), format));
             }
         }
-        let hint = (compression == Compression::None).then_some(size_bytes / RECORD_BYTES as u64);
-        return Ok(Box::new(OracleGeneral::new(input, path.to_path_buf(), time_unit, skip, hint)));
+        let hint = regular
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.len() / RECORD_BYTES as u64)
+            .filter(|_| compression == Compression::None);
+        return Ok((Box::new(OracleGeneral::new(input, path, time_unit, skip, hint)), format));
     }
     fn boxed<F: LineFormat + 'static>(lines: LineSource, f: F, skip: bool) -> Box<dyn TraceReader> {
         Box::new(LineTrace::new(lines, f, skip))
     }
-    let lines = LineSource::new(input, path.to_path_buf());
-    Ok(match format {
+    let lines = LineSource::new(input, path);
+    let reader = match &format {
         Format::Lirs => boxed(lines, Lirs, skip),
         Format::Arc => boxed(lines, Arc, skip),
-        Format::Csv(spec) => boxed(lines, Csv::new(*spec), skip),
+        Format::Csv(spec) => boxed(lines, Csv::new((**spec).clone()), skip),
         Format::Msr => boxed(lines, Msr::default(), skip),
         Format::Spc => boxed(lines, Spc, skip),
         Format::Blkparse => boxed(lines, Blkparse::default(), skip),
-        Format::OracleGeneral { .. } | Format::Synth => unreachable!("opened above / by open_trace"),
-    })
+        Format::OracleGeneral { .. } | Format::Synth => unreachable!("opened above / by open_trace_as"),
+    };
+    Ok((reader, format))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::{drain, temp_trace};
+    use crate::TraceError;
 
     #[test]
     fn unknown_formats_list_the_known_ones() {
@@ -193,11 +240,14 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "{}: cannot tell the trace format from the name or the first lines (`hello world`); pass a format: \
-                 {FORMATS}",
+                "{}:1: bad record `hello world`: expected a line of a trace format (cannot tell the format from the \
+                 name or the first lines); pass a format: {FORMATS}",
                 path.display()
             )
         );
+        let (_d, path) = temp_trace("blank.dat", b"\n  \n");
+        let err = open_trace(path.to_str().unwrap(), "auto", &OpenOptions::default()).err().unwrap();
+        assert_eq!(err.to_string(), format!("{}: the trace has no requests (it is empty)", path.display()));
     }
 
     #[test]
@@ -241,5 +291,66 @@ mod tests {
         assert_eq!(expected, format!("a lirs line of at most {} bytes", crate::input::LINE_BUFFER_BYTES));
         let (requests, skipped, _) = crate::testing::read_bytes("long.trace", &text, "lirs", true).unwrap();
         assert_eq!((requests.iter().map(|r| r.addr).collect::<Vec<_>>(), skipped), (vec![1, 2], 1));
+    }
+
+    /// A byte stream that hands out at most `step` bytes per read, as a pipe may.
+    struct Trickle {
+        bytes: Vec<u8>,
+        pos: usize,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.step).min(self.bytes.len() - self.pos);
+            buf[..n].copy_from_slice(&self.bytes[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+
+    fn ids_from_stream(bytes: &[u8], name: &str, format: &str) -> (Vec<u64>, String) {
+        let input = Box::new(Trickle { bytes: bytes.to_vec(), pos: 0, step: 3 });
+        let (mut reader, format) =
+            open_reader(input, Path::new(name), format, &OpenOptions::default()).unwrap();
+        (drain(reader.as_mut()).unwrap().iter().map(|r| r.addr).collect(), format.to_string())
+    }
+
+    #[test]
+    fn a_stream_loses_nothing_to_detection() {
+        let text = b"1234567\n1234567\n42\n";
+        assert_eq!(ids_from_stream(text, "-", "auto"), (vec![1234567, 1234567, 42], "lirs".into()));
+        assert_eq!(ids_from_stream(text, "-", "lirs"), (vec![1234567, 1234567, 42], "lirs".into()));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(ids_from_stream(&gz, "<stdin>", "auto"), (vec![1234567, 1234567, 42], "lirs".into()));
+        let zst = zstd::encode_all(&text[..], 1).unwrap();
+        assert_eq!(ids_from_stream(&zst, "x.trace.zst", "auto").0, vec![1234567, 1234567, 42]);
+    }
+
+    #[test]
+    fn a_truncated_compressed_stream_names_the_line_and_the_codec() {
+        let text: String = (0..200_000).map(|i| format!("{i}\n")).collect();
+        let zst = zstd::encode_all(text.as_bytes(), 1).unwrap();
+        let cut = &zst[..zst.len() / 2];
+        let input = Box::new(Trickle { bytes: cut.to_vec(), pos: 0, step: 4096 });
+        let (mut reader, _) =
+            open_reader(input, Path::new("cut.zst"), "lirs", &OpenOptions::default()).unwrap();
+        let err = drain(reader.as_mut()).unwrap_err();
+        let TraceError::Read { line, .. } = &err else { panic!("{err:?}") };
+        assert!(*line > 1000 && *line < 200_000, "{err}");
+        let msg = err.to_string();
+        assert!(msg.starts_with(&format!("cut.zst:{line}: the zstd data ends early or is corrupt")), "{msg}");
+        assert!(msg.contains("truncated or damaged"), "{msg}");
+    }
+
+    #[test]
+    fn a_directory_is_not_a_trace() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = open_trace(dir.path().to_str().unwrap(), "lirs", &OpenOptions::default()).err().unwrap();
+        assert!(err.to_string().ends_with("is a directory, not a trace file"), "{err}");
+        assert!(!can_reread(dir.path().to_str().unwrap()) || dir.path().is_file());
+        assert!(!can_reread("-") && can_reread("synth:scan?objects=3"));
     }
 }

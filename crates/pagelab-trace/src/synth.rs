@@ -53,6 +53,14 @@ const SEED_DEFAULT: u64 = 1;
 /// Largest `streams` for `mixed` (a bound on the per-stream state).
 pub const STREAMS_MAX: u32 = 1 << 16;
 
+/// Largest `requests` (and `objects` for `scan`, which is one request per object): 10^12 requests take
+/// hours at tens of millions per second; 2^64 would never end.
+pub const REQUESTS_MAX: u64 = 1_000_000_000_000;
+
+/// Largest `objects` for `zipf`, whose tables take ~20 bytes per object (2 GB at the limit), built before
+/// the first request.
+pub const ZIPF_OBJECTS_MAX: u64 = 100_000_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SynthKind {
     Zipf,
@@ -162,13 +170,30 @@ impl SynthSpec {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let zipf_objects_max = u32::MAX as u64;
         if self.objects == 0 {
             return Err("`objects` must be at least 1".into());
         }
-        if self.kind == SynthKind::Zipf && self.objects > zipf_objects_max {
+        if self.kind == SynthKind::Zipf && self.objects > ZIPF_OBJECTS_MAX {
             return Err(format!(
-                "`objects` must be at most {zipf_objects_max} for zipf (8 bytes of table each)"
+                "`objects={}` is too many for zipf: at most {ZIPF_OBJECTS_MAX} (its tables take ~20 bytes per \
+                 object, built before the first request)",
+                self.objects
+            ));
+        }
+        if self.kind == SynthKind::Scan && self.objects > REQUESTS_MAX {
+            return Err(format!(
+                "`objects={}` is too many for scan (one request per object): at most {REQUESTS_MAX}",
+                self.objects
+            ));
+        }
+        if self.kind != SynthKind::Scan && self.requests == 0 {
+            return Err("`requests=0`: a trace with no requests has nothing to simulate".into());
+        }
+        if self.requests > REQUESTS_MAX {
+            return Err(format!(
+                "`requests={}` is too many: at most {REQUESTS_MAX} (hours at tens of millions of requests per \
+                 second)",
+                self.requests
             ));
         }
         if self.start.checked_add(self.objects).is_none() {
@@ -187,6 +212,12 @@ impl SynthSpec {
             return Err(format!("`streams={}` must be in 1..={STREAMS_MAX}", self.streams));
         }
         Ok(())
+    }
+
+    /// A bound on the trace's distinct pages, known without generating it: every page is one of `objects`
+    /// (from `start`), and there is one per request.
+    pub fn distinct_bound(&self) -> u64 {
+        self.objects.min(self.requests)
     }
 
     /// The canonical spec, every parameter explicit (what [`TraceReader::describe`] reports).
@@ -634,6 +665,24 @@ mod tests {
             err("synth:loop?objects"),
             "synthetic trace `synth:loop?objects`: `objects` is not key=value"
         );
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused_naming_the_limit() {
+        let err = |s: &str| SynthSpec::parse(s, None).unwrap_err().to_string();
+        assert_eq!(
+            err("synth:uniform?requests=0"),
+            "synthetic trace `synth:uniform?requests=0`: `requests=0`: a trace with no requests has nothing to simulate"
+        );
+        assert!(err("synth:uniform?requests=18446744073709551615").ends_with(
+            "`requests=18446744073709551615` is too many: at most 1000000000000 (hours at tens of millions of \
+             requests per second)"
+        ));
+        assert!(err("synth:zipf?objects=4000000000").contains("at most 100000000"));
+        assert!(err("synth:scan?objects=2000000000000").contains("at most 1000000000000"));
+        for fine in ["synth:uniform?requests=1000000000000", "synth:zipf?objects=100000000&requests=1"] {
+            SynthSpec::parse(fine, None).unwrap();
+        }
     }
 
     #[test]

@@ -10,19 +10,20 @@
 //!   `time_ns,id,size,op,volume,stream` for object traces, which `csv:pagelab` / `csv:pagelab-objects`
 //!   (and `auto`) read back exactly. pagelab departs here from a bare `time_ns,addr,size,op`: without the
 //!   volume and stream columns, multi-volume traces (MSR, SPC, blkparse) would not survive a round trip.
-//! - [`Output`] is a file compressed by its extension (`.gz`, `.zst`, `.xz`), finished explicitly so that
-//!   a failed final write is an error rather than a truncated file.
+//! - [`Output`] (from [`crate::output`]) is a file compressed by its extension (`.gz`, `.zst`, `.xz`),
+//!   written beside its destination and renamed into place when finished, so that a failed conversion
+//!   leaves no partial file and clobbers nothing.
 
 use crate::error::TraceError;
 use crate::formats::csv::{PAGELAB_HEADER, PAGELAB_OBJECTS_HEADER};
 use crate::formats::oracle::RECORD_BYTES;
+pub use crate::output::Output;
 use crate::parse::TimeUnit;
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
 use crate::TraceReader;
 use pagelab_core::hash::KeyMap;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Requests pulled from a reader per batch while converting.
 const BATCH_REQUESTS: usize = 4096;
@@ -270,81 +271,13 @@ pub fn write_csv<W: Write>(
     Ok(n)
 }
 
-enum Sink {
-    Plain(BufWriter<File>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    Zstd(zstd::stream::write::Encoder<'static, BufWriter<File>>),
-    Xz(xz2::write::XzEncoder<BufWriter<File>>),
-}
-
-/// An output file, compressed according to its extension (`.gz`, `.zst`, `.xz`; anything else plain).
-pub struct Output {
-    sink: Sink,
-    path: PathBuf,
-}
-
-impl Output {
-    pub fn create(path: &Path) -> Result<Output, TraceError> {
-        let io_err = |e| TraceError::io(path, e);
-        let file = BufWriter::with_capacity(1 << 20, File::create(path).map_err(io_err)?);
-        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-        let sink = if name.ends_with(".gz") {
-            Sink::Gzip(flate2::write::GzEncoder::new(file, flate2::Compression::default()))
-        } else if name.ends_with(".zst") || name.ends_with(".zstd") {
-            Sink::Zstd(zstd::stream::write::Encoder::new(file, 3).map_err(io_err)?)
-        } else if name.ends_with(".xz") {
-            Sink::Xz(xz2::write::XzEncoder::new(file, 6))
-        } else {
-            Sink::Plain(file)
-        };
-        Ok(Output { sink, path: path.to_path_buf() })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Ends the compressed stream and flushes the file.
-    pub fn finish(self) -> Result<(), TraceError> {
-        let io_err = |e| TraceError::io(&self.path, e);
-        let file = match self.sink {
-            Sink::Plain(f) => f,
-            Sink::Gzip(e) => e.finish().map_err(io_err)?,
-            Sink::Zstd(e) => e.finish().map_err(io_err)?,
-            Sink::Xz(e) => e.finish().map_err(io_err)?,
-        };
-        // Flushing the buffer is where a full disk shows; durability (fsync) is left to the OS.
-        file.into_inner().map_err(|e| io_err(e.into_error()))?;
-        Ok(())
-    }
-}
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.sink {
-            Sink::Plain(w) => w.write(buf),
-            Sink::Gzip(w) => w.write(buf),
-            Sink::Zstd(w) => w.write(buf),
-            Sink::Xz(w) => w.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match &mut self.sink {
-            Sink::Plain(w) => w.flush(),
-            Sink::Gzip(w) => w.flush(),
-            Sink::Zstd(w) => w.flush(),
-            Sink::Xz(w) => w.flush(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::drain;
     use crate::{open_trace, OpenOptions};
     use proptest::prelude::*;
+    use std::path::Path;
 
     fn reopen(path: &Path, format: &str) -> Vec<Request> {
         let mut r = open_trace(path.to_str().unwrap(), format, &OpenOptions::default()).unwrap();
@@ -448,7 +381,7 @@ mod tests {
         #[test]
         fn csv_round_trips_any_request(
             reqs in prop::collection::vec(
-                (any::<u64>(), 0u64..1 << 40, any::<u32>(), 0u8..3, any::<u32>(), any::<u32>()),
+                (any::<u64>(), 0u64..1 << 40, any::<u32>(), 0u8..3, 0..=pagelab_core::FileId::MAX, any::<u32>()),
                 0..50,
             ),
         ) {

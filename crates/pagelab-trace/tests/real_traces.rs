@@ -112,7 +112,9 @@ fn auto_detection_names_every_shipped_trace() {
         ("libcachesim/cloudPhysicsIO.oracleGeneral.bin", "oracle-general:time-unit=s"),
     ];
     for (name, want) in cases {
-        let format: Format = pagelab_trace::detect(&traces_dir().join(name)).unwrap();
+        let path = traces_dir().join(name);
+        let (_, format): (_, Format) =
+            pagelab_trace::open_trace_as(path.to_str().unwrap(), "auto", &OpenOptions::default()).unwrap();
         assert_eq!(format.to_string(), want, "{name}");
     }
 }

@@ -65,7 +65,9 @@
 //! Lhirs = 1 the page evicted is X itself, which libCacheSim still counts as resident in S.) pagelab
 //! follows the paper. An emulation of `LIRS.c` reproduces libCacheSim's miss counts to the request with
 //! that step and pagelab's without it; on the LIRS, ARC P3 and CloudPhysics traces (36 trace × size
-//! points, 100 to 100 000 pages) the two differ by at most 0.00042 in miss ratio, either way.
+//! points, 100 to 100 000 pages) the two differ by at most 0.00042 in miss ratio, either way, and on
+//! held-out real traces by up to 0.00099 (0.099 % of requests), the largest gap measured: that is the
+//! documented bound, not the smaller figure of the traces this crate was developed on.
 
 use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};

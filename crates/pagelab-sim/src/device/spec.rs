@@ -271,14 +271,22 @@ impl DeviceSpec {
             }
             "ssd" => Ok(DeviceSpec::Ssd(SsdSpec::p4500())),
             "simple" => Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1())),
-            name => {
-                match name.strip_prefix("simple:").map(|rate| rate.trim_end_matches("mb/s").parse::<f64>()) {
-                    Some(Ok(mb_per_s)) if mb_per_s.is_finite() && mb_per_s > 0.0 => {
+            name => match name.strip_prefix("simple:") {
+                // The simple disk with a rate the user got wrong: say what is wrong with the rate, not that
+                // the device is unknown.
+                Some(rate) => match rate.trim_end_matches("mb/s").parse::<f64>() {
+                    Ok(mb_per_s) if mb_per_s.is_finite() && mb_per_s > 0.0 => {
                         Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1().with_transfer_rate(mb_per_s)))
                     }
-                    _ => Err(DeviceSpecError::UnknownName { got: text.to_string() }),
-                }
-            }
+                    _ => Err(DeviceSpecError::Invalid {
+                        origin: trimmed.to_string(),
+                        key: "RATE".to_string(),
+                        expected: "a positive media rate in MB/s (e.g. simple:25MB/s)".to_string(),
+                        got: format!("`{}`", &trimmed["simple:".len()..]),
+                    }),
+                },
+                None => Err(DeviceSpecError::UnknownName { got: text.to_string() }),
+            },
         }
     }
 
@@ -581,9 +589,14 @@ mod tests {
         assert!((s.transfer_sector_ms - 0.02048).abs() < 1e-12, "{}", s.transfer_sector_ms);
         assert_eq!((s.seek_ms, s.rotation_ms), (6.5, 3.0));
         assert_eq!(DeviceSpec::parse("simple:25").unwrap(), DeviceSpec::Simple(s));
-        for bad in ["simple:0", "simple:-3", "simple:fast", "simple:"] {
-            assert!(matches!(DeviceSpec::parse(bad), Err(DeviceSpecError::UnknownName { .. })), "{bad}");
+        for bad in ["simple:0", "simple:-3", "simple:fast", "simple:", "simple:0MB/s", "simple:infMB/s"] {
+            let err = DeviceSpec::parse(bad).unwrap_err();
+            assert!(matches!(err, DeviceSpecError::Invalid { ref key, .. } if key == "RATE"), "{bad}: {err}");
         }
+        assert_eq!(
+            DeviceSpec::parse("simple:0MB/s").unwrap_err().to_string(),
+            "device spec simple:0MB/s: `RATE` must be a positive media rate in MB/s (e.g. simple:25MB/s), got `0MB/s`"
+        );
     }
 
     #[test]

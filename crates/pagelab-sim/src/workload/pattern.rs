@@ -136,6 +136,15 @@ impl Pattern {
         if self.files == 0 || self.files_per_request == 0 {
             return Err("files and files_per_request must be at least 1".into());
         }
+        // Every file's pages are keyed by its id, which has 24 bits; the workload also keeps 8 bytes per
+        // file, allocated before the run.
+        if self.files > FileId::MAX + 1 {
+            return Err(format!(
+                "files ({}) must be at most {} (24-bit file ids)",
+                self.files,
+                FileId::MAX + 1
+            ));
+        }
         if self.files_per_request > self.files {
             return Err(format!(
                 "files_per_request ({}) exceeds files ({})",

@@ -59,12 +59,9 @@ use pagelab_core::hash::KeyMap;
 use pagelab_core::spec::Spec;
 use pagelab_core::units::parse_bytes;
 use pagelab_core::{FileId, PageKey, PAGE_SIZE_BYTES};
-use pagelab_trace::{
-    detect, open_trace, AddrUnit, Format, Op, OpenOptions, Request, TraceError, TraceReader,
-};
+use pagelab_trace::{open_trace_as, AddrUnit, Op, OpenOptions, Request, TraceError, TraceReader};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Bytes of memory per replayed request (one queued record: first page, page count).
 pub const RECORD_BYTES: usize = 12;
@@ -439,14 +436,6 @@ fn span(unit: AddrUnit, r: &Request) -> Result<(u64, u32), String> {
 }
 
 /// The format `open_trace` will read `trace` as, by name, for the description.
-fn resolve_format(trace: &str, format: &str) -> Result<String, TraceError> {
-    Ok(match Format::parse(format)? {
-        Some(f) => f.to_string(),
-        None if trace.starts_with("synth:") => Format::Synth.to_string(),
-        None => detect(Path::new(trace))?.to_string(),
-    })
-}
-
 /// `replay:trace=...,format=...,writes=...,fold=off|BYTES[,skip_bad_lines=true]`: a spec
 /// [`ReplayOptions::from_spec`] reads back (for traces and formats without commas).
 fn describe(shown_trace: &str, options: &ReplayOptions) -> String {
@@ -482,9 +471,10 @@ pub struct TraceReplay {
 impl TraceReplay {
     /// Opens `options.trace` and reads it whole.
     pub fn open(options: &ReplayOptions) -> Result<TraceReplay, ReplayError> {
-        let format = resolve_format(&options.trace, &options.format)?;
         let open = OpenOptions { skip_bad_lines: options.skip_bad_lines, seed: options.seed };
-        let mut reader = open_trace(&options.trace, &format, &open)?;
+        // Opened once, the format detected from the same read: a pipe cannot be read twice.
+        let (mut reader, format) = open_trace_as(&options.trace, &options.format, &open)?;
+        let format = format.to_string();
         TraceReplay::from_reader(reader.as_mut(), &ReplayOptions { format, ..options.clone() })
     }
 
@@ -634,9 +624,10 @@ mod tests {
     use super::*;
     use crate::config::SimConfig;
     use pagelab_core::Nanos;
-    use pagelab_trace::{PageExpander, NO_NEXT};
+    use pagelab_trace::{open_trace, PageExpander, NO_NEXT};
     use proptest::prelude::*;
     use rand::SeedableRng;
+    use std::path::Path;
 
     /// A file in the temporary directory, removed when dropped. Names are unique per test (tests of one
     /// process run in parallel).

@@ -2,9 +2,10 @@
 //!
 //! A text format is a `LineFormat`: it turns one non-blank line into a request, a non-request, the end
 //! of the trace, or a description of what was expected. `LineTrace` drives it over a `LineSource`
-//! and owns the policy every text format shares: blank lines are not records; the first bad record is an
-//! error naming path, line, text and expected form, unless `skip_bad_lines` is on, in which case it is
-//! counted ([`crate::TraceReader::skipped_records`]) and reading goes on.
+//! and owns the policy every text format shares: blank lines are not records; a block request whose byte
+//! range cannot be keyed ([`crate::expand::block_range_error`]) is a bad record like any other; the first
+//! bad record is an error naming path, line, text and expected form, unless `skip_bad_lines` is on, in
+//! which case it is counted ([`crate::TraceReader::skipped_records`]) and reading goes on.
 
 pub mod arc;
 pub mod blkparse;
@@ -15,6 +16,7 @@ pub mod oracle;
 pub mod spc;
 
 use crate::error::TraceError;
+use crate::expand::block_range_error;
 use crate::input::{LineSource, NextLine};
 use crate::parse::is_blank;
 use crate::request::{AddrUnit, Request};
@@ -91,7 +93,13 @@ impl<F: LineFormat> LineTrace<F> {
                     None
                 }
                 NextLine::Line(line) => match self.format.parse(line_no, line) {
-                    Parsed::Request(r) => return Ok(Some(r)),
+                    Parsed::Request(r) => match self.format.addr_unit() {
+                        AddrUnit::Bytes(unit) => match block_range_error(&r, unit) {
+                            None => return Ok(Some(r)),
+                            Some(expected) => Some((line.to_vec(), expected)),
+                        },
+                        AddrUnit::Object => return Ok(Some(r)),
+                    },
                     Parsed::NotRequest { counted } => {
                         self.ignored += counted as u64;
                         None

@@ -7,7 +7,21 @@
 //! pagelab's [`Request::next_vtime`] is the **0-based** index of that next request (the core's `vtime`
 //! convention), so the reader subtracts one and [`crate::write::OracleWriter`] adds it back. A next-access
 //! time at or before the record's own is a bad record: it is how a file written with 0-based (or
-//! otherwise foreign) next times shows itself.
+//! otherwise foreign) next times shows itself, and so is one that points past the trace's last record.
+//!
+//! Validation. The format has no header and no magic, so any bytes "parse": text given as oracle-general
+//! would read as records claiming sizes near 4 GiB (a million pages each) and sizes, times and ids cannot
+//! be checked by themselves, since any value is legitimate for them. What can be checked is the structure
+//! the next-access field carries, and what real records look like:
+//! - before the first record is handed out, the input must not look like text (every real record has NUL
+//!   bytes, in the high bytes of its time, size or id; [`TEXT_CHECK_BYTES`] bytes without one are text),
+//!   and at least one of its first [`PLAUSIBLE_RECORDS`] records must be well-formed (its next access after
+//!   it and within the file, or at most 2^40 records ahead when the length is unknown). Either failure
+//!   refuses the input as a whole, naming record 1, even with `skip_bad_lines`: it is not an
+//!   oracle-general trace with a few bad records but no oracle-general trace at all;
+//! - every record's next access must be after it and, when the input's length is known (a file), at or
+//!   before its last record; when it is not known (a pipe, compressed input), the largest next access seen
+//!   is checked against the record count at the end.
 //!
 //! Ids are objects (`AddrUnit::Object`) and every request is a read (the format has no op field).
 //! libCacheSim's converters fix an object's size at its first appearance, which is why a block trace
@@ -27,7 +41,7 @@ use crate::error::TraceError;
 use crate::input::{read_full, TraceBytes};
 use crate::parse::TimeUnit;
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
-use crate::{PageExpander, TraceReader};
+use crate::{PageExpander, TraceReader, KEYS_PER_CALL};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -36,6 +50,16 @@ pub const RECORD_BYTES: usize = 24;
 
 /// Records per read: 192 KiB amortises the system calls and stays in L2 between the copy and the decode.
 const BLOCK_RECORDS: usize = 1 << 13;
+
+/// Bytes looked at for a NUL byte before the first record is handed out (see the module doc).
+pub const TEXT_CHECK_BYTES: usize = 4096;
+
+/// Records looked at for a well-formed one before the first record is handed out.
+pub const PLAUSIBLE_RECORDS: usize = 64;
+
+/// How far ahead a next access may point, for the plausibility check of an input of unknown length: 2^40
+/// records is a 26 TB file.
+const PLAUSIBLE_NEXT_DISTANCE: u64 = 1 << 40;
 
 /// The expected form of a record.
 pub const FORM: &str = "a 24-byte record (u32 time, u64 id, u32 size, i64 next access vtime from 1 or -1)";
@@ -62,6 +86,13 @@ pub(crate) struct OracleGeneral {
     skipped: u64,
     done: bool,
     records_hint: Option<u64>,
+    /// The last valid next-access vtime (1-based): the record count when the input's length is known,
+    /// else `u64::MAX` (then `max_next` is checked at the end).
+    last: u64,
+    /// Streamed input: the largest next access after its own record seen so far, and that record.
+    max_next: (u64, u64),
+    /// Whether the plausibility check (module doc) has run.
+    checked: bool,
 }
 
 /// The fields of one record: (time, id, size in bytes, next).
@@ -75,13 +106,13 @@ fn fields(r: &[u8; RECORD_BYTES]) -> (u32, u64, u32, i64) {
 }
 
 /// The next-access vtime of the record whose 1-based number is `record_no` and whose `next` field is
-/// `next` (1-based, -1 or `i64::MAX` for never); `None` when it is not after the record, which makes the
-/// record bad.
+/// `next` (1-based, -1 or `i64::MAX` for never); `None` when it is not after the record or past `last`,
+/// which makes the record bad.
 #[inline(always)]
-fn next_vtime_of(next: i64, record_no: u64) -> Option<u64> {
+fn next_vtime_of(next: i64, record_no: u64, last: u64) -> Option<u64> {
     if next == -1 || next == i64::MAX {
         Some(NO_NEXT)
-    } else if next > 0 && next as u64 > record_no {
+    } else if next > 0 && next as u64 > record_no && next as u64 <= last {
         Some(next as u64 - 1)
     } else {
         None
@@ -92,9 +123,9 @@ fn next_vtime_of(next: i64, record_no: u64) -> Option<u64> {
 /// it (the caller builds the message on that cold path). A free function over a fixed-size array, so that
 /// the batch loop compiles to straight-line loads with no aliasing through `self`.
 #[inline(always)]
-fn decode(r: &[u8; RECORD_BYTES], record_no: u64, unit_ns: u64) -> Option<Request> {
+fn decode(r: &[u8; RECORD_BYTES], record_no: u64, last: u64, unit_ns: u64) -> Option<Request> {
     let (time, id, size_bytes, next) = fields(r);
-    let next_vtime = next_vtime_of(next, record_no)?;
+    let next_vtime = next_vtime_of(next, record_no, last)?;
     let time_ns = time as u64 * unit_ns;
     Some(Request { time_ns, addr: id, size_bytes, op: Op::Read, volume: 0, stream: 0, next_vtime })
 }
@@ -113,16 +144,19 @@ impl OracleGeneral {
         Self::with_source(Source::Streamed { input, buf }, 0, path, time_unit, skip_bad_lines, records_hint)
     }
 
-    /// A reader of a whole uncompressed file already in memory (mapped).
+    /// A reader of a whole uncompressed file already in memory (mapped); refused when the file is not
+    /// plausibly oracle-general (module doc).
     pub(crate) fn mapped(
         bytes: TraceBytes,
         path: PathBuf,
         time_unit: TimeUnit,
         skip_bad_lines: bool,
-    ) -> OracleGeneral {
+    ) -> Result<OracleGeneral, TraceError> {
         let len = bytes.as_slice().len();
         let hint = Some((len / RECORD_BYTES) as u64);
-        Self::with_source(Source::Mapped(bytes), len, path, time_unit, skip_bad_lines, hint)
+        let mut reader = Self::with_source(Source::Mapped(bytes), len, path, time_unit, skip_bad_lines, hint);
+        reader.check_plausible()?;
+        Ok(reader)
     }
 
     fn with_source(
@@ -146,7 +180,46 @@ impl OracleGeneral {
             skipped: 0,
             done: false,
             records_hint,
+            last: records_hint.unwrap_or(u64::MAX),
+            max_next: (0, 0),
+            checked: false,
         }
+    }
+
+    /// Refuses input that is not oracle-general at all (module doc), from the records buffered at its
+    /// start. Runs once, before the first record is handed out.
+    #[cold]
+    fn check_plausible(&mut self) -> Result<(), TraceError> {
+        self.checked = true;
+        let head = &self.bytes()[..self.filled];
+        let looked_at = &head[..head.len().min(TEXT_CHECK_BYTES)];
+        let records: Vec<&[u8]> = head.chunks_exact(RECORD_BYTES).take(PLAUSIBLE_RECORDS).collect();
+        let why = if !looked_at.is_empty() && !looked_at.contains(&0) {
+            format!(
+                "its first {} bytes hold no NUL byte, as text does and oracle-general records do not: is it a text \
+                 trace? (name its format with --format)",
+                looked_at.len()
+            )
+        } else if !records.is_empty()
+            && !records.iter().enumerate().any(|(i, r)| {
+                let record_no = i as u64 + 1;
+                let next = fields((*r).try_into().expect("24 bytes")).3;
+                next_vtime_of(next, record_no, self.last.min(record_no + PLAUSIBLE_NEXT_DISTANCE)).is_some()
+            })
+        {
+            format!(
+                "none of its first {} records has a next access after it and within the trace: it is not an \
+                 oracle-general trace",
+                records.len()
+            )
+        } else {
+            return Ok(());
+        };
+        let first = records.first().copied().unwrap_or(looked_at);
+        let text: Vec<String> = first.iter().take(RECORD_BYTES).map(|b| format!("{b:02x}")).collect();
+        let err = TraceError::bad_record(&self.path, 1, &text.join(" "), format!("{FORM}; {why}"));
+        self.done = true;
+        Err(err)
     }
 
     #[inline(always)]
@@ -187,8 +260,8 @@ impl OracleGeneral {
     /// a bad record).
     #[inline(always)]
     fn decode_buffered(&mut self, max: usize, mut sink: impl FnMut(&Request)) -> (usize, bool) {
-        let unit_ns = self.time_unit.unit_ns;
-        self.scan_buffered(max, |record, record_no| match decode(record, record_no, unit_ns) {
+        let (unit_ns, last) = (self.time_unit.unit_ns, self.last);
+        self.scan_buffered(max, |record, record_no| match decode(record, record_no, last, unit_ns) {
             Some(r) => {
                 sink(&r);
                 true
@@ -203,10 +276,11 @@ impl OracleGeneral {
     /// into several pages or reports it as bad.
     #[inline(always)]
     fn one_page_keys(&mut self, max: usize, one_page_bytes: u64, mut sink: impl FnMut(u64)) -> usize {
+        let last = self.last;
         let (good, _) = self.scan_buffered(max, |record, record_no| {
             let (_, id, size_bytes, next) = fields(record);
             let one_good_page =
-                next_vtime_of(next, record_no).is_some() && size_bytes as u64 <= one_page_bytes;
+                next_vtime_of(next, record_no, last).is_some() && size_bytes as u64 <= one_page_bytes;
             if one_good_page {
                 sink(id);
             }
@@ -251,10 +325,11 @@ impl OracleGeneral {
         let text: Vec<String> = r.iter().map(|b| format!("{b:02x}")).collect();
         self.pos += RECORD_BYTES;
         self.record_no += 1;
-        let expected = format!(
-            "{FORM}; next access vtime {next} is not after the record's own vtime {}",
-            self.record_no
-        );
+        let expected = if next > 0 && next as u64 > self.record_no {
+            format!("{FORM}; next access vtime {next} is past the trace's last record, {}", self.last)
+        } else {
+            format!("{FORM}; next access vtime {next} is not after the record's own vtime {}", self.record_no)
+        };
         self.bad(&text.join(" "), expected)
     }
 
@@ -268,10 +343,16 @@ impl OracleGeneral {
             self.pos = 0;
             self.filled = left;
             if !self.eof {
-                let n = read_full(input, &mut buf[left..]).map_err(|e| TraceError::io(&self.path, e))?;
+                // The record being read is the one after the last consumed.
+                let n = read_full(input, &mut buf[left..])
+                    .map_err(|(_, e)| TraceError::read(&self.path, self.record_no + 1, e))?;
                 self.filled += n;
                 self.eof = self.filled < buf.len();
+                self.note_next_accesses();
             }
+        }
+        if !self.checked {
+            self.check_plausible()?;
         }
         let left = self.filled - self.pos;
         if left >= RECORD_BYTES {
@@ -285,7 +366,40 @@ impl OracleGeneral {
             self.record_no += 1;
             self.bad(&text, format!("{FORM}; the file ends inside this record"))?;
         }
+        let (next, record) = self.max_next;
+        if next > self.record_no {
+            // Not skippable: the record was handed out before the trace's length was known.
+            self.done = true;
+            return Err(TraceError::bad_record(
+                &self.path,
+                record,
+                &format!("next access vtime {next}"),
+                format!(
+                    "{FORM}; the trace ends at record {}, before this record's next access",
+                    self.record_no
+                ),
+            ));
+        }
         Ok(false)
+    }
+
+    /// Streamed input of unknown length: remembers the largest next access (after its own record) of the
+    /// complete records just read, to check it against the record count at the end. Each record is seen
+    /// once: the buffer starts at the first record not yet seen (refill moves a partial record, never a
+    /// complete one, to the front).
+    fn note_next_accesses(&mut self) {
+        if self.last != u64::MAX {
+            return; // checked record by record
+        }
+        let first = self.record_no + 1;
+        let Source::Streamed { buf, .. } = &self.source else { return };
+        for (i, r) in buf[..self.filled].chunks_exact(RECORD_BYTES).enumerate() {
+            let next = fields(r.try_into().expect("24 bytes")).3;
+            let record_no = first + i as u64;
+            if next > 0 && next != i64::MAX && next as u64 > record_no && next as u64 > self.max_next.0 {
+                self.max_next = (next as u64, record_no);
+            }
+        }
     }
 
     fn bad(&mut self, text: &str, expected: String) -> Result<(), TraceError> {
@@ -312,7 +426,7 @@ impl TraceReader for OracleGeneral {
             }
             let record: &[u8; RECORD_BYTES] =
                 self.bytes()[self.pos..self.pos + RECORD_BYTES].try_into().expect("24 bytes");
-            if let Some(r) = decode(record, self.record_no + 1, self.time_unit.unit_ns) {
+            if let Some(r) = decode(record, self.record_no + 1, self.last, self.time_unit.unit_ns) {
                 self.pos += RECORD_BYTES;
                 self.record_no += 1;
                 return Ok(Some(r));
@@ -344,14 +458,17 @@ impl TraceReader for OracleGeneral {
         }
         // `PageExpander::for_each_page` keys an object of at most one page by its id alone.
         let one_page_bytes = if expander.ignore_size { u64::MAX } else { expander.page_size as u64 };
+        let before = out.len();
         let mut done = 0;
-        // Bounded by `max` and the input: every pass consumes a record or ends the input.
-        while done < max && !self.done {
+        // Bounded by `max`, by the keys (objects of many pages stop the call once KEYS_PER_CALL keys are
+        // out) and by the input: every pass consumes a record or ends the input.
+        while done < max && out.len() - before < KEYS_PER_CALL && !self.done {
             if self.filled - self.pos < RECORD_BYTES && !self.refill()? {
                 self.done = true;
                 break;
             }
-            let n = self.one_page_keys(max - done, one_page_bytes, |key| out.push(key));
+            let room = (max - done).min(KEYS_PER_CALL - (out.len() - before));
+            let n = self.one_page_keys(room, one_page_bytes, |key| out.push(key));
             done +=
                 if n > 0 { n } else { self.pump(1, |r| expander.for_each_page(r, |key, _| out.push(key)))? };
         }
@@ -442,8 +559,64 @@ mod tests {
         assert_eq!(line, 2);
         assert_eq!(text, "02 00 00 00 05 00 00 00 00 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00");
         assert_eq!(expected, format!("{FORM}; next access vtime 2 is not after the record's own vtime 2"));
-        let bytes = trace(&[(1, 1, 0, -5)]);
-        assert_eq!(crate::testing::bad_record("t.bin", &bytes, "oracle-general").1, 1);
+        // Past the last record (2 records: next access 3 does not exist).
+        let bytes = trace(&[(1, 1, 0, -1), (2, 5, 0, 3)]);
+        let (_, line, _, expected) = crate::testing::bad_record("t.bin", &bytes, "oracle-general");
+        assert_eq!(line, 2);
+        assert_eq!(expected, format!("{FORM}; next access vtime 3 is past the trace's last record, 2"));
+    }
+
+    /// Opens `bytes` as oracle-general from a file (mapped) and through a pipe-like stream (unknown length).
+    fn open_both(bytes: &[u8], skip_bad_lines: bool) -> Vec<Result<Vec<Request>, TraceError>> {
+        let (_d, path) = temp_trace("t.bin", bytes);
+        let options = OpenOptions { skip_bad_lines, seed: None };
+        let file = open_trace(path.to_str().unwrap(), "oracle-general", &options);
+        let stream = crate::open_reader(
+            Box::new(std::io::Cursor::new(bytes.to_vec())),
+            &path,
+            "oracle-general",
+            &options,
+        )
+        .map(|(r, _)| r);
+        [file, stream].into_iter().map(|r| r.and_then(|mut r| drain(r.as_mut()))).collect()
+    }
+
+    /// `bytes` is refused as a whole at record 1, with `why`, from a file and from a stream, skipping bad
+    /// records or not.
+    fn refused_at_record_1(bytes: &[u8], why: &str) {
+        for skip in [false, true] {
+            for result in open_both(bytes, skip) {
+                let err = result.unwrap_err().to_string();
+                assert!(err.contains("t.bin:1: bad record") && err.contains(why), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_is_refused_at_record_1_even_when_skipping() {
+        refused_at_record_1(&b"230027 8 0 0\n1842745 64 0 1\n216082 8 0 2\n".repeat(10), "no NUL byte");
+    }
+
+    #[test]
+    fn records_none_of_which_is_well_formed_are_refused_even_when_skipping() {
+        // Every next access is before its record, or absurdly far past it.
+        refused_at_record_1(
+            &trace(&[(1, 1, 0, -5), (2, 2, 0, 1), (3, 3, 0, 1 << 50)]),
+            "none of its first 3",
+        );
+    }
+
+    #[test]
+    fn a_stream_whose_next_access_outruns_its_end_is_refused_at_the_end() {
+        // Plausible at the start (record 1 is fine), but record 2 points at record 9 of a 3-record trace.
+        let bytes = trace(&[(1, 1, 0, -1), (2, 2, 0, 9), (3, 3, 0, -1)]);
+        let [file, stream] = <[_; 2]>::try_from(open_both(&bytes, false)).ok().unwrap();
+        assert!(file.unwrap_err().to_string().contains("t.bin:2: bad record"));
+        let err = stream.unwrap_err().to_string();
+        assert!(
+            err.contains("t.bin:2: bad record `next access vtime 9`") && err.contains("ends at record 3"),
+            "{err}"
+        );
     }
 
     /// Two block boundaries, a bad record (next access in the past) between them and 7 trailing bytes.
@@ -459,12 +632,14 @@ mod tests {
 
     fn readers(bytes: &[u8]) -> (tempfile::TempDir, OracleGeneral, OracleGeneral) {
         let (dir, path) = temp_trace("t.bin", bytes);
-        let mapped = crate::input::map_file(&path).unwrap().expect("a regular file maps");
-        let mapped = OracleGeneral::mapped(mapped, path.clone(), TimeUnit::S, true);
+        let file = std::fs::File::open(&path).unwrap();
+        let mapped = crate::input::map_file(&file, &path).unwrap().expect("a regular file maps");
+        let mapped = OracleGeneral::mapped(mapped, path.clone(), TimeUnit::S, true).unwrap();
         let zst = zstd::encode_all(bytes, 1).unwrap();
         let zpath = dir.path().join("t.bin.zst");
         std::fs::write(&zpath, zst).unwrap();
-        let (input, compression, _) = crate::input::open_decompressed(&zpath).unwrap();
+        let raw = crate::input::RawInput::open(zpath.to_str().unwrap()).unwrap();
+        let (input, compression, _) = raw.decompress();
         assert_eq!(compression, crate::Compression::Zstd);
         let streamed = OracleGeneral::new(input, zpath, TimeUnit::S, true, None);
         (dir, mapped, streamed)
@@ -528,8 +703,9 @@ mod tests {
         let n = 800_000u64; // 19.2 MB: two release steps
         let bytes: Vec<u8> = (0..n).flat_map(|i| record(i as u32, i ^ 0x5555, 4096, -1)).collect();
         let (_d, path) = temp_trace("long.bin", &bytes);
-        let map = crate::input::map_file(&path).unwrap().expect("a regular file maps");
-        let mut reader = OracleGeneral::mapped(map, path, TimeUnit::S, false);
+        let file = std::fs::File::open(&path).unwrap();
+        let map = crate::input::map_file(&file, &path).unwrap().expect("a regular file maps");
+        let mut reader = OracleGeneral::mapped(map, path, TimeUnit::S, false).unwrap();
         let (keys, total) = all_page_keys(&mut reader, &PageExpander::new(AddrUnit::Object, 4096, false));
         assert_eq!(total as u64, n);
         assert!(keys.iter().enumerate().all(|(i, &k)| k == i as u64 ^ 0x5555));

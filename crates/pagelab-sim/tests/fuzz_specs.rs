@@ -1,0 +1,64 @@
+//! Fuzzing in the normal `cargo test`: every parser of a command-line value (sizes, durations, cache
+//! sizes, policy, prefetcher, scheduler, device and workload specs, device TOML) on arbitrary and
+//! spec-shaped text, through the harness the cargo-fuzz target `sim_specs` uses
+//! (`pagelab_sim::fuzzing`), with the heap's peak measured by a counting global allocator; and the
+//! committed corpus of that target. 64 cases per property unless `PROPTEST_CASES` says otherwise.
+
+use pagelab_sim::fuzzing::{fuzz_specs, HEAP_BOUND_BYTES};
+use pagelab_trace::fuzzing::{peak_heap, proptest_cases, CountingAllocator, MEASURING};
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn check(text: &str) -> Result<(), TestCaseError> {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let ((), peak) = peak_heap(|| fuzz_specs(text));
+    prop_assert!(peak <= HEAP_BOUND_BYTES, "{peak} bytes of heap for `{text}`");
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases()))]
+
+    #[test]
+    fn arbitrary_text(text in ".{0,80}") {
+        check(&text)?;
+    }
+
+    #[test]
+    fn sizes_and_durations(text in "[0-9.e+-]{0,24}(|[kKmMgGtT]|[KMGT]i?B|b|%|ns|us|µs|ms|s|m|min|h)") {
+        check(&text)?;
+    }
+
+    #[test]
+    fn name_value_specs(text in "(lru|arc|linux|tp|deadline|as|noop|simple|hdd|ssd|one-rand|random|seq|two-rand)(:((files|file_size|block|length|length_min|length_max|files_per_request|read_expire|write_expire|fifo_batch|antic_expire|window)=[0-9a-zA-Z.,-]{0,10},?){0,4})?") {
+        check(&text)?;
+    }
+
+    #[test]
+    fn device_toml(
+        kind in prop::sample::select(vec!["hdd", "ssd", "simple", "tape"]),
+        lines in prop::collection::vec(
+            "(name|capacity_sectors|channels|seek_ms|rotation_ms|transfer_sector_ms|read_random_us|surfaces|rpm) = (\"x\"|-?[0-9]{1,20}(\\.[0-9]{1,4})?|inf|nan)",
+            0..12,
+        ),
+    ) {
+        check(&format!("kind = \"{kind}\"\n{}\n", lines.join("\n")))?;
+    }
+}
+
+/// The committed corpus of the `sim_specs` fuzz target: CI's bounded fuzz run.
+#[test]
+fn the_committed_corpus_replays_clean() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/sim_specs");
+    let mut inputs = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        check(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        inputs += 1;
+    }
+    assert!(inputs >= 10, "the corpus holds {inputs} inputs");
+}

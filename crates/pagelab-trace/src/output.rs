@@ -1,0 +1,277 @@
+//! Output files that never lose data: written beside their destination and renamed over it only once
+//! complete, and never the input they were made from.
+//!
+//! - [`AtomicFile`]: a temporary file in the destination's directory (so that the rename cannot cross a
+//!   file system), renamed into place by [`AtomicFile::commit`]. Dropped without a commit — an error, a
+//!   panic — it is removed and the destination is left exactly as it was: absent, or its old content.
+//! - [`Output`]: a trace output, compressed according to its name (`.gz`, `.zst`, `.xz`; a name ending
+//!   in another compression's suffix, such as `.bz2`, is refused rather than written uncompressed), on an
+//!   [`AtomicFile`]; or written straight to standard output (`-`) or to an existing FIFO or device, which
+//!   cannot be replaced by a rename.
+//! - [`ensure_not_input`]: refuses a destination that is the input file under any name (a second
+//!   spelling, a symbolic or hard link): the same device and inode.
+
+use crate::error::TraceError;
+use crate::input::STDIN;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The output name that means standard output.
+pub const STDOUT: &str = "-";
+
+/// Compression suffixes pagelab writes.
+const WRITTEN: &str = ".gz, .zst, .xz";
+
+/// Suffixes of compressions pagelab does not write: refused, so that a `.bz2` file is never plain text.
+const NOT_WRITTEN: [&str; 10] = [".bz2", ".bz", ".lz4", ".lzma", ".lz", ".lzo", ".z", ".zip", ".br", ".7z"];
+
+/// A file written beside `dest` and renamed over it by [`AtomicFile::commit`].
+pub struct AtomicFile {
+    temp: tempfile::NamedTempFile,
+    dest: PathBuf,
+}
+
+impl AtomicFile {
+    /// A temporary file in `dest`'s directory (after resolving `dest` if it is a symbolic link, so that
+    /// the link's target is replaced, not the link). Its name ends in `dest`'s name, extension included,
+    /// for writers that choose a format by extension.
+    pub fn create(dest: &Path) -> Result<AtomicFile, TraceError> {
+        let dest = match std::fs::canonicalize(dest) {
+            Ok(real) => real,
+            Err(_) => dest.to_path_buf(), // it does not exist yet
+        };
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let temp = tempfile::Builder::new()
+            .prefix(".tmp-")
+            .suffix(&format!("-{name}"))
+            .tempfile_in(&dir)
+            .map_err(|e| TraceError::io(&dir, e))?;
+        // A new file gets the permissions files usually get (the temporary one is private); a replaced
+        // file keeps its own.
+        let permissions = match std::fs::metadata(&dest) {
+            Ok(meta) => Some(meta.permissions()),
+            Err(_) => default_permissions(),
+        };
+        if let Some(p) = permissions {
+            temp.as_file().set_permissions(p).map_err(|e| TraceError::io(temp.path(), e))?;
+        }
+        Ok(AtomicFile { temp, dest })
+    }
+
+    /// The temporary file's path, for writers that take a path.
+    pub fn path(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// The destination the commit replaces.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    pub fn file(&mut self) -> &mut File {
+        self.temp.as_file_mut()
+    }
+
+    /// Makes the written content durable and renames it over the destination.
+    pub fn commit(self) -> Result<(), TraceError> {
+        self.temp.as_file().sync_all().map_err(|e| TraceError::io(self.temp.path(), e))?;
+        let dest = self.dest;
+        self.temp.persist(&dest).map_err(|e| TraceError::io(&dest, e.error))?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Whether `a` and `b` name the same existing file (same device and inode on Unix).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// Refuses to write `output` when it is the input `input` (a trace spec: standard input and synthetic
+/// specs are never files).
+pub fn ensure_not_input(output: &Path, input: &str) -> Result<(), TraceError> {
+    if input != STDIN && !input.starts_with("synth:") && same_file(output, Path::new(input)) {
+        return Err(TraceError::invalid(
+            output.display().to_string(),
+            format!("is the input `{input}`: refusing to overwrite it (write the output elsewhere)"),
+        ));
+    }
+    Ok(())
+}
+
+enum Sink {
+    Plain(BufWriter<Box<dyn Write + Send>>),
+    Gzip(flate2::write::GzEncoder<BufWriter<Box<dyn Write + Send>>>),
+    Zstd(zstd::stream::write::Encoder<'static, BufWriter<Box<dyn Write + Send>>>),
+    Xz(xz2::write::XzEncoder<BufWriter<Box<dyn Write + Send>>>),
+}
+
+/// A trace output: see the module doc.
+pub struct Output {
+    sink: Sink,
+    path: PathBuf,
+    /// `None` when written in place (standard output, a FIFO, a device).
+    file: Option<AtomicFile>,
+}
+
+impl Output {
+    /// `path` ([`STDOUT`] for standard output), compressed according to its name.
+    pub fn create(path: &Path) -> Result<Output, TraceError> {
+        let io_err = |e| TraceError::io(path, e);
+        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        if let Some(suffix) = NOT_WRITTEN.iter().find(|s| name.ends_with(*s)) {
+            return Err(TraceError::invalid(
+                path.display().to_string(),
+                format!("pagelab cannot write {suffix} compression: name the output with {WRITTEN} or no compression suffix"),
+            ));
+        }
+        let (raw, file): (Box<dyn Write + Send>, Option<AtomicFile>) = if path == Path::new(STDOUT) {
+            (Box::new(io::stdout()), None)
+        } else if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            // A FIFO or a device: there is nothing to replace, only something to write to.
+            let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io_err)?;
+            (Box::new(f), None)
+        } else {
+            let mut atomic = AtomicFile::create(path)?;
+            let f = atomic.file().try_clone().map_err(|e| TraceError::io(atomic.path(), e))?;
+            (Box::new(f), Some(atomic))
+        };
+        let buffered = BufWriter::with_capacity(1 << 20, raw);
+        let sink = if name.ends_with(".gz") {
+            Sink::Gzip(flate2::write::GzEncoder::new(buffered, flate2::Compression::default()))
+        } else if name.ends_with(".zst") || name.ends_with(".zstd") {
+            Sink::Zstd(zstd::stream::write::Encoder::new(buffered, 3).map_err(io_err)?)
+        } else if name.ends_with(".xz") {
+            Sink::Xz(xz2::write::XzEncoder::new(buffered, 6))
+        } else {
+            Sink::Plain(buffered)
+        };
+        Ok(Output { sink, path: path.to_path_buf(), file })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Ends the compressed stream, flushes, and renames the file into place. Without this call (an error
+    /// on the way) the destination is untouched.
+    pub fn finish(self) -> Result<(), TraceError> {
+        let io_err = |e| TraceError::io(&self.path, e);
+        let buffered = match self.sink {
+            Sink::Plain(f) => f,
+            Sink::Gzip(e) => e.finish().map_err(io_err)?,
+            Sink::Zstd(e) => e.finish().map_err(io_err)?,
+            Sink::Xz(e) => e.finish().map_err(io_err)?,
+        };
+        // Flushing the buffer is where a full disk (or a closed pipe) shows.
+        buffered.into_inner().map_err(|e| io_err(e.into_error()))?.flush().map_err(io_err)?;
+        match self.file {
+            Some(file) => file.commit(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+            Sink::Zstd(w) => w.write(buf),
+            Sink::Xz(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+            Sink::Zstd(w) => w.flush(),
+            Sink::Xz(w) => w.flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unfinished_output_leaves_the_destination_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.csv");
+        std::fs::write(&dest, "old\n").unwrap();
+        let mut out = Output::create(&dest).unwrap();
+        out.write_all(b"new\n").unwrap();
+        drop(out);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old\n");
+        let mut out = Output::create(&dest).unwrap();
+        out.write_all(b"new\n").unwrap();
+        out.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file is left");
+    }
+
+    #[test]
+    fn a_link_is_followed_and_the_input_is_recognised_under_any_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.csv");
+        std::fs::write(&target, "old\n").unwrap();
+        let hard = dir.path().join("hard.csv");
+        std::fs::hard_link(&target, &hard).unwrap();
+        let spelled = dir.path().join(".").join("target.csv");
+        for name in [&target, &hard, &spelled] {
+            let err = ensure_not_input(name, target.to_str().unwrap()).unwrap_err().to_string();
+            assert!(err.contains("is the input"), "{err}");
+        }
+        ensure_not_input(&dir.path().join("other.csv"), target.to_str().unwrap()).unwrap();
+        ensure_not_input(&target, "-").unwrap();
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.csv");
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            assert!(ensure_not_input(&link, target.to_str().unwrap()).is_err());
+            let mut out = Output::create(&link).unwrap();
+            out.write_all(b"through the link\n").unwrap();
+            out.finish().unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays");
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "through the link\n");
+        }
+    }
+
+    #[test]
+    fn compressions_pagelab_cannot_write_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["t.csv.bz2", "t.lz4", "T.ZIP"] {
+            let path = dir.path().join(name);
+            let err = Output::create(&path).err().expect("refused").to_string();
+            assert!(err.contains("cannot write") && err.contains(".gz, .zst, .xz"), "{err}");
+            assert!(!path.exists());
+        }
+    }
+}
