@@ -53,8 +53,9 @@ pub struct SimulateArgs {
     /// Trace format (see `pagelab cachesim --help`).
     #[arg(long, default_value = "auto", requires = "trace")]
     pub format: String,
-    /// Trace writes: skip (counted and reported; the simulated cache has no write path yet) or read.
-    #[arg(long, default_value = "skip", requires = "trace")]
+    /// Trace writes: replay (as writes: dirty pages that pdflush and reclaim write back), skip (counted and
+    /// reported), or read (replayed as reads of the same pages, for a read-only cache study).
+    #[arg(long, default_value = "replay", requires = "trace")]
     pub writes: String,
     /// Fold a trace's addresses modulo the device's size (for traces larger than the simulated disk).
     #[arg(long, requires = "trace")]
@@ -96,9 +97,10 @@ pub struct SimulateArgs {
     /// Open loop with evenly spaced arrivals instead of Poisson.
     #[arg(long, requires = "arrival_rate")]
     pub even_arrivals: bool,
-    /// Simulated time measured (after the warm-up).
-    #[arg(long, default_value = "120s")]
-    pub duration: String,
+    /// Simulated time measured (after the warm-up). Default: 120s, or until the end for a workload that runs
+    /// to completion (a trace replay, vm-seq, vm-random, smm), whose execution time is the result.
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
     /// Stop after this many requests complete (within --duration).
     #[arg(long)]
     pub requests: Option<u64>,
@@ -166,7 +168,11 @@ struct ConfigEcho {
     cpu_per_page_ns: u64,
     /// `null`: unlimited.
     nr_requests: Option<u32>,
-    duration_s: f64,
+    /// `null`: until the workload ended (a workload that runs to completion, without `--duration`).
+    duration_s: Option<f64>,
+    /// The workload is a program that runs to completion (trace replay, vm-seq, vm-random, smm): measured
+    /// whole, and `workload_completed` says whether it ended.
+    runs_to_completion: bool,
     /// The fixed warm-up, or `null` for auto (the `warmup` object of the results says what happened).
     warmup_s: Option<f64>,
     max_requests: Option<u64>,
@@ -238,7 +244,10 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         arrival,
         cpus: args.cpus,
         cpu_per_page: Nanos(parse_duration_ns(&args.cpu_per_page).context("--cpu-per-page")?),
-        duration: Nanos(parse_duration_ns(&args.duration).context("--duration")?),
+        duration: match &args.duration {
+            Some(text) => Nanos(parse_duration_ns(text).context("--duration")?),
+            None => SimConfig::default().duration,
+        },
         max_requests: args.requests,
         warmup,
         seed: args.seed,
@@ -256,7 +265,7 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         bail!("bad --memory `{}`: at least one 4 KiB page", args.memory);
     }
     if cfg.duration == Nanos::ZERO {
-        bail!("bad --duration `{}`: must be positive", args.duration);
+        bail!("bad --duration `{}`: must be positive", args.duration.as_deref().unwrap_or_default());
     }
     if cfg.concurrency == 0 || cfg.concurrency > CONCURRENCY_MAX {
         bail!("bad --concurrency {}: at least one handler and at most {CONCURRENCY_MAX}", cfg.concurrency);
@@ -310,13 +319,14 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         cpus: cfg.cpus,
         cpu_per_page_ns: cfg.cpu_per_page.0,
         nr_requests: cfg.nr_requests,
-        duration_s: cfg.duration.as_secs_f64(),
+        duration_s: (cfg.duration != SimConfig::UNTIL_DONE).then(|| cfg.duration.as_secs_f64()),
         warmup_s: match cfg.warmup {
             Warmup::Auto => None,
             Warmup::Fixed(t) => Some(t.as_secs_f64()),
         },
         max_requests: cfg.max_requests,
         seed: cfg.seed,
+        runs_to_completion: false,
     }
 }
 
@@ -327,7 +337,7 @@ fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, 
         return Ok((w, None));
     };
     let writes = WriteMode::parse(&args.writes)
-        .ok_or_else(|| anyhow!("bad --writes `{}`: expected skip or read", args.writes))?;
+        .ok_or_else(|| anyhow!("bad --writes `{}`: expected {}", args.writes, WriteMode::NAMES))?;
     let device_pages = cfg.device.build().capacity_sectors() / (pagelab_core::PAGE_SIZE_BYTES / 512);
     let options = ReplayOptions {
         format: args.format.clone(),
@@ -343,9 +353,13 @@ fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, 
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
-    let cfg = config(args)?;
+    let mut cfg = config(args)?;
     let (workload, replay) = workload(args, &cfg)?;
-    let echo = echo(&cfg, workload.describe());
+    if args.duration.is_none() && workload.runs_to_completion() {
+        cfg.duration = SimConfig::UNTIL_DONE;
+    }
+    let mut echo = echo(&cfg, workload.describe());
+    echo.runs_to_completion = workload.runs_to_completion();
     let server = Server::new(cfg, workload).map_err(|e| match &args.trace {
         Some(_) if !args.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
         _ => anyhow!("{e}"),
@@ -381,17 +395,25 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
     let _ = writeln!(out, "device        {}", c.device);
     let _ = writeln!(out, "handlers      {} ({handlers})", c.concurrency);
     let w = &m.warmup;
-    let steady =
-        if w.steady_state { "steady state" } else { "NOT steady: memory unfilled or a handler never done" };
-    let _ = writeln!(
-        out,
-        "measured      {:.1} s simulated after {:.1} s warm-up ({}, {steady}); {:.2} s wall, {:.2} M page accesses/s",
-        m.sim_seconds,
-        w.seconds,
-        w.mode,
-        wall,
-        m.pages_accessed as f64 / wall.max(1e-9) / 1e6
-    );
+    let speed =
+        format!("{wall:.2} s wall, {:.2} M page accesses/s", m.pages_accessed as f64 / wall.max(1e-9) / 1e6);
+    if c.runs_to_completion {
+        let how =
+            if m.workload_completed { "ran to completion" } else { "CUT SHORT by --duration or --requests" };
+        let _ =
+            writeln!(out, "measured      {:.3} s simulated, the whole run ({how}); {speed}", m.sim_seconds);
+    } else {
+        let steady = if w.steady_state {
+            "steady state"
+        } else {
+            "NOT steady: memory unfilled or a handler never done"
+        };
+        let _ = writeln!(
+            out,
+            "measured      {:.1} s simulated after {:.1} s warm-up ({}, {steady}); {speed}",
+            m.sim_seconds, w.seconds, w.mode
+        );
+    }
     out.push('\n');
     let _ = writeln!(out, "throughput    {:.2} MiB/s", m.throughput_mib_s);
     let l = &m.latency_ms;
@@ -413,9 +435,13 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
     let d = &m.disk;
     let _ = writeln!(
         out,
-        "disk          {} requests, {} pages; mean {:.1} pages ({}), {:.2} ms service, busy {:.1} %",
+        "disk          {} requests ({} reads, {} writes), {} pages read, {} written; mean {:.1} pages ({}), \
+         {:.2} ms service, busy {:.1} %",
         d.requests,
+        d.read_requests,
+        d.write_requests,
         d.pages_read,
+        d.pages_written,
         d.mean_request_pages,
         fmt_bytes((d.mean_request_pages * pagelab_core::PAGE_SIZE_BYTES as f64) as u64),
         d.mean_service_ms,
@@ -427,8 +453,25 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
         "prefetch      {} pages prefetched, {} used, {} evicted unused; thrashing {} pages ({:.1}/s)",
         p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
     );
-    let mem = &m.memory;
     let mib = |bytes: f64| bytes / (1024.0 * 1024.0);
+    let wr = &m.writes;
+    if wr.pages_dirtied + wr.written_writeback + wr.written_reclaim + wr.swap_outs + wr.swap_ins > 0 {
+        let _ = writeln!(
+            out,
+            "writes        {} pages dirtied; written {} by writeback, {} by reclaim, {} to swap; {} swapped in \
+             (+{} by swap readahead); writers throttled {} times ({:.3} s); dirty {:.1} MiB mean",
+            wr.pages_dirtied,
+            wr.written_writeback,
+            wr.written_reclaim,
+            wr.swap_outs,
+            wr.swap_ins,
+            wr.swap_ins_readahead,
+            wr.throttles,
+            wr.throttle_s,
+            mib(wr.dirty_bytes_mean)
+        );
+    }
+    let mem = &m.memory;
     let _ = writeln!(
         out,
         "memory        {} ({}): kernel {:.1} MiB; mean free {:.1} MiB (min {:.1}), cached {:.1} MiB, in flight {:.1} MiB ({:.1} %)",
@@ -443,12 +486,15 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
     );
     let _ = writeln!(
         out,
-        "reclaim       kswapd {} wake-ups, {} pages, {:.3} s CPU; direct {} times, {} pages, {:.3} ms mean, {:.3} ms max; {} stalls",
+        "reclaim       kswapd {} wake-ups, {} pages freed, {} written, {:.3} s CPU; direct {} times, {} pages freed, \
+         {} written, {:.3} ms mean, {:.3} ms max; {} stalls",
         mem.kswapd_wakeups,
         mem.kswapd_reclaimed_pages,
+        mem.kswapd_written_pages,
         mem.kswapd_cpu_s,
         mem.direct_reclaims,
         mem.direct_reclaimed_pages,
+        mem.direct_written_pages,
         mem.direct_reclaim_ms_mean,
         mem.direct_reclaim_ms_max,
         mem.stalls
@@ -459,7 +505,14 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
 
 fn replay_line(r: &ReplayCounts) -> String {
     format!(
-        "trace         {} requests replayed of {} read; {} writes skipped, {} writes and {} other requests replayed as reads, {} bad records skipped\n",
-        r.requests, r.requests_read, r.skipped_writes, r.writes_as_reads, r.other_as_reads, r.skipped_bad_records
+        "trace         {} requests replayed of {} read; {} writes replayed as writes, {} skipped; {} writes and {} other \
+         requests replayed as reads; {} bad records skipped\n",
+        r.requests,
+        r.requests_read,
+        r.writes_replayed,
+        r.skipped_writes,
+        r.writes_as_reads,
+        r.other_as_reads,
+        r.skipped_bad_records
     )
 }

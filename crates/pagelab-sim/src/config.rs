@@ -64,6 +64,12 @@ pub enum Warmup {
     Fixed(Nanos),
 }
 
+impl SimConfig {
+    /// A duration no run reaches (2^62 ns, 146 years): a workload that runs to completion is measured
+    /// until it ends.
+    pub const UNTIL_DONE: Nanos = Nanos(1 << 62);
+}
+
 impl Warmup {
     /// The bound on an automatic warm-up, in measured durations.
     pub const AUTO_MAX: u64 = 10;

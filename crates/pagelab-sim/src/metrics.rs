@@ -47,6 +47,11 @@ pub struct DiskMetrics {
     pub busy_fraction: f64,
     /// Disk requests by size in pages: `[pages, count]` for each distinct size, ascending.
     pub request_pages_histogram: Vec<(u64, u64)>,
+    /// Dispatches that turned from a read to a write or back, and the mean distance the head moved at
+    /// those turns (from the end of the previous request to the start of the next), pages: MemRx's "average
+    /// seek distance between overlapping clusters of reads and writes" (papers/003 Table 2).
+    pub rw_switches: u64,
+    pub rw_switch_distance_pages_mean: f64,
     /// Mean service time per request (reads and writes), milliseconds.
     pub mean_service_ms: f64,
     /// Times a handler slept on a full request queue (`nr_requests`), and how long, milliseconds.
@@ -125,11 +130,15 @@ pub struct MemoryMetrics {
     /// `in_flight_bytes_mean` over `total_bytes`.
     pub in_flight_fraction_mean: f64,
     pub kswapd_wakeups: u64,
+    /// Dirty pages whose write kswapd started (they are freed when written; not in `_reclaimed_`).
+    pub kswapd_written_pages: u64,
     pub kswapd_reclaimed_pages: u64,
     pub kswapd_scanned_pages: u64,
     /// CPU time kswapd spent reclaiming, seconds.
     pub kswapd_cpu_s: f64,
     pub direct_reclaims: u64,
+    /// Dirty pages whose write direct reclaim started.
+    pub direct_written_pages: u64,
     pub direct_reclaimed_pages: u64,
     pub direct_scanned_pages: u64,
     /// Time a handler spent in one direct reclaim (its CPU time and its wait for a CPU), milliseconds.
@@ -193,6 +202,9 @@ pub struct RunMetrics {
     pub cpu_utilization: f64,
     /// Application page accesses simulated (delivered pages), for speed reports.
     pub pages_accessed: u64,
+    /// A workload that runs to completion (trace replay, `vm-seq`, `smm`) did: every program ended before
+    /// the duration (false when it was cut short, and for workloads that never end).
+    pub workload_completed: bool,
 }
 
 #[cfg(test)]

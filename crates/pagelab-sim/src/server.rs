@@ -23,6 +23,7 @@ use crate::config::{Arrival, SimConfig, Warmup};
 use crate::cpu::{Cpu, Slot};
 use crate::device::Device;
 use crate::event::EventQueue;
+use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
     CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchMetrics, RunMetrics,
@@ -73,6 +74,10 @@ enum Event {
     /// The measured period ends.
     End,
 }
+
+/// Requests in a row that must bring no page into memory for the warm-up to judge the working set resident:
+/// enough that a cache missing 1 % of its requests passes by chance with probability 0.99^1000 < 10^-4.
+const RESIDENT_PROBE_REQUESTS: u64 = 1000;
 
 /// `blk_congestion_wait()`'s timeout (HZ/10): kswapd, having only started writes, sleeps until a write
 /// completes or this much time has passed.
@@ -139,6 +144,10 @@ struct Window {
     disk_reads: u64,
     disk_writes: u64,
     disk_pages_written: u64,
+    /// The request dispatched last, and the turns between reads and writes with their distance.
+    last_dispatch: Option<DiskRequest>,
+    rw_switches: u64,
+    rw_switch_sectors: u64,
     /// Time writers slept above the dirty limit.
     throttle_time: Nanos,
     direct_reclaims: u64,
@@ -240,6 +249,11 @@ pub struct Server {
     no_memory: Vec<Slot>,
     out: ReadOutcome,
     kswapd_running: bool,
+    /// The warm-up's probe for a resident working set: (requests completed, pages allocated) when the
+    /// allocations last grew.
+    fit_probe: (u64, u64),
+    /// Every slot's program ended (a workload that runs to completion did).
+    completed: bool,
     /// kswapd's batch freed nothing and only started writes: after its CPU burst it waits (since this time)
     /// for a write to complete, as `balance_pgdat()` does in `blk_congestion_wait()`, instead of scanning
     /// on and writing out all of memory before the first write is done.
@@ -276,6 +290,12 @@ impl Server {
                 .map_err(|e| SimError::Config(format!("{e} ({})", device.name())))?,
         };
         let concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
+        if workload.runs_to_completion() && matches!(cfg.arrival, Arrival::Open { .. }) {
+            return Err(SimError::Config(format!(
+                "`{}` is a program that runs to completion, closed loop: it takes no arrival rate",
+                workload.describe()
+            )));
+        }
         if concurrency == 0 {
             return Err(SimError::Config("concurrency must be at least 1".into()));
         }
@@ -325,6 +345,8 @@ impl Server {
             no_memory: Vec::new(),
             out: ReadOutcome::default(),
             kswapd_running: false,
+            fit_probe: (0, 0),
+            completed: false,
             kswapd_throttled: false,
             kswapd_waiting: None,
             measuring: false,
@@ -397,7 +419,7 @@ impl Server {
             }
         }
         self.q.schedule(self.cache.writeback_config().interval, Event::Kupdate);
-        let finite = self.workload.natural_concurrency().is_some();
+        let finite = self.workload.runs_to_completion();
         match self.cfg.warmup {
             Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(t, Event::Measure),
             Warmup::Auto if !finite => {
@@ -482,8 +504,8 @@ impl Server {
         self.kick_device();
     }
 
-    /// Steady state: memory has filled and every handler slot has completed a request (open loop: as many
-    /// requests as slots have completed).
+    /// Steady state: memory has filled (or the working set is resident: see [`Server::probe_resident_working_set`]) and
+    /// every handler slot has completed a request (open loop: as many requests as slots have completed).
     fn steady(&self) -> bool {
         let slots = self.handlers.len() as u64;
         let served = match self.cfg.arrival {
@@ -725,7 +747,7 @@ impl Server {
             self.idle.push(slot);
             return false;
         };
-        let persistent = self.workload.natural_concurrency().is_some();
+        let persistent = self.workload.runs_to_completion();
         let Some(program) = self.workload.next_request(slot, &mut self.rng) else {
             // An exhausted trace stream: its owner exits now. When every handler is out of work, the run
             // is over.
@@ -739,6 +761,7 @@ impl Server {
             self.idle.push(slot);
             if self.idle.len() == self.handlers.len() && matches!(self.cfg.arrival, Arrival::Closed) {
                 self.ended = true;
+                self.completed = true;
             }
             return false;
         };
@@ -766,6 +789,22 @@ impl Server {
         true
     }
 
+    /// During the warm-up, at each completed request: a working set that fits in memory never fills it,
+    /// so the warm-up also ends once [`RESIDENT_PROBE_REQUESTS`] requests (twice the slots, if more) have
+    /// completed while no page came into memory (not by a miss, not by readahead: the working set is
+    /// resident).
+    fn probe_resident_working_set(&mut self) {
+        let allocated = self.cache.observer().0.pages_fetched;
+        let (since_requests, since_allocated) = self.fit_probe;
+        if allocated != since_allocated {
+            self.fit_probe = (self.requests_total, allocated);
+        } else if self.requests_total - since_requests
+            >= RESIDENT_PROBE_REQUESTS.max(2 * self.handlers.len() as u64)
+        {
+            self.memory_filled = true;
+        }
+    }
+
     fn end_request(&mut self, slot: Slot) {
         let now = self.now();
         let h = &mut self.handlers[slot as usize];
@@ -776,7 +815,10 @@ impl Server {
             self.slots_completed += 1;
         }
         self.requests_total += 1;
-        if self.workload.natural_concurrency().is_none() {
+        if !self.measuring {
+            self.probe_resident_working_set();
+        }
+        if !self.workload.runs_to_completion() {
             self.close_stream(stream);
         }
         if self.measuring {
@@ -988,6 +1030,13 @@ impl Server {
                         }
                         self.win.disk_service += t.total();
                         *self.win.request_pages.entry(pages).or_default() += 1;
+                        if let Some(prev) = self.win.last_dispatch.filter(|p| p.write != d.disk.write) {
+                            // The head turns from reads to writes or back: MemRx's "seek distance between
+                            // overlapping clusters of reads and writes" (papers/003 Table 2).
+                            self.win.rw_switches += 1;
+                            self.win.rw_switch_sectors += d.disk.sector.abs_diff(prev.end());
+                        }
+                        self.win.last_dispatch = Some(d.disk);
                     }
                     self.q.schedule_after(t.total(), Event::IoDone(d));
                 }
@@ -1126,6 +1175,12 @@ impl Server {
                 },
                 busy_fraction: if secs > 0.0 { (w.disk_busy.as_secs_f64() / secs).min(1.0) } else { 0.0 },
                 request_pages_histogram: w.request_pages.iter().map(|(&p, &n)| (p, n)).collect(),
+                rw_switches: w.rw_switches,
+                rw_switch_distance_pages_mean: if w.rw_switches == 0 {
+                    0.0
+                } else {
+                    w.rw_switch_sectors as f64 / SECTORS_PER_PAGE as f64 / w.rw_switches as f64
+                },
                 mean_service_ms: if w.disk_requests == 0 {
                     0.0
                 } else {
@@ -1176,6 +1231,7 @@ impl Server {
                 0.0
             },
             pages_accessed: w.pages_delivered,
+            workload_completed: self.completed,
         }
     }
 
@@ -1202,10 +1258,12 @@ impl Server {
             in_flight_fraction_mean: in_flight_bytes_mean / bytes(m.total) as f64,
             kswapd_wakeups: stats.kswapd_wakeups,
             kswapd_reclaimed_pages: stats.kswapd.freed,
+            kswapd_written_pages: stats.kswapd.written,
             kswapd_scanned_pages: stats.kswapd.scanned,
             kswapd_cpu_s: w.kswapd_cpu.as_secs_f64(),
             direct_reclaims: stats.direct_reclaims,
             direct_reclaimed_pages: stats.direct.freed,
+            direct_written_pages: stats.direct.written,
             direct_scanned_pages: stats.direct.scanned,
             direct_reclaim_ms_mean: if w.direct_reclaims == 0 {
                 0.0
@@ -1347,10 +1405,14 @@ mod tests {
         assert_eq!(w.mode, "auto");
         assert!(w.steady_state && w.seconds > 0.0 && w.requests >= 8, "{w:?}");
         assert!((m.sim_seconds - 20.0).abs() < 1e-9, "the measured period is --duration after the warm-up");
-        // Memory larger than the whole dataset never fills: the warm-up stops at its bound, and says so.
-        let cfg = SimConfig { duration: Nanos::from_secs(2), ..random_reads(512, 2, "none") };
-        let w = run(cfg, RANDOM).warmup;
-        assert!(!w.steady_state && (w.seconds - 20.0).abs() < 1e-9, "{w:?}");
+        // Memory larger than the whole dataset never fills: the warm-up ends once as many requests as
+        // handlers brought nothing in (the dataset is resident), and every measured access hits.
+        // (3200 blocks read at random, two a request: some 13,000 requests to see them all.)
+        let m = run(random_reads(512, 2, "none"), RANDOM);
+        let w = &m.warmup;
+        assert!(w.steady_state && w.seconds < 200.0 && w.requests > 10_000, "{w:?}");
+        // A block or two not yet read is left (1000 requests in a row without a miss is the evidence).
+        assert!(m.hit_ratio > 0.9999, "the working set was resident: hit ratio {}", m.hit_ratio);
     }
 
     #[test]

@@ -49,16 +49,22 @@ pub struct VmTouch {
     pub write: bool,
     /// Compute per page touched (see the module doc).
     pub touch_cpu: Nanos,
+    /// Passes each process makes over its allocation (the first one initialises it).
+    pub passes: u64,
     /// Per slot: pages done in the current pass (a pass larger than [`PASS_PAGES_MAX`] spans requests),
-    /// and whether the first pass is over.
-    progress: Vec<(u64, bool)>,
+    /// and passes completed.
+    progress: Vec<(u64, u64)>,
 }
 
 impl VmTouch {
     pub const TOUCH_CPU: Nanos = Nanos(100);
+    /// MemRx's Figure 3 instance: "256 MB were allocated and accessed 10 times in a loop".
+    pub const PASSES: u64 = 10;
 
-    pub fn new(sequential: bool, bytes: u64, write: bool, touch_cpu: Nanos) -> VmTouch {
-        VmTouch { sequential, bytes, write, touch_cpu, progress: Vec::new() }
+    /// Caller guarantees `bytes >= 1` and `passes >= 1`.
+    pub fn new(sequential: bool, bytes: u64, write: bool, touch_cpu: Nanos, passes: u64) -> VmTouch {
+        assert!(bytes >= 1 && passes >= 1, "an allocation of {bytes} bytes touched {passes} times");
+        VmTouch { sequential, bytes, write, touch_cpu, passes, progress: Vec::new() }
     }
 
     fn pages(&self) -> u64 {
@@ -69,7 +75,13 @@ impl VmTouch {
 impl Workload for VmTouch {
     fn describe(&self) -> String {
         let name = if self.sequential { "vm-seq" } else { "vm-random" };
-        format!("{name}:size={}MiB,write={},touch_cpu={}ns", self.bytes >> 20, self.write, self.touch_cpu.0)
+        format!(
+            "{name}:size={}MiB,passes={},write={},touch_cpu={}ns",
+            self.bytes >> 20,
+            self.passes,
+            self.write,
+            self.touch_cpu.0
+        )
     }
 
     fn file_pages(&self) -> &[u64] {
@@ -80,13 +92,21 @@ impl Workload for VmTouch {
         true
     }
 
+    fn runs_to_completion(&self) -> bool {
+        true
+    }
+
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
         let s = slot as usize;
         if self.progress.len() <= s {
-            self.progress.resize(s + 1, (0, false));
+            self.progress.resize(s + 1, (0, 0));
         }
         let pages = self.pages();
-        let (done, initialised) = self.progress[s];
+        let (done, passes) = self.progress[s];
+        if passes == self.passes {
+            return None;
+        }
+        let initialised = passes > 0;
         let n = (pages - done).min(PASS_PAGES_MAX);
         // The first pass writes every page (the allocation is initialised); later ones store or load.
         let write = self.write || !initialised;
@@ -98,7 +118,7 @@ impl Workload for VmTouch {
             .collect();
         steps.push(Step::Cpu(Nanos(self.touch_cpu.0 * n)));
         let done = done + n;
-        self.progress[s] = if done == pages { (0, true) } else { (done, initialised) };
+        self.progress[s] = if done == pages { (0, passes + 1) } else { (done, passes) };
         Some(RequestProgram { steps })
     }
 }
@@ -112,6 +132,8 @@ pub struct SparseMatVec {
     pub per_row: u64,
     /// Compute per row of a multiplication (see the module doc).
     pub row_cpu: Nanos,
+    /// Multiplications after the initialisation.
+    pub multiplications: u64,
     /// Per slot: the next row (`n` rows of initialisation first, as pages of the arrays in order, then the
     /// multiplications).
     cursor: Vec<u64>,
@@ -122,9 +144,15 @@ impl SparseMatVec {
     pub const N_DEFAULT: u64 = 869_000;
     pub const PER_ROW: u64 = 10;
     pub const ROW_CPU: Nanos = Nanos(100);
+    /// "The benchmark is designed to repeat the multiplication computation 15 times" (papers/001 §4.2).
+    pub const MULTIPLICATIONS: u64 = 15;
+    /// Rows in one request (see [`SparseMatVec::chunk_steps`]).
+    pub const ROWS_PER_REQUEST: u64 = 256;
 
-    pub fn new(n: u64, per_row: u64, row_cpu: Nanos) -> SparseMatVec {
-        SparseMatVec { n, per_row, row_cpu, cursor: Vec::new() }
+    /// Caller guarantees `1 <= per_row <= n` and `multiplications >= 1`.
+    pub fn new(n: u64, per_row: u64, row_cpu: Nanos, multiplications: u64) -> SparseMatVec {
+        assert!((1..=n).contains(&per_row) && multiplications >= 1, "smm n={n} per_row={per_row}");
+        SparseMatVec { n, per_row, row_cpu, multiplications, cursor: Vec::new() }
     }
 
     /// Byte offsets of the arrays in the region: values, columns, row pointers, x, y.
@@ -147,29 +175,82 @@ impl SparseMatVec {
         self.working_set_bytes().div_ceil(PAGE_SIZE_BYTES)
     }
 
-    /// The pages row `r` of a multiplication touches, consecutive repeats merged: its row pointers, its
-    /// values and column indices (sequential), x at its columns (scattered), and y[r] (a store).
-    fn row_steps(&self, slot: u32, r: u64) -> Vec<Step> {
+    /// The pages row `r` of a multiplication touches, in order, into `out`: its row pointers, its values and
+    /// column indices (sequential), x at its columns (scattered), and y[r] (a store). The literal kernel,
+    /// which the tests hold [`SparseMatVec::chunk_steps`] to.
+    #[cfg(test)]
+    fn row_pages(&self, r: u64, out: &mut Vec<(u64, bool)>) {
         let [val, col, row, x, y] = self.layout();
         let page = |byte: u64| byte / PAGE_SIZE_BYTES;
         let first = r * self.per_row;
         let step = (r / self.per_row).max(1);
-        let mut pages: Vec<(u64, bool)> = vec![(page(row + 4 * r), false), (page(row + 4 * (r + 1)), false)];
+        out.push((page(row + 4 * r), false));
+        out.push((page(row + 4 * (r + 1)), false));
         for k in 0..self.per_row {
-            pages.push((page(val + 8 * (first + k)), false));
-            pages.push((page(col + 4 * (first + k)), false));
-            pages.push((page(x + 8 * (k * step).min(self.n - 1)), false));
+            out.push((page(val + 8 * (first + k)), false));
+            out.push((page(col + 4 * (first + k)), false));
+            out.push((page(x + 8 * (k * step).min(self.n - 1)), false));
         }
-        pages.push((page(y + 8 * r), true));
-        pages.dedup();
-        let touches = pages.into_iter().map(|(page, write)| Step::Touch { region: slot, page, write });
-        touches.chain(std::iter::once(Step::Cpu(self.row_cpu))).collect()
+        out.push((page(y + 8 * r), true));
+    }
+
+    /// Rows `[first, first + rows)` of a multiplication as one request: each page they touch once, in the
+    /// order of its first touch (a store if any touch stores), then their compute. Departure: within a
+    /// request (256 rows, ~26 µs of compute) a page's repeated touches count once, at its first; the
+    /// replacement policies see page-granular references anyway (a CLOCK reference bit, an LRU position
+    /// 26 µs apart), and a row per request would cost the simulator 30 touches and an event per 100 ns.
+    fn chunk_steps(&self, slot: u32, first: u64, rows: u64) -> Vec<Step> {
+        let [val, col, row, x, y] = self.layout();
+        let page = |byte: u64| byte / PAGE_SIZE_BYTES;
+        // The rows' touches in order, less the repeats that are certain without a search: a sequential
+        // array's page equal to its previous one, and a row's x pages when its step is its predecessor's
+        // (the same columns). The rest are few (~300 for 256 rows) and merged by a sort below.
+        let mut pages: Vec<(u64, bool)> = Vec::new();
+        let mut last = [u64::MAX; 4]; // row pointers, values, columns, y
+        let mut sequential = |array: usize, p: u64, write: bool, pages: &mut Vec<(u64, bool)>| {
+            if std::mem::replace(&mut last[array], p) != p {
+                pages.push((p, write));
+            }
+        };
+        let mut last_step = u64::MAX;
+        for r in first..first + rows {
+            sequential(0, page(row + 4 * r), false, &mut pages);
+            sequential(0, page(row + 4 * (r + 1)), false, &mut pages);
+            let step = (r / self.per_row).max(1);
+            for k in 0..self.per_row {
+                let nz = r * self.per_row + k;
+                sequential(1, page(val + 8 * nz), false, &mut pages);
+                sequential(2, page(col + 4 * nz), false, &mut pages);
+                if step != last_step {
+                    pages.push((page(x + 8 * (k * step).min(self.n - 1)), false));
+                }
+            }
+            last_step = step;
+            sequential(3, page(y + 8 * r), true, &mut pages);
+        }
+        // (page, first position, any store): sorted by page to merge, then back into first-touch order.
+        let mut touched: Vec<(u64, usize, bool)> =
+            pages.iter().enumerate().map(|(i, &(p, w))| (p, i, w)).collect();
+        touched.sort_unstable();
+        let mut merged: Vec<(u64, usize, bool)> = Vec::with_capacity(touched.len());
+        for (page, at, write) in touched {
+            match merged.last_mut() {
+                Some(last) if last.0 == page => last.2 |= write,
+                _ => merged.push((page, at, write)),
+            }
+        }
+        merged.sort_unstable_by_key(|&(_, at, _)| at);
+        let touches = merged.into_iter().map(|(page, _, write)| Step::Touch { region: slot, page, write });
+        touches.chain(std::iter::once(Step::Cpu(Nanos(self.row_cpu.0 * rows)))).collect()
     }
 }
 
 impl Workload for SparseMatVec {
     fn describe(&self) -> String {
-        format!("smm:n={},per_row={},row_cpu={}ns", self.n, self.per_row, self.row_cpu.0)
+        format!(
+            "smm:n={},per_row={},multiplications={},row_cpu={}ns",
+            self.n, self.per_row, self.multiplications, self.row_cpu.0
+        )
     }
 
     fn file_pages(&self) -> &[u64] {
@@ -177,6 +258,10 @@ impl Workload for SparseMatVec {
     }
 
     fn uses_anonymous_memory(&self) -> bool {
+        true
+    }
+
+    fn runs_to_completion(&self) -> bool {
         true
     }
 
@@ -194,9 +279,14 @@ impl Workload for SparseMatVec {
             let stores = (at..at + n).map(|page| Step::Touch { region: slot, page, write: true });
             stores.chain(std::iter::once(Step::Cpu(Nanos(VmTouch::TOUCH_CPU.0 * n)))).collect()
         } else {
-            let r = (at - init) % self.n;
-            self.cursor[s] = at + 1;
-            self.row_steps(slot, r)
+            let done = at - init;
+            if done == self.n * self.multiplications {
+                return None;
+            }
+            let r = done % self.n;
+            let rows = (self.n - r).min(Self::ROWS_PER_REQUEST);
+            self.cursor[s] = at + rows;
+            self.chunk_steps(slot, r, rows)
         };
         Some(RequestProgram { steps })
     }
@@ -290,17 +380,19 @@ mod tests {
 
     #[test]
     fn vm_seq_writes_every_page_in_order_each_pass() {
-        let mut w = VmTouch::new(true, 5 * PAGE_SIZE_BYTES, true, VmTouch::TOUCH_CPU);
+        let mut w = VmTouch::new(true, 5 * PAGE_SIZE_BYTES, true, VmTouch::TOUCH_CPU, 2);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let pass = (0..5).map(|p| (p, true)).collect::<Vec<_>>();
         assert_eq!(touches(&w.next_request(0, &mut rng).unwrap()), pass);
         assert_eq!(touches(&w.next_request(0, &mut rng).unwrap()), pass);
-        assert!(w.uses_anonymous_memory() && w.file_pages().is_empty());
+        assert!(w.next_request(0, &mut rng).is_none(), "two passes, then the process ends");
+        assert_eq!(touches(&w.next_request(1, &mut rng).unwrap()), pass, "each slot is its own process");
+        assert!(w.uses_anonymous_memory() && w.file_pages().is_empty() && w.runs_to_completion());
     }
 
     #[test]
     fn vm_random_initialises_then_touches_at_random() {
-        let mut w = VmTouch::new(false, 64 * PAGE_SIZE_BYTES, false, VmTouch::TOUCH_CPU);
+        let mut w = VmTouch::new(false, 64 * PAGE_SIZE_BYTES, false, VmTouch::TOUCH_CPU, 2);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let first = touches(&w.next_request(0, &mut rng).unwrap());
         assert_eq!(first, (0..64).map(|p| (p, true)).collect::<Vec<_>>(), "the allocation is written first");
@@ -312,11 +404,11 @@ mod tests {
 
     #[test]
     fn smm_is_116_mib_and_rows_touch_their_arrays() {
-        let w = SparseMatVec::new(SparseMatVec::N_DEFAULT, SparseMatVec::PER_ROW, SparseMatVec::ROW_CPU);
+        let w = SparseMatVec::new(SparseMatVec::N_DEFAULT, SparseMatVec::PER_ROW, SparseMatVec::ROW_CPU, 15);
         assert_eq!(w.working_set_bytes(), 869_000 * 140 + 4, "140 bytes a row, plus the last row pointer");
         assert_eq!(w.working_set_bytes() >> 20, 116);
-        let small = SparseMatVec::new(100_000, 10, SparseMatVec::ROW_CPU);
-        let steps = small.row_steps(0, 50_000);
+        let small = SparseMatVec::new(100_000, 10, SparseMatVec::ROW_CPU, 1);
+        let steps = small.chunk_steps(0, 50_000, 1);
         let [_, _, _, x, y] = small.layout();
         let xs: Vec<u64> = steps
             .iter()
@@ -329,6 +421,49 @@ mod tests {
         assert_eq!(xs.len(), 10);
         assert_eq!(steps.last(), Some(&Step::Cpu(SparseMatVec::ROW_CPU)), "the row's multiply-adds");
         assert!(matches!(steps[steps.len() - 2], Step::Touch { write: true, .. }), "y[r] is stored");
+    }
+
+    /// A request of rows touches each page once, in the order of its first touch, a store if any touch
+    /// stored: hand-traced on a 4-row matrix of 2 non-zeros a row, whose arrays share page 0.
+    #[test]
+    fn smm_requests_merge_their_rows_touches_in_first_touch_order() {
+        let w = SparseMatVec::new(4, 2, Nanos(7), 1);
+        // Every array of 4 rows fits in page 0: one touch, a store (y is stored).
+        assert_eq!(touches(&RequestProgram { steps: w.chunk_steps(0, 0, 4) }), vec![(0, true)]);
+        // Against the literal kernel, row by row: small steps (x pages shared), large ones, a last chunk.
+        let big = SparseMatVec::new(100_000, 10, Nanos(7), 1);
+        for (first, rows) in [(0, 256), (50_000, 256), (99_990, 10)] {
+            let steps = big.chunk_steps(3, first, rows);
+            assert_eq!(steps.last(), Some(&Step::Cpu(Nanos(7 * rows))), "the rows' compute");
+            let mut expected = Vec::new();
+            for r in first..first + rows {
+                big.row_pages(r, &mut expected);
+            }
+            let mut seen = std::collections::HashSet::new();
+            let order: Vec<u64> = expected.iter().map(|t| t.0).filter(|p| seen.insert(*p)).collect();
+            let got = touches(&RequestProgram { steps });
+            assert_eq!(got.iter().map(|t| t.0).collect::<Vec<_>>(), order, "rows {first}+{rows}");
+            for (page, write) in got {
+                assert_eq!(write, expected.iter().any(|&(p, w)| p == page && w), "page {page}");
+            }
+            assert!(order.len() * 10 < expected.len(), "{} of {} touches kept", order.len(), expected.len());
+        }
+    }
+
+    #[test]
+    fn smm_initialises_then_multiplies_then_ends() {
+        let mut w = SparseMatVec::new(600, 10, SparseMatVec::ROW_CPU, 2);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let init = touches(&w.next_request(0, &mut rng).unwrap());
+        assert_eq!(init.len() as u64, w.init_pages());
+        assert!(init.iter().all(|t| t.1), "the initialisation stores");
+        // 600 rows in requests of 256, 256 and 88, twice.
+        let mut rows = 0;
+        while let Some(p) = w.next_request(0, &mut rng) {
+            let Some(Step::Cpu(work)) = p.steps.last() else { panic!("compute last") };
+            rows += work.0 / SparseMatVec::ROW_CPU.0;
+        }
+        assert_eq!(rows, 1200);
     }
 
     #[test]

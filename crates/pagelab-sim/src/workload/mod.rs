@@ -68,6 +68,14 @@ pub trait Workload: Send {
         None
     }
 
+    /// Whether this is a program that runs to completion (a trace replay, MemRx's passes, DULO's
+    /// multiplications) rather than a steady stream of requests: each handler slot is one process for the
+    /// whole run (its stream, readahead state and anonymous memory persist), the run is measured whole
+    /// (no warm-up: its execution time is the result) and ends when every slot's program has ended.
+    fn runs_to_completion(&self) -> bool {
+        self.natural_concurrency().is_some()
+    }
+
     /// The next request for handler slot `slot` (0-based, `< concurrency`), or `None` when the workload
     /// has no more requests for that slot. Synthetic workloads never run out.
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram>;

@@ -39,10 +39,13 @@
 //! start) — the only case of a program with more than one step. With folding on,
 //! `block_device_pages() = min(highest page + 1, D)`; a trace that fits is not changed.
 //!
-//! **Writes.** The simulated buffer cache has no write path yet. [`WriteMode::Skip`] (the default) drops
-//! writes and counts them ([`TraceReplay::skipped_writes`]) so that the caller can report them; never a
-//! silent skip. [`WriteMode::Read`] replays a write as a read of the same pages. Other operations (flush,
-//! discard, ...) are replayed as reads and counted ([`ReplayCounts::other_as_reads`]).
+//! **Writes.** [`WriteMode::Replay`] (the default) replays a write as a `write()` of the same pages
+//! ([`Step::Write`]: the pages become dirty in the cache and pdflush or reclaim writes them back, as the
+//! traced server's kernel did). [`WriteMode::Skip`] drops writes and counts them
+//! ([`TraceReplay::skipped_writes`]) so that the caller can report them; never a silent skip.
+//! [`WriteMode::Read`] replays a write as a read of the same pages (what pagelab did before it had a write
+//! path, and what a read-only cache study wants). Other operations (flush, discard, ...) are replayed as
+//! reads and counted ([`ReplayCounts::other_as_reads`]).
 //!
 //! Where pagelab departs from a faithful replay, and why:
 //! - Timing: replay is closed-loop. A stream issues its next request as soon as the previous one
@@ -84,17 +87,22 @@ const PSEUDO_DISK_PAGES_MAX: u64 = PageKey::INDEX_MAX + 1;
 /// What happens to a trace's writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WriteMode {
-    /// Not replayed; counted ([`TraceReplay::skipped_writes`]).
+    /// Replayed as writes of the same pages.
     #[default]
+    Replay,
+    /// Not replayed; counted ([`TraceReplay::skipped_writes`]).
     Skip,
     /// Replayed as reads of the same pages.
     Read,
 }
 
 impl WriteMode {
-    /// `skip` or `read`.
+    pub const NAMES: &'static str = "replay, skip or read";
+
+    /// `replay`, `skip` or `read`.
     pub fn parse(text: &str) -> Option<WriteMode> {
         match text.to_ascii_lowercase().as_str() {
+            "replay" => Some(WriteMode::Replay),
             "skip" => Some(WriteMode::Skip),
             "read" => Some(WriteMode::Read),
             _ => None,
@@ -103,6 +111,7 @@ impl WriteMode {
 
     pub fn name(self) -> &'static str {
         match self {
+            WriteMode::Replay => "replay",
             WriteMode::Skip => "skip",
             WriteMode::Read => "read",
         }
@@ -134,14 +143,14 @@ impl ReplayOptions {
             trace: trace.into(),
             format: "auto".into(),
             fold_pages: None,
-            writes: WriteMode::Skip,
+            writes: WriteMode::Replay,
             skip_bad_lines: false,
             seed: None,
             requests_max: REQUESTS_MAX_DEFAULT,
         }
     }
 
-    /// Parses `replay:trace=PATH[,format=F][,writes=skip|read][,fold=false|true|SIZE]
+    /// Parses `replay:trace=PATH[,format=F][,writes=replay|skip|read][,fold=false|true|SIZE]
     /// [,skip_bad_lines=BOOL][,seed=N][,requests_max=N]`. `fold=true` folds to `device_pages` (the
     /// simulated disk's size in pages); `seed` defaults to `run_seed`. A path must contain neither `,` nor
     /// `=`; CSV formats with column lists (which contain commas) need [`ReplayOptions`] built directly.
@@ -164,8 +173,8 @@ impl ReplayOptions {
             o.format = format;
         }
         if let Some(w) = spec.string("writes") {
-            o.writes =
-                WriteMode::parse(&w).ok_or_else(|| bad(format!("writes=`{w}`: expected skip or read")))?;
+            o.writes = WriteMode::parse(&w)
+                .ok_or_else(|| bad(format!("writes=`{w}`: expected {}", WriteMode::NAMES)))?;
         }
         if let Some(f) = spec.string("fold") {
             o.fold_pages = parse_fold(&f, device_pages).map_err(|why| bad(format!("fold=`{f}`: {why}")))?;
@@ -205,7 +214,9 @@ pub enum ReplayError {
     /// A bad `replay:` spec.
     #[error("{0}")]
     Spec(String),
-    #[error("{trace}: no requests to replay ({skipped_writes} writes skipped; `writes=read` replays them as reads)")]
+    #[error(
+        "{trace}: no requests to replay ({skipped_writes} writes skipped; `writes=replay` replays them)"
+    )]
     Empty { trace: String, skipped_writes: u64 },
     #[error(
         "{trace}: more than {requests_max} requests; replay keeps every request in memory ({RECORD_BYTES} \
@@ -233,19 +244,39 @@ pub struct ReplayCounts {
     pub skipped_writes: u64,
     /// Writes replayed as reads under [`WriteMode::Read`].
     pub writes_as_reads: u64,
+    /// Writes replayed as writes under [`WriteMode::Replay`].
+    pub writes_replayed: u64,
     /// Requests of other operations (flush, discard, ...) replayed as reads.
     pub other_as_reads: u64,
     /// Malformed records the reader skipped (only with `skip_bad_lines`).
     pub skipped_bad_records: u64,
 }
 
-/// One replayed request: volume-relative first page and page count. Packed to 4-byte alignment so that a
-/// record costs 12 bytes, not 16.
+/// One replayed request: volume-relative first page, page count and whether it writes (the count's top
+/// bit). Packed to 4-byte alignment so that a record costs 12 bytes, not 16.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, packed(4))]
 struct Record {
     first_page: u64,
-    pages: u32,
+    pages_and_write: u32,
+}
+
+impl Record {
+    const WRITE: u32 = 1 << 31;
+
+    /// Caller guarantees `pages < 2^31` ([`span`] gives at most 2^20 + 1).
+    fn new(first_page: u64, pages: u32, write: bool) -> Record {
+        assert!(pages < Record::WRITE, "a request of {pages} pages");
+        Record { first_page, pages_and_write: pages | if write { Record::WRITE } else { 0 } }
+    }
+
+    fn pages(self) -> u32 {
+        self.pages_and_write & !Record::WRITE
+    }
+
+    fn write(self) -> bool {
+        self.pages_and_write & Record::WRITE != 0
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Record>() == RECORD_BYTES);
@@ -301,6 +332,10 @@ impl<'a> Loader<'a> {
             .ok_or_else(|| address(format!("page {first_page} + {pages} overflows a 64-bit page number")))?;
         let replay = match (r.op, self.writes) {
             (Op::Read, _) => true,
+            (Op::Write, WriteMode::Replay) => {
+                self.counts.writes_replayed += 1;
+                true
+            }
             (Op::Write, WriteMode::Skip) => {
                 self.counts.skipped_writes += 1;
                 false
@@ -318,7 +353,8 @@ impl<'a> Loader<'a> {
         let s = &mut self.streams[index as usize];
         s.end_page = s.end_page.max(end_page);
         if replay {
-            s.records.push(Record { first_page, pages });
+            let write = r.op == Op::Write && self.writes == WriteMode::Replay;
+            s.records.push(Record::new(first_page, pages, write));
             self.counts.requests += 1;
             self.pages_max = self.pages_max.max(pages);
         }
@@ -548,15 +584,18 @@ impl TraceReplay {
         self.trace_pages
     }
 
-    /// The program of a request at pseudo-disk page `page`: one read, or two when it straddles the fold.
-    fn program(&self, page: u64, pages: u32) -> RequestProgram {
+    /// The program of a request at pseudo-disk page `page`: one read or write, or two when it straddles
+    /// the fold.
+    fn program(&self, page: u64, pages: u32, write: bool) -> RequestProgram {
         let pages = pages as u64;
         let read = |first: u64, n: u64| {
-            assert!(n >= 1 && first + n <= self.device_pages, "read [{first}, +{n}) beyond the pseudo-disk");
-            Step::Read {
-                file: FileId::BLOCK_DEVICE,
-                offset_bytes: first * PAGE_SIZE_BYTES,
-                len_bytes: n * PAGE_SIZE_BYTES,
+            assert!(n >= 1 && first + n <= self.device_pages, "I/O [{first}, +{n}) beyond the pseudo-disk");
+            let (file, offset_bytes, len_bytes) =
+                (FileId::BLOCK_DEVICE, first * PAGE_SIZE_BYTES, n * PAGE_SIZE_BYTES);
+            if write {
+                Step::Write { file, offset_bytes, len_bytes }
+            } else {
+                Step::Read { file, offset_bytes, len_bytes }
             }
         };
         let steps = match self.fold_pages {
@@ -606,7 +645,7 @@ impl Workload for TraceReplay {
         }
         self.handed_out += 1;
         assert!(self.handed_out <= self.counts.requests, "more requests handed out than the trace holds");
-        Some(self.program(page, record.pages))
+        Some(self.program(page, record.pages(), record.write()))
     }
 }
 
@@ -740,6 +779,7 @@ mod tests {
                 requests: 6,
                 skipped_writes: 1,
                 writes_as_reads: 0,
+                writes_replayed: 0,
                 other_as_reads: 1,
                 skipped_bad_records: 0
             }
@@ -765,7 +805,7 @@ mod tests {
     }
 
     #[test]
-    fn writes_replay_as_reads_when_asked() {
+    fn writes_replay_as_writes_or_reads_or_are_skipped() {
         let t =
             csv("writes.csv", &["0,8192,8192,R,0,3", "1,12288,4096,W,0,3", "2,20480,1,W,0,4", "3,0,1,R,0,3"]);
         let mut w = open(&t, WriteMode::Read, None);
@@ -773,6 +813,18 @@ mod tests {
         assert_eq!(
             drain(&mut w),
             vec![vec![vec![read(2, 2)], vec![read(3, 1)], vec![read(0, 1)]], vec![vec![read(5, 1)]]]
+        );
+        // Replayed (the default), writes are write() calls of the same pages.
+        let mut w = open(&t, WriteMode::Replay, None);
+        assert_eq!((w.skipped_writes(), w.counts().writes_replayed, w.counts().requests), (0, 2, 4));
+        let write = |page: u64, pages: u64| Step::Write {
+            file: FileId::BLOCK_DEVICE,
+            offset_bytes: page * 4096,
+            len_bytes: pages * 4096,
+        };
+        assert_eq!(
+            drain(&mut w),
+            vec![vec![vec![read(2, 2)], vec![write(3, 1)], vec![read(0, 1)]], vec![vec![write(5, 1)]]]
         );
         // Skipped, the write-only stream (0,4) has no slot, but page 5 still bounds the pseudo-disk.
         let mut w = open(&t, WriteMode::Skip, None);
@@ -877,7 +929,7 @@ mod tests {
         assert_eq!(
             w.describe(),
             "replay:trace=synth:mixed?objects=500&requests=400&run=64&random=0.2&streams=3&seed=9,format=synth,\
-             writes=skip,fold=off"
+             writes=replay,fold=off"
         );
     }
 
@@ -916,11 +968,12 @@ mod tests {
         let err = TraceReplay::open(&opts(empty.path())).unwrap_err();
         assert!(matches!(err, ReplayError::Empty { skipped_writes: 0, .. }), "{err}");
         let writes = csv("allwrites.csv", &["0,0,4096,W,0,0", "1,0,4096,W,0,0"]);
-        let err = TraceReplay::open(&opts(writes.path())).unwrap_err().to_string();
+        let skip = |path: String| ReplayOptions { writes: WriteMode::Skip, ..ReplayOptions::new(path) };
+        let err = TraceReplay::open(&skip(writes.path())).unwrap_err().to_string();
         assert_eq!(
             err,
             format!(
-                "{}: no requests to replay (2 writes skipped; `writes=read` replays them as reads)",
+                "{}: no requests to replay (2 writes skipped; `writes=replay` replays them)",
                 writes.path()
             )
         );
@@ -995,10 +1048,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             (o.fold_pages, o.seed, o.format.as_str(), o.writes),
-            (Some(10), Some(8), "auto", WriteMode::Skip)
+            (Some(10), Some(8), "auto", WriteMode::Replay)
         );
         let w = TraceReplay::open(&o).unwrap();
-        assert_eq!(w.describe(), format!("replay:trace={},format=lirs,writes=skip,fold=40960B", t.path()));
+        assert_eq!(w.describe(), format!("replay:trace={},format=lirs,writes=replay,fold=40960B", t.path()));
         let again = ReplayOptions::from_spec(&w.describe(), device, Some(8)).unwrap();
         assert_eq!(again, ReplayOptions { format: "lirs".into(), ..o });
         let w = parse_replay(&format!("replay:trace={},fold=false", t.path()), device, None).unwrap();
@@ -1010,7 +1063,7 @@ mod tests {
         );
         assert_eq!(
             err("replay:trace=x,writes=drop"),
-            "workload `replay:trace=x,writes=drop`: writes=`drop`: expected skip or read"
+            "workload `replay:trace=x,writes=drop`: writes=`drop`: expected replay, skip or read"
         );
         assert!(err("replay:trace=x,fold=1000")
             .contains("fold=`1000`: 1000 B is not a positive multiple of the 4096 B page"));

@@ -71,21 +71,25 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, String> {
 /// The workloads that write or page (`workload::memory`).
 pub const MEMORY_WORKLOADS: [&str; 4] = ["vm-seq", "vm-random", "smm", "write"];
 
-/// `vm-seq:size=256MiB,touch_cpu=100ns`, `vm-random:size=256MiB,write=false`,
-/// `smm:n=869000,per_row=10,row_cpu=100ns`,
+/// `vm-seq:size=256MiB,passes=10,touch_cpu=100ns`, `vm-random:size=256MiB,write=false`,
+/// `smm:n=869000,per_row=10,multiplications=15,row_cpu=100ns`,
 /// `write:files=100,file_size=4MiB,block=16KiB,mode=random,read_fraction=0`; `None` for another name.
 fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
     let e = |e: pagelab_core::CoreError| e.to_string();
     let w: Box<dyn Workload> = match spec.name.as_str() {
         name @ ("vm-seq" | "vm-random") => {
             let bytes = spec.bytes("size", 256 << 20).map_err(e)?;
-            if bytes < PAGE_SIZE_BYTES || bytes > (1 << 40) {
+            if !(PAGE_SIZE_BYTES..=(1 << 40)).contains(&bytes) {
                 return Err(format!("size={bytes}: expected one page to 1 TiB"));
             }
             let write = spec.bool("write", true).map_err(e)?;
             let touch_cpu = spec.duration_ns("touch_cpu", VmTouch::TOUCH_CPU.0).map_err(e)?;
-            spec.finish(&["size", "write", "touch_cpu"]).map_err(e)?;
-            Box::new(VmTouch::new(name == "vm-seq", bytes, write, Nanos(touch_cpu.max(1))))
+            let passes = spec.u64("passes", VmTouch::PASSES).map_err(e)?;
+            if !(1..=1_000_000).contains(&passes) {
+                return Err(format!("passes={passes}: expected 1 to 1000000"));
+            }
+            spec.finish(&["size", "passes", "write", "touch_cpu"]).map_err(e)?;
+            Box::new(VmTouch::new(name == "vm-seq", bytes, write, Nanos(touch_cpu.max(1)), passes))
         }
         "smm" => {
             let n = spec.u64("n", SparseMatVec::N_DEFAULT).map_err(e)?;
@@ -94,8 +98,12 @@ fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
                 return Err(format!("n={n}, per_row={per_row}: expected 1 <= per_row <= n <= 2^30"));
             }
             let row_cpu = spec.duration_ns("row_cpu", SparseMatVec::ROW_CPU.0).map_err(e)?;
-            spec.finish(&["n", "per_row", "row_cpu"]).map_err(e)?;
-            Box::new(SparseMatVec::new(n, per_row, Nanos(row_cpu.max(1))))
+            let mults = spec.u64("multiplications", SparseMatVec::MULTIPLICATIONS).map_err(e)?;
+            if !(1..=10_000).contains(&mults) {
+                return Err(format!("multiplications={mults}: expected 1 to 10000"));
+            }
+            spec.finish(&["n", "per_row", "multiplications", "row_cpu"]).map_err(e)?;
+            Box::new(SparseMatVec::new(n, per_row, Nanos(row_cpu.max(1)), mults))
         }
         "write" => {
             let files = spec.u64("files", 100).map_err(e)?;
