@@ -32,6 +32,16 @@ use std::time::Instant;
   keys: files, file_size, files_per_request, interleave, block,
         length (whole|fixed|uniform), length_min, length_max, length_bytes,
         same_length, start (zero|random), choice (random|round-robin), think
+  write                    file writes: files, file_size, block, mode (random|seq),
+                           read_fraction
+Programs that run to completion (measured whole; the runtime is the result):
+  vm-seq, vm-random        MemRx's VM microbenchmarks: an anonymous allocation
+                           scanned or touched at random, repeatedly; keys: size
+                           (256MiB), passes (10), write (true), touch_cpu (100ns)
+  smm                      DULO's SciMark2 sparse matrix-vector multiply (116 MiB):
+                           n (869000), per_row (10), multiplications (15),
+                           row_cpu (100ns)
+A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 The default disk (the DiskSim-validated Seagate Cheetah 9LP) holds 9.1 GB: Li & Shen's 24 GB dataset of 6000 files does not fit it, hence files=2000 in the examples.
 
@@ -41,7 +51,9 @@ Examples:
   pagelab simulate --workload two-rand:files=2000 --concurrency 200 \\
       --memory 256MiB --scheduler deadline --json
   pagelab simulate --workload random:block=64KiB --device ssd \\
-      --concurrency 32 --requests 10000")]
+      --concurrency 32 --requests 10000
+  pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
+  pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6")]
 pub struct SimulateArgs {
     /// The workload (see below).
     #[arg(long, default_value = "one-rand:files=2000", conflicts_with = "trace")]
@@ -76,8 +88,9 @@ pub struct SimulateArgs {
     /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
     #[arg(long, default_value = "linux")]
     pub policy: String,
-    /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB); tp, tp:T-P or tp:T-P,fixed (T and P
-    /// in pages, e.g. tp:24-48).
+    /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
+    /// linux-2.6[:WINDOW] (2.6.12-2.6.18's page_cache_readahead, the papers' kernels); tp, tp:T-P or
+    /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48).
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple (DULO's Table 1:
@@ -112,8 +125,8 @@ pub struct SimulateArgs {
     /// queue sleeps until a request completes; `unlimited` removes the limit.
     #[arg(long, default_value = "128", value_name = "N|unlimited")]
     pub nr_requests: String,
-    /// The swap area, at the end of the disk: a size, none, or auto (as large as memory when the workload
-    /// uses anonymous memory, none otherwise).
+    /// The swap area, at the end of the disk: a size, none, or auto (twice memory when the workload uses
+    /// anonymous memory, none otherwise).
     #[arg(long, default_value = "auto", value_name = "SIZE|none|auto")]
     pub swap: String,
     /// Sample the memory gauges (free, cached, in flight, prefetched and unused, dirty) at this interval of

@@ -155,10 +155,15 @@ pub struct MemorySample {
     pub t_s: f64,
     pub free_bytes: u64,
     pub resident_bytes: u64,
+    /// Pages under a read (pinned by their I/O).
     pub in_flight_bytes: u64,
+    /// Evicted pages whose memory a reader still pins (it is copying them out).
+    pub pinned_evicted_bytes: u64,
     pub prefetched_unused_bytes: u64,
     pub dirty_bytes: u64,
     pub writeback_bytes: u64,
+    /// Pages reclaim chose whose write is in flight (their memory is freed when it completes).
+    pub reclaim_writing_bytes: u64,
 }
 
 /// How the measured period was reached.

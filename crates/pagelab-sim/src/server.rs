@@ -305,7 +305,9 @@ impl Server {
         let memory = cfg.memory(concurrency).map_err(|e| SimError::Config(e.to_string()))?;
         // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
         let thrash_pages = cfg.thrash_history_pages.unwrap_or(memory.total_pages / 10 * 4);
-        let mut cache_config = BufferCacheConfig::new(memory, cfg.policy, cfg.prefetcher.clone());
+        let max_request_sectors = cfg.scheduler.max_request_sectors();
+        let prefetcher = cfg.prefetcher.clone().for_queue(max_request_sectors);
+        let mut cache_config = BufferCacheConfig::new(memory, cfg.policy, prefetcher);
         cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
         let cache = BufferCache::with_observer(
             cache_config,
@@ -313,7 +315,6 @@ impl Server {
         )
         .map_err(|e| SimError::Config(e.to_string()))?;
         let sched = cfg.scheduler.build();
-        let max_request_sectors = cfg.scheduler.max_request_sectors();
         let cpu = Cpu::new(cfg.cpus);
         let handlers = (0..concurrency).map(|_| Handler::default()).collect();
         Ok(Server {
@@ -1132,9 +1133,11 @@ impl Server {
             free_bytes: bytes(m.free),
             resident_bytes: bytes(m.resident),
             in_flight_bytes: bytes(m.in_flight),
+            pinned_evicted_bytes: bytes(m.pinned_only),
             prefetched_unused_bytes: bytes(m.prefetched_unused),
             dirty_bytes: m.dirty * PAGE_SIZE_BYTES,
             writeback_bytes: m.writeback * PAGE_SIZE_BYTES,
+            reclaim_writing_bytes: bytes(m.writing),
         });
         let every = self.cfg.timeline.expect("sampling only with a timeline");
         self.q.schedule(now + every, Event::Sample);

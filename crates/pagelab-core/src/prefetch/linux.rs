@@ -17,8 +17,11 @@
 //! - no mmap read-around or `mmap_miss` (§3): pagelab's workloads use `read()`;
 //! - no large folios: every folio is one page, so `round_down(…, folio_pages)` is the identity; the
 //!   ≥6.10 mainline rework of §7 (split sync/async paths, no merge step, folio orders) is not modelled;
-//! - `io_pages` (the device's largest request, used only by oversize reads) equals `ra_pages` unless
-//!   configured (`linux:ra=128KiB,io=1MiB`); the kernel reads it from the queue's `max_sectors`;
+//! - `io_pages` (the device's largest request, used only by oversize reads) is what the kernel sets,
+//!   `max_sectors >> (PAGE_SHIFT - 9)` (`blk_queue_max_hw_sectors()`), once the driver tells the
+//!   prefetcher its queue ([`LinuxReadahead::for_queue`]; the simulator does), unless configured
+//!   (`linux:ra=128KiB,io=1MiB`); alone (a trace replay in `cachesim`, where there is no queue) it equals
+//!   `ra_pages`;
 //! - the expected-marker test requires a marker hit (linux-next); older copies such as CachyOS/linux also
 //!   accept `index == start + size` on a plain miss — not modelled;
 //! - no "be dumb" path (`FMODE_RANDOM`, `ra_pages == 0`) and no congestion deferral: a spec of 0 pages is
@@ -37,6 +40,8 @@ use crate::key::{FileId, StreamId};
 pub struct LinuxReadahead {
     ra_pages: u64,
     io_pages: u64,
+    /// `io_pages` was configured, so the queue does not set it.
+    io_pages_configured: bool,
     page_size_bytes: u64,
     states: RaStates,
 }
@@ -73,7 +78,13 @@ impl LinuxReadahead {
     pub fn new(ra_pages: u64, page_size_bytes: u64) -> LinuxReadahead {
         assert!((1..=RA_PAGES_LIMIT).contains(&ra_pages), "ra_pages {ra_pages} outside 1..={RA_PAGES_LIMIT}");
         assert!(page_size_bytes >= 1, "page size must be positive");
-        LinuxReadahead { ra_pages, io_pages: ra_pages, page_size_bytes, states: RaStates::new() }
+        LinuxReadahead {
+            ra_pages,
+            io_pages: ra_pages,
+            io_pages_configured: false,
+            page_size_bytes,
+            states: RaStates::new(),
+        }
     }
 
     /// Sets `bdi->io_pages`, the largest single request, which only oversize reads use.
@@ -81,6 +92,18 @@ impl LinuxReadahead {
     pub fn with_io_pages(mut self, io_pages: u64) -> LinuxReadahead {
         assert!((1..=RA_PAGES_LIMIT).contains(&io_pages), "io_pages {io_pages} outside 1..={RA_PAGES_LIMIT}");
         self.io_pages = io_pages;
+        self.io_pages_configured = true;
+        self
+    }
+
+    /// The device's queue takes requests of at most `max_sectors` 512-byte sectors: `io_pages` becomes
+    /// what the kernel sets from it, unless it was configured. Caller guarantees `max_sectors >= 1`.
+    pub fn for_queue(mut self, max_sectors: u32) -> LinuxReadahead {
+        assert!(max_sectors >= 1, "a queue takes requests of at least one sector");
+        if !self.io_pages_configured {
+            let sectors_per_page = (self.page_size_bytes / 512).max(1);
+            self.io_pages = (max_sectors as u64 / sectors_per_page).clamp(1, RA_PAGES_LIMIT);
+        }
         self
     }
 
@@ -95,7 +118,8 @@ impl LinuxReadahead {
     /// The spec that builds this prefetcher again.
     pub fn spec(&self) -> String {
         let ra = super::size_text(self.ra_pages * self.page_size_bytes);
-        if self.io_pages == self.ra_pages {
+        // A queue's `io_pages` is not part of the spec: the same spec on another queue takes that queue's.
+        if !self.io_pages_configured {
             format!("linux:{ra}")
         } else {
             format!("linux:ra={ra},io={}", super::size_text(self.io_pages * self.page_size_bytes))

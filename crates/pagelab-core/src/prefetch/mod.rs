@@ -327,6 +327,19 @@ pub enum AnyPrefetcher {
     Fixed(FixedTp),
 }
 
+impl AnyPrefetcher {
+    /// This prefetcher on a device whose queue takes requests of at most `max_sectors` 512-byte sectors:
+    /// the modern Linux readahead's `io_pages` comes from it ([`LinuxReadahead::for_queue`]); the others
+    /// do not depend on the queue (2.6's readahead predates `io_pages`). Caller guarantees
+    /// `max_sectors >= 1`.
+    pub fn for_queue(self, max_sectors: u32) -> AnyPrefetcher {
+        match self {
+            AnyPrefetcher::Linux(l) => AnyPrefetcher::Linux(l.for_queue(max_sectors)),
+            other => other,
+        }
+    }
+}
+
 impl Default for AnyPrefetcher {
     /// Linux with its default 128 KiB window in 4 KiB pages.
     fn default() -> Self {
@@ -423,10 +436,18 @@ fn window_pages(spec: &Spec, default_bytes: u64, page_size_bytes: u64) -> Result
 
 fn parse_linux(spec: &Spec, page_size_bytes: u64) -> Result<LinuxReadahead, CoreError> {
     let ra_pages = window_pages(spec, LinuxReadahead::DEFAULT_RA_BYTES, page_size_bytes)?;
-    let io_bytes = spec.bytes("io", ra_pages * page_size_bytes)?;
-    let io_pages = whole_pages(spec, "io", io_bytes, page_size_bytes)?;
+    let readahead = LinuxReadahead::new(ra_pages, page_size_bytes);
+    // Without `io=`, the queue sets `io_pages` (`LinuxReadahead::for_queue`).
+    let readahead = match spec.string("io") {
+        Some(text) => {
+            let io_bytes =
+                crate::units::parse_bytes(&text).map_err(|e| bad_spec(spec, format!("io: {e}")))?;
+            readahead.with_io_pages(whole_pages(spec, "io", io_bytes, page_size_bytes)?)
+        }
+        None => readahead,
+    };
     spec.finish(&["ra", "io"])?;
-    Ok(LinuxReadahead::new(ra_pages, page_size_bytes).with_io_pages(io_pages))
+    Ok(readahead)
 }
 
 fn parse_linux26(spec: &Spec, page_size_bytes: u64) -> Result<Linux26Readahead, CoreError> {

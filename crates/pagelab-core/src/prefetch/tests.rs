@@ -16,6 +16,15 @@ fn specs_parse_with_their_defaults() {
     assert_eq!(linux(" Linux:1MiB ", PAGE), (256, 256));
     assert_eq!(linux("linux:ra=128KiB,io=1MiB", PAGE), (32, 256));
     assert_eq!(linux("linux:512KiB", 8192), (64, 64), "the page size converts KiB to pages");
+    // On a queue of 1024-sector requests the kernel sets io_pages = 1024 >> 3 = 128; a configured one stays.
+    let on_queue = |s: &str, sectors| match s.parse::<AnyPrefetcher>().unwrap().for_queue(sectors) {
+        AnyPrefetcher::Linux(l) => (l.ra_pages(), l.io_pages(), l.spec()),
+        other => panic!("{s} gave {other:?}"),
+    };
+    assert_eq!(on_queue("linux", 1024), (32, 128, "linux:128KiB".into()), "the queue's io_pages is no spec");
+    assert_eq!(on_queue("linux:ra=128KiB,io=1MiB", 1024), (32, 256, "linux:ra=128KiB,io=1MiB".into()));
+    assert_eq!(on_queue("linux:ra=128KiB,io=128KiB", 1024).1, 32, "configured equal to ra: kept");
+    assert!(matches!("linux-2.6".parse::<AnyPrefetcher>().unwrap().for_queue(8), AnyPrefetcher::Linux26(_)));
     let tp = |s: &str| match s.parse::<AnyPrefetcher>().unwrap() {
         AnyPrefetcher::Fixed(f) => (f.trigger_distance_pages(), f.prefetch_degree_pages()),
         other => panic!("{s} gave {other:?}"),

@@ -8,6 +8,7 @@
 //! depend on how many threads ran it.
 
 pub mod system_model;
+pub mod vm_sequential;
 
 use std::fmt;
 
@@ -157,7 +158,7 @@ pub trait Experiment: Sync {
 
 /// Every built-in experiment.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&system_model::SystemModel]
+    vec![&system_model::SystemModel, &vm_sequential::VmSequential]
 }
 
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {
