@@ -106,6 +106,45 @@ fn trace_replay_runs_until_the_trace_ends() {
     assert_eq!(v["requests_completed"], 15_858);
     assert_eq!(v["replay"]["requests"], 15_858);
     assert!(v["sim_seconds"].as_f64().unwrap() < 120.0, "the run ends with the trace");
+    assert_eq!(v["workload_completed"], true);
+}
+
+/// cloudPhysicsIO's writes (59 % of its requests) replayed as writes dirty pages that pdflush and reclaim
+/// write back: the disk sees write requests beside the reads, counted apart; skipped, it sees reads only,
+/// and fewer requests complete.
+#[test]
+fn trace_writes_are_replayed_as_writes_by_default() {
+    let json = |writes: &str| {
+        let trace = trace_path("libcachesim/cloudPhysicsIO.csv");
+        let args =
+            ["simulate", "--trace", &trace, "--fold", "--memory", "64MiB", "--writes", writes, "--json"];
+        let o = pagelab(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let replay = json("replay");
+    assert_eq!(replay["replay"]["writes_replayed"], 66_898);
+    assert_eq!(replay["requests_completed"], 113_872);
+    let disk = &replay["disk"];
+    assert!(disk["write_requests"].as_u64().unwrap() > 0 && disk["pages_written"].as_u64().unwrap() > 0);
+    assert_eq!(
+        disk["requests"].as_u64().unwrap(),
+        disk["read_requests"].as_u64().unwrap() + disk["write_requests"].as_u64().unwrap()
+    );
+    let w = &replay["writes"];
+    assert!(w["pages_dirtied"].as_u64().unwrap() > 0);
+    assert_eq!(
+        disk["pages_written"].as_u64().unwrap(),
+        w["written_writeback"].as_u64().unwrap() + w["written_reclaim"].as_u64().unwrap(),
+        "every page written was started by writeback or reclaim (no swap here)"
+    );
+    let skip = json("skip");
+    assert_eq!(skip["replay"]["skipped_writes"], 66_898);
+    assert_eq!(skip["requests_completed"], 113_872 - 66_898);
+    assert_eq!(
+        (skip["disk"]["write_requests"].as_u64(), skip["writes"]["pages_dirtied"].as_u64()),
+        (Some(0), Some(0))
+    );
 }
 
 #[test]
