@@ -257,6 +257,9 @@ struct SlotPool {
     /// By slot: its page left the cache while pinned; the slot is free at the last unpin.
     orphaned: Vec<bool>,
     orphans: u32,
+    /// Pins held, over all slots: while none is (the simulator never pins), a release need not look up
+    /// the slot's pins, a scattered load per evicted page.
+    pins_held: u64,
 }
 
 impl SlotPool {
@@ -267,7 +270,13 @@ impl SlotPool {
             pins: vec![0; capacity as usize],
             orphaned: vec![false; capacity as usize],
             orphans: 0,
+            pins_held: 0,
         }
+    }
+
+    fn pin(&mut self, slot: Slot) {
+        self.pins[slot as usize] += 1;
+        self.pins_held += 1;
     }
 
     fn take(&mut self) -> Slot {
@@ -281,7 +290,8 @@ impl SlotPool {
     /// The page in `slot` left the cache. Returns whether the slot is free now (no reader holds it).
     fn release(&mut self, slot: Slot) -> bool {
         let s = slot as usize;
-        if self.pins[s] > 0 {
+        debug_assert!(self.pins_held > 0 || self.pins[s] == 0, "a pin not counted in pins_held");
+        if self.pins_held > 0 && self.pins[s] > 0 {
             self.orphaned[s] = true;
             self.orphans += 1;
             false
@@ -546,7 +556,7 @@ impl<O: Observer> BufferCache<O> {
                     // checks the flag before waiting for the page to become uptodate).
                     self.check_marker(now, frame, cursor, layout, out);
                     cursor.counted = Some(idx);
-                    out.status = ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] };
+                    out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
                     return;
                 }
                 None => {
@@ -563,7 +573,9 @@ impl<O: Observer> BufferCache<O> {
                     );
                     self.submit(now, window, cursor, true, layout, out);
                     out.status = match self.pages.lookup(key.raw()) {
-                        Some(frame) => ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] },
+                        Some(frame) => {
+                            ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
+                        }
                         None => {
                             self.observer.stalled(now, cursor.stream);
                             ReadStatus::NoMemory
@@ -587,15 +599,15 @@ impl<O: Observer> BufferCache<O> {
         }
         let frames = self.fetch_frames(fetch)?;
         for &frame in &frames {
-            if self.pages.flags[frame as usize] & flag::STALE != 0 {
+            if self.pages.meta[frame as usize].flags & flag::STALE != 0 {
                 self.drop_page(now, frame);
                 continue;
             }
             self.pages.complete(frame);
             let f = frame as usize;
             let key = PageKey::from_raw(self.pages.table.key(frame));
-            let prefetched = self.pages.flags[f] & flag::DEMANDED == 0;
-            self.observer.inserted(now, key, self.pages.owner[f], prefetched);
+            let prefetched = self.pages.meta[f].flags & flag::DEMANDED == 0;
+            self.observer.inserted(now, key, self.pages.meta[f].owner, prefetched);
             if fetch.file == FileId::SWAP {
                 self.swapped_in(now, frame, key, !prefetched);
             }
@@ -630,7 +642,7 @@ impl<O: Observer> BufferCache<O> {
     pub fn fetch_slots(&mut self, fetch: &Fetch, out: &mut Vec<Slot>) -> Result<(), CoreError> {
         out.clear();
         let frames = self.fetch_frames(fetch)?;
-        out.extend(frames.iter().map(|&frame| self.pages.slot[frame as usize]));
+        out.extend(frames.iter().map(|&frame| self.pages.meta[frame as usize].slot));
         self.frames = frames;
         Ok(())
     }
@@ -642,6 +654,7 @@ impl<O: Observer> BufferCache<O> {
             return Err(CoreError::BadPin(pin.slot));
         }
         self.slots.pins[s] -= 1;
+        self.slots.pins_held -= 1;
         if self.slots.pins[s] == 0 && self.slots.orphaned[s] {
             self.slots.orphaned[s] = false;
             self.slots.orphans -= 1;
@@ -665,7 +678,7 @@ impl<O: Observer> BufferCache<O> {
             if self.pages.is_uptodate(id) {
                 self.drop_page(now, id);
             } else {
-                self.pages.flags[id as usize] |= flag::STALE;
+                self.pages.meta[id as usize].flags |= flag::STALE;
             }
         }
         // Pages reclaim is writing out: their write finishes, but their data never comes back.
@@ -755,13 +768,13 @@ impl<O: Observer> BufferCache<O> {
         let f = frame as usize;
         if self.own_demand(frame, cursor) {
             // Its insertion into the policy was this call's access.
-            self.pages.flags[f] &= !flag::DEMANDED;
+            self.pages.meta[f].flags &= !flag::DEMANDED;
         } else {
             self.used(now, frame, cursor.stream);
         }
         if cursor.pin {
-            let slot = self.pages.slot[f];
-            self.slots.pins[slot as usize] += 1;
+            let slot = self.pages.meta[f].slot;
+            self.slots.pin(slot);
             out.pins.push(Pin { file: cursor.file, index: cursor.next, slot });
         }
         self.check_marker(now, frame, cursor, layout, out);
@@ -779,10 +792,10 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         let f = frame as usize;
-        if self.pages.flags[f] & flag::MARKER == 0 {
+        if self.pages.meta[f].flags & flag::MARKER == 0 {
             return;
         }
-        self.pages.flags[f] &= !flag::MARKER;
+        self.pages.meta[f].flags &= !flag::MARKER;
         let ctx = self.ctx(now, cursor);
         let view = View { pages: &self.pages, read_congested: self.read_congested };
         if let Some(window) = self.prefetcher.on_marker_hit(&ctx, &view) {
@@ -866,9 +879,9 @@ impl<O: Observer> BufferCache<O> {
                 }
             }
             let f = frame as usize;
-            self.pages.fetch_of[f] = open.as_ref().expect("open fetch").id;
+            self.pages.meta[f].fetch_of = open.as_ref().expect("open fetch").id;
             if marker_page == Some(idx) {
-                self.pages.flags[f] |= flag::MARKER;
+                self.pages.meta[f].flags |= flag::MARKER;
             }
         }
         if let Some(f) = open {
@@ -1029,7 +1042,7 @@ impl<O: Observer> BufferCache<O> {
     fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
         if self.pages.first_use(frame) {
             let key = PageKey::from_raw(self.pages.table.key(frame));
-            self.observer.prefetch_used(now, key, self.pages.owner[frame as usize], stream);
+            self.observer.prefetch_used(now, key, self.pages.meta[frame as usize].owner, stream);
         }
         self.pages.hit(frame);
     }
@@ -1038,10 +1051,10 @@ impl<O: Observer> BufferCache<O> {
     fn drop_page(&mut self, now: Nanos, frame: FrameId) {
         let key = PageKey::from_raw(self.pages.table.key(frame));
         let f = frame as usize;
-        if self.pages.flags[f] & flag::DIRTY != 0 && key.file().is_regular() {
+        if self.pages.meta[f].flags & flag::DIRTY != 0 && key.file().is_regular() {
             self.dirty.dropped(key.file(), key.index());
         }
-        let anon_slot = self.pages.anon_slot[f];
+        let anon_slot = self.pages.meta[f].anon_slot;
         if anon_slot != NO_SWAP_SLOT {
             self.swap.as_mut().expect("a swap slot without swap").free(anon_slot);
         }
@@ -1068,7 +1081,8 @@ impl<O: Observer> BufferCache<O> {
         }
         for i in 0..fetch.pages as u64 {
             let frame = self.page_key(fetch, i).and_then(|key| self.pages.lookup(key.raw()));
-            match frame.filter(|&f| !self.pages.is_uptodate(f) && self.pages.fetch_of[f as usize] == fetch.id)
+            match frame
+                .filter(|&f| !self.pages.is_uptodate(f) && self.pages.meta[f as usize].fetch_of == fetch.id)
             {
                 Some(f) => frames.push(f),
                 None => return Err(CoreError::UnknownFetch(fetch.id)),
@@ -1090,7 +1104,7 @@ impl<O: Observer> BufferCache<O> {
     /// The page in `frame` was fetched by this very call's synchronous window.
     fn own_demand(&self, frame: FrameId, cursor: &ReadCursor) -> bool {
         let f = frame as usize;
-        self.pages.flags[f] & flag::DEMANDED != 0 && self.pages.demand_read[f] == cursor.id
+        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == cursor.id
     }
 
     /// Page conservation in the section, and slots against memory.
@@ -1117,10 +1131,14 @@ impl<O: Observer> BufferCache<O> {
         }
         let resident_slots = (0..self.pages.table.ids())
             .filter(|&id| self.pages.lookup(self.pages.table.key(id)) == Some(id))
-            .filter(|&id| self.pages.anon_slot[id as usize] != NO_SWAP_SLOT)
+            .filter(|&id| self.pages.meta[id as usize].anon_slot != NO_SWAP_SLOT)
             .inspect(|&id| {
                 let key = self.pages.table.key(id);
-                assert_eq!(swap.owner(self.pages.anon_slot[id as usize]), Some(key), "resident page's slot");
+                assert_eq!(
+                    swap.owner(self.pages.meta[id as usize].anon_slot),
+                    Some(key),
+                    "resident page's slot"
+                );
             })
             .count() as u64;
         let writing_slots =
@@ -1139,7 +1157,8 @@ impl<O: Observer> BufferCache<O> {
         let flagged = (0..self.pages.table.ids())
             .filter(|&id| {
                 let key = self.pages.table.key(id);
-                self.pages.lookup(key) == Some(id) && self.pages.flags[id as usize] & flag::PREFETCHED != 0
+                self.pages.lookup(key) == Some(id)
+                    && self.pages.meta[id as usize].flags & flag::PREFETCHED != 0
             })
             .count() as u32;
         assert_eq!(flagged, self.pages.prefetched_unused_pages(), "prefetched-unused count out of step");

@@ -75,23 +75,45 @@ pub(super) struct Incoming {
     pub anon_slot: u64,
 }
 
+/// What the page cache records about the page in one frame.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FrameMeta {
+    pub lbn: Lbn,
+    /// The fetch that brings the page in, while in flight.
+    pub fetch_of: u64,
+    /// The read call whose synchronous window fetched the page (with `flag::DEMANDED`).
+    pub demand_read: u64,
+    /// An anonymous page's swap slot (its copy there), or [`NO_SWAP_SLOT`].
+    pub anon_slot: u64,
+    pub owner: StreamId,
+    /// Where the page's data lives.
+    pub slot: Slot,
+    pub flags: u8,
+    /// What `on_miss` returned for the page, until `on_insert`.
+    pub history: History,
+}
+
+impl FrameMeta {
+    const EMPTY: FrameMeta = FrameMeta {
+        lbn: Lbn(0),
+        fetch_of: 0,
+        demand_read: 0,
+        anon_slot: NO_SWAP_SLOT,
+        owner: StreamId(0),
+        slot: 0,
+        flags: 0,
+        history: History::NONE,
+    };
+}
+
 pub(super) struct PageCache {
     pub table: FrameTable,
     policy: AnyPolicy,
-    /// Per id (frames and the policy's shadow entries): only frames' entries are meaningful.
-    pub flags: Vec<u8>,
-    pub owner: Vec<StreamId>,
-    lbn: Vec<Lbn>,
-    /// The fetch that brings the page in, while in flight.
-    pub fetch_of: Vec<u64>,
-    /// The read call whose synchronous window fetched the page (with `flag::DEMANDED`).
-    pub demand_read: Vec<u64>,
-    /// What `on_miss` returned for the page, until `on_insert`.
-    history: Vec<History>,
-    /// Where the page's data lives.
-    pub slot: Vec<Slot>,
-    /// An anonymous page's swap slot (its copy there), or [`NO_SWAP_SLOT`].
-    pub anon_slot: Vec<u64>,
+    /// Per id (frames and the policy's shadow entries): only frames' entries are meaningful. One record
+    /// per frame, not one array per field: reclaim, a fetch and its completion touch most fields of a
+    /// frame at once, and frames are met in replacement order, scattered in memory, so a record costs one
+    /// cache miss where eight arrays cost eight.
+    pub meta: Vec<FrameMeta>,
     /// Pages reclaim took out of the policy whose write is in flight: still in memory and still found by
     /// readers (Linux keeps them in the page cache), freed when the write completes.
     pub writing: KeyMap<u64, Writing>,
@@ -115,14 +137,7 @@ impl PageCache {
         PageCache {
             table,
             policy,
-            flags: vec![0; ids],
-            owner: vec![StreamId(0); ids],
-            lbn: vec![Lbn(0); ids],
-            fetch_of: vec![0; ids],
-            demand_read: vec![0; ids],
-            history: vec![History::NONE; ids],
-            slot: vec![0; ids],
-            anon_slot: vec![NO_SWAP_SLOT; ids],
+            meta: vec![FrameMeta::EMPTY; ids],
             writing: KeyMap::default(),
             in_flight: 0,
             prefetched_unused: 0,
@@ -154,8 +169,8 @@ impl PageCache {
     /// Returns whether it was one.
     pub fn first_use(&mut self, frame: FrameId) -> bool {
         let f = frame as usize;
-        let was = self.flags[f] & flag::PREFETCHED != 0;
-        self.flags[f] &= !flag::PREFETCHED;
+        let was = self.meta[f].flags & flag::PREFETCHED != 0;
+        self.meta[f].flags &= !flag::PREFETCHED;
         self.prefetched_unused -= was as u32;
         was
     }
@@ -168,7 +183,7 @@ impl PageCache {
 
     #[inline]
     pub fn is_uptodate(&self, frame: FrameId) -> bool {
-        self.flags[frame as usize] & flag::UPTODATE != 0
+        self.meta[frame as usize].flags & flag::UPTODATE != 0
     }
 
     fn tick(&mut self) -> u64 {
@@ -193,14 +208,16 @@ impl PageCache {
     pub fn take_frame(&mut self, page: Incoming) -> FrameId {
         let frame = self.table.insert(page.key);
         let f = frame as usize;
-        self.flags[f] = page.flags;
-        self.owner[f] = page.owner;
-        self.lbn[f] = page.lbn;
-        self.fetch_of[f] = page.fetch;
-        self.demand_read[f] = page.read;
-        self.history[f] = page.history;
-        self.slot[f] = page.slot;
-        self.anon_slot[f] = page.anon_slot;
+        self.meta[f] = FrameMeta {
+            lbn: page.lbn,
+            fetch_of: page.fetch,
+            demand_read: page.read,
+            anon_slot: page.anon_slot,
+            owner: page.owner,
+            slot: page.slot,
+            flags: page.flags,
+            history: page.history,
+        };
         self.in_flight += 1;
         self.prefetched_unused += (page.flags & flag::PREFETCHED != 0) as u32;
         frame
@@ -210,17 +227,17 @@ impl PageCache {
     /// history its `on_miss` returned).
     pub fn complete(&mut self, frame: FrameId) {
         let f = frame as usize;
-        debug_assert_eq!(self.flags[f] & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
-        self.flags[f] |= flag::UPTODATE;
+        debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
+        self.meta[f].flags |= flag::UPTODATE;
         self.in_flight -= 1;
         let access = Access {
             key: self.table.key(frame),
             vtime: self.tick(),
             next_vtime: NEVER,
-            lbn: self.lbn[f],
-            prefetch: self.flags[f] & flag::DEMANDED == 0,
+            lbn: self.meta[f].lbn,
+            prefetch: self.meta[f].flags & flag::DEMANDED == 0,
         };
-        let history = std::mem::take(&mut self.history[f]);
+        let history = std::mem::take(&mut self.meta[f].history);
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
     }
 
@@ -230,7 +247,7 @@ impl PageCache {
             key: self.table.key(frame),
             vtime: self.tick(),
             next_vtime: NEVER,
-            lbn: self.lbn[frame as usize],
+            lbn: self.meta[frame as usize].lbn,
             prefetch: false,
         };
         self.policy.on_hit(frame, &access, &mut self.table.shadows());
@@ -240,17 +257,17 @@ impl PageCache {
     /// if not. Returns its slot.
     pub fn drop_page(&mut self, frame: FrameId) -> Slot {
         let f = frame as usize;
-        if self.flags[f] & flag::UPTODATE != 0 {
+        if self.meta[f].flags & flag::UPTODATE != 0 {
             self.policy.on_remove(frame, &mut self.table.shadows());
         } else {
             self.in_flight -= 1;
-            self.history[f] = History::NONE;
+            self.meta[f].history = History::NONE;
         }
-        self.prefetched_unused -= (self.flags[f] & flag::PREFETCHED != 0) as u32;
-        self.flags[f] = 0;
-        self.anon_slot[f] = NO_SWAP_SLOT;
+        self.prefetched_unused -= (self.meta[f].flags & flag::PREFETCHED != 0) as u32;
+        self.meta[f].flags = 0;
+        self.meta[f].anon_slot = NO_SWAP_SLOT;
         self.table.remove(frame);
-        self.slot[f]
+        self.meta[f].slot
     }
 
     /// A page reclaim took out while it was being written is wanted again (a reader or writer found it):
@@ -264,12 +281,12 @@ impl PageCache {
         let frame = self.table.insert(key);
         let f = frame as usize;
         // Valid, not in flight, not prefetched: it joins the policy at once, as a referenced page.
-        self.flags[f] = (w.flags & !(flag::PREFETCHED | flag::MARKER | flag::STALE)) | flag::UPTODATE;
-        self.owner[f] = w.owner;
-        self.lbn[f] = w.lbn;
-        self.slot[f] = w.slot;
-        self.anon_slot[f] = w.anon_slot;
-        self.demand_read[f] = 0;
+        self.meta[f].flags = (w.flags & !(flag::PREFETCHED | flag::MARKER | flag::STALE)) | flag::UPTODATE;
+        self.meta[f].owner = w.owner;
+        self.meta[f].lbn = w.lbn;
+        self.meta[f].slot = w.slot;
+        self.meta[f].anon_slot = w.anon_slot;
+        self.meta[f].demand_read = 0;
         let access = Access { key, vtime: self.tick(), next_vtime: NEVER, lbn: w.lbn, prefetch: false };
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
         frame
@@ -283,7 +300,7 @@ impl PageCache {
         page.flags = flag::DEMANDED;
         let frame = self.take_frame(page);
         self.complete(frame);
-        self.flags[frame as usize] = flags | flag::UPTODATE;
+        self.meta[frame as usize].flags = flags | flag::UPTODATE;
         frame
     }
 
@@ -294,7 +311,7 @@ impl PageCache {
     }
 
     pub fn lbn_of(&self, frame: FrameId) -> Lbn {
-        self.lbn[frame as usize]
+        self.meta[frame as usize].lbn
     }
 
     /// The next eviction makes room for a page whose `on_miss` returned `history` (ARC's REPLACE reads it);
@@ -340,27 +357,34 @@ impl CacheSection for PageCache {
             let frame = self.policy.evict(history, &mut self.table.shadows());
             history = History::NONE;
             let f = frame as usize;
-            debug_assert_ne!(self.flags[f] & flag::UPTODATE, 0, "the policy evicted a page under I/O");
+            debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
             let key = PageKey::from_raw(self.table.remove(frame));
-            let flags = self.flags[f];
+            let flags = self.meta[f].flags;
             let writing = flags & (flag::DIRTY | flag::WRITEBACK) != 0;
             if writing {
                 let w = Writing {
-                    owner: self.owner[f],
-                    lbn: self.lbn[f],
+                    owner: self.meta[f].owner,
+                    lbn: self.meta[f].lbn,
                     flags,
-                    slot: self.slot[f],
-                    anon_slot: self.anon_slot[f],
+                    slot: self.meta[f].slot,
+                    anon_slot: self.meta[f].anon_slot,
                     stale: false,
                 };
                 self.writing.insert(key.raw(), w);
                 written += 1;
             }
-            let anon_slot = self.anon_slot[f];
-            freed(Evicted { key, owner: self.owner[f], flags, slot: self.slot[f], anon_slot, writing });
+            let anon_slot = self.meta[f].anon_slot;
+            freed(Evicted {
+                key,
+                owner: self.meta[f].owner,
+                flags,
+                slot: self.meta[f].slot,
+                anon_slot,
+                writing,
+            });
             self.prefetched_unused -= (flags & flag::PREFETCHED != 0) as u32;
-            self.flags[f] = 0;
-            self.anon_slot[f] = NO_SWAP_SLOT;
+            self.meta[f].flags = 0;
+            self.meta[f].anon_slot = NO_SWAP_SLOT;
         }
         // The scan beyond the victims, from the policy's running count.
         let scanned_total = self.policy.pages_scanned();

@@ -179,7 +179,7 @@ impl<O: Observer> BufferCache<O> {
                         self.observer.accessed(now, cursor.stream, key, outcome);
                     }
                     cursor.counted = Some(idx);
-                    out.status = ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] };
+                    out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
                     return;
                 }
                 None => {
@@ -192,7 +192,9 @@ impl<O: Observer> BufferCache<O> {
                         let rc = self.write_read_cursor(cursor, idx);
                         self.submit(now, Window::exact(idx, 1), &rc, true, layout, out);
                         out.status = match self.pages.lookup(key.raw()) {
-                            Some(frame) => ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] },
+                            Some(frame) => {
+                                ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
+                            }
                             None => self.stall(now, cursor.stream),
                         };
                         return;
@@ -277,7 +279,7 @@ impl<O: Observer> BufferCache<O> {
                     self.observer.accessed(now, cursor.stream, key, outcome);
                 }
                 cursor.faulted = true;
-                out.status = ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] };
+                out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
             }
             None => {
                 if first_encounter {
@@ -288,7 +290,9 @@ impl<O: Observer> BufferCache<O> {
                     Some(slot) => {
                         self.swap_in(now, cursor, slot, out);
                         out.status = match self.pages.lookup(key.raw()) {
-                            Some(frame) => ReadStatus::Blocked { fetch: self.pages.fetch_of[frame as usize] },
+                            Some(frame) => {
+                                ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
+                            }
                             None => self.stall(now, cursor.stream),
                         };
                     }
@@ -297,7 +301,7 @@ impl<O: Observer> BufferCache<O> {
                         let lbn = Lbn(key.raw());
                         match self.insert_valid(now, key, lbn, cursor.stream, NO_SWAP_SLOT, out) {
                             Some(frame) => {
-                                self.pages.flags[frame as usize] |= flag::DIRTY;
+                                self.pages.meta[frame as usize].flags |= flag::DIRTY;
                                 if cursor.write {
                                     self.observer.dirtied(now, cursor.stream, key);
                                 }
@@ -326,7 +330,7 @@ impl<O: Observer> BufferCache<O> {
             if self.pages.is_uptodate(id) {
                 self.drop_page(now, id);
             } else {
-                self.pages.flags[id as usize] |= flag::STALE;
+                self.pages.meta[id as usize].flags |= flag::STALE;
             }
         }
         for (key, w) in self.pages.writing.iter_mut() {
@@ -394,12 +398,12 @@ impl<O: Observer> BufferCache<O> {
             // comes back into the policy, still dirty, when that write completes.
             let Some(frame) = self.pages.lookup(key.raw()) else { continue };
             let f = frame as usize;
-            if self.pages.flags[f] & flag::WRITEBACK != 0 {
+            if self.pages.meta[f].flags & flag::WRITEBACK != 0 {
                 continue; // re-dirtied while its write is in flight: the next pass takes it
             }
-            self.pages.flags[f] = (self.pages.flags[f] & !flag::DIRTY) | flag::WRITEBACK;
+            self.pages.meta[f].flags = (self.pages.meta[f].flags & !flag::DIRTY) | flag::WRITEBACK;
             self.dirty.write_started(file, idx);
-            self.observer.write_started(now, key, self.pages.owner[f], WriteCause::Writeback);
+            self.observer.write_started(now, key, self.pages.meta[f].owner, WriteCause::Writeback);
             started += 1;
             let lbn = self.pages.lbn_of(frame);
             let extends = open.as_ref().is_some_and(|o| {
@@ -411,7 +415,7 @@ impl<O: Observer> BufferCache<O> {
                 if let Some(done) = open.take() {
                     self.issue_write(now, done, out);
                 }
-                open = Some(self.new_write(file, idx, lbn, self.pages.owner[f]));
+                open = Some(self.new_write(file, idx, lbn, self.pages.meta[f].owner));
             }
         }
         if let Some(done) = open {
@@ -482,9 +486,9 @@ impl<O: Observer> BufferCache<O> {
                 // Background writeback of a resident page (unless the page has left since).
                 if let Some(frame) = self.pages.lookup(key.raw()).filter(|&f| self.pages.is_uptodate(f)) {
                     let f = frame as usize;
-                    self.pages.flags[f] &= !flag::WRITEBACK;
-                    if failed && file_page && self.pages.flags[f] & flag::DIRTY == 0 {
-                        self.make_dirty(now, frame, self.pages.owner[f]);
+                    self.pages.meta[f].flags &= !flag::WRITEBACK;
+                    if failed && file_page && self.pages.meta[f].flags & flag::DIRTY == 0 {
+                        self.make_dirty(now, frame, self.pages.meta[f].owner);
                     }
                 }
                 continue;
@@ -566,7 +570,7 @@ impl<O: Observer> BufferCache<O> {
                     });
                 }
             }
-            self.pages.fetch_of[frame as usize] = open.as_ref().expect("open read").id;
+            self.pages.meta[frame as usize].fetch_of = open.as_ref().expect("open read").id;
         }
         if let Some(f) = open {
             self.issue_read(now, f, out);
@@ -613,9 +617,9 @@ impl<O: Observer> BufferCache<O> {
         let f = frame as usize;
         let swap = self.swap.as_mut().expect("swap-in without swap");
         if swap.full() {
-            swap.free(self.pages.anon_slot[f]);
-            self.pages.anon_slot[f] = NO_SWAP_SLOT;
-            self.pages.flags[f] |= flag::DIRTY;
+            swap.free(self.pages.meta[f].anon_slot);
+            self.pages.meta[f].anon_slot = NO_SWAP_SLOT;
+            self.pages.meta[f].flags |= flag::DIRTY;
         }
     }
 
@@ -650,10 +654,10 @@ impl<O: Observer> BufferCache<O> {
     /// The page in `frame` is written to: dirty (a file page joins its inode's dirty pages).
     fn make_dirty(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
         let f = frame as usize;
-        if self.pages.flags[f] & flag::DIRTY != 0 {
+        if self.pages.meta[f].flags & flag::DIRTY != 0 {
             return;
         }
-        self.pages.flags[f] |= flag::DIRTY;
+        self.pages.meta[f].flags |= flag::DIRTY;
         let key = PageKey::from_raw(self.pages.table.key(frame));
         if key.file().is_regular() {
             self.dirty.dirtied(now, key.file(), key.index());
@@ -682,14 +686,14 @@ impl<O: Observer> BufferCache<O> {
     /// The page in `frame` was read for this write or touch (`id`).
     fn own_write_demand(&self, frame: FrameId, id: u64) -> bool {
         let f = frame as usize;
-        self.pages.flags[f] & flag::DEMANDED != 0 && self.pages.demand_read[f] == id
+        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == id
     }
 
     /// If the page was read for call `id`, its insertion was the call's access: clear the mark, and say so.
     fn consume_own_demand(&mut self, frame: FrameId, id: u64) -> bool {
         let own = self.own_write_demand(frame, id);
         if own {
-            self.pages.flags[frame as usize] &= !flag::DEMANDED;
+            self.pages.meta[frame as usize].flags &= !flag::DEMANDED;
         }
         own
     }
