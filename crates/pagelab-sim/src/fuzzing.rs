@@ -56,7 +56,7 @@ pub fn fuzz_specs(text: &str) {
         }
         match parse_workload(text) {
             Ok(w) => drop(w),
-            Err(e) => rejected("workload", e),
+            Err(e) => rejected("workload", e.to_string()),
         }
     }
     match DeviceSpec::from_toml_str(text, "<fuzz>") {

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod cpu;
 pub mod device;
+pub mod error;
 pub mod event;
 pub mod experiment;
 #[doc(hidden)]
@@ -15,3 +16,5 @@ pub mod metrics;
 pub mod sched;
 pub mod server;
 pub mod workload;
+
+pub use error::SimError;

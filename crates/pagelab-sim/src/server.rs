@@ -198,20 +198,7 @@ impl Gauges {
     }
 }
 
-/// Why a run could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    #[error("{0}")]
-    Config(String),
-    /// Every handler with work is stalled for memory, and nothing (no I/O in flight, no kswapd pass) can
-    /// free any: what the Linux OOM killer would act on. The simulator ends the run and says so.
-    #[error(
-        "out of memory at {at_s:.3} s: {stalled} handler(s) need memory and none can be freed \
-         ({resident_mib:.1} MiB resident, {swap_used_mib:.1} of {swap_mib:.1} MiB swap in use); \
-         give the server more --memory or --swap"
-    )]
-    OutOfMemory { at_s: f64, stalled: usize, resident_mib: f64, swap_used_mib: f64, swap_mib: f64 },
-}
+pub use crate::error::SimError;
 
 pub struct Server {
     cfg: SimConfig,
@@ -302,7 +289,7 @@ impl Server {
         if cfg.cpus == 0 {
             return Err(SimError::Config("the server needs at least one CPU".into()));
         }
-        let memory = cfg.memory(concurrency).map_err(|e| SimError::Config(e.to_string()))?;
+        let memory = cfg.memory(concurrency)?;
         // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
         let thrash_pages = cfg.thrash_history_pages.unwrap_or(memory.total_pages / 10 * 4);
         let max_request_sectors = cfg.scheduler.max_request_sectors();
@@ -312,8 +299,7 @@ impl Server {
         let cache = BufferCache::with_observer(
             cache_config,
             (Counters::default(), ThrashDetector::new(thrash_pages)),
-        )
-        .map_err(|e| SimError::Config(e.to_string()))?;
+        )?;
         let sched = cfg.scheduler.build();
         let cpu = Cpu::new(cfg.cpus);
         let handlers = (0..concurrency).map(|_| Handler::default()).collect();

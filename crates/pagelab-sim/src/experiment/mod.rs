@@ -10,6 +10,7 @@
 pub mod system_model;
 pub mod vm_sequential;
 
+use crate::error::SimError;
 use std::fmt;
 
 /// A parameter or metric value in a result row.
@@ -80,13 +81,13 @@ impl Row {
 /// A unit of work: a label for progress and errors, and the closure that measures it.
 pub struct Job {
     pub label: String,
-    pub run: Box<dyn Fn() -> Result<Row, String> + Send + Sync>,
+    pub run: Box<dyn Fn() -> Result<Row, SimError> + Send + Sync>,
 }
 
 impl Job {
     pub fn new(
         label: impl Into<String>,
-        run: impl Fn() -> Result<Row, String> + Send + Sync + 'static,
+        run: impl Fn() -> Result<Row, SimError> + Send + Sync + 'static,
     ) -> Job {
         Job { label: label.into(), run: Box::new(run) }
     }

@@ -13,6 +13,7 @@
 use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{SimConfig, Warmup};
 use crate::device::{Device, DeviceSpec};
+use crate::error::SimError;
 use crate::io::DiskRequest;
 use crate::server::simulate;
 use crate::workload::spec::parse_workload;
@@ -336,15 +337,19 @@ fn disk_job(kind: &'static str, region: &'static str, kib: u64, samples: u32, se
     }
 }
 
-fn run_sim(cfg: SimConfig, workload: &str) -> Result<crate::metrics::RunMetrics, String> {
-    let w = parse_workload(workload)?;
-    simulate(cfg, w).map_err(|e| e.to_string())
+fn run_sim(cfg: SimConfig, workload: &str) -> Result<crate::metrics::RunMetrics, SimError> {
+    simulate(cfg, parse_workload(workload)?)
 }
 
 /// Part 2: one handler reading whole 64 MiB files in `read`-sized calls.
-fn sequential_reader(read: &'static str, window: &'static str, secs: u64, seed: u64) -> Result<Row, String> {
+fn sequential_reader(
+    read: &'static str,
+    window: &'static str,
+    secs: u64,
+    seed: u64,
+) -> Result<Row, SimError> {
     let cfg = SimConfig {
-        prefetcher: window.parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
+        prefetcher: window.parse()?,
         duration: Nanos::from_secs(secs),
         // A lone sequential reader's rate does not depend on what the cache holds: measured from the start.
         warmup: Warmup::Fixed(Nanos::ZERO),
@@ -369,9 +374,9 @@ fn sequential_reader(read: &'static str, window: &'static str, secs: u64, seed: 
 }
 
 /// Part 3: `c` handlers, each request one random 64 KiB block of an 8 GB dataset.
-fn random_readers(c: u32, sched: &'static str, secs: u64, seed: u64) -> Result<Row, String> {
+fn random_readers(c: u32, sched: &'static str, secs: u64, seed: u64) -> Result<Row, SimError> {
     let cfg = SimConfig {
-        scheduler: sched.parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
+        scheduler: sched.parse()?,
         concurrency: c,
         duration: Nanos::from_secs(secs),
         warmup: Warmup::Fixed(Nanos::from_secs(1)),

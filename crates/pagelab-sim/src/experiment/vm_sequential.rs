@@ -30,6 +30,7 @@
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
 use crate::config::SimConfig;
+use crate::error::SimError;
 use crate::server::simulate;
 use crate::workload::spec::parse_workload;
 use std::fmt::Write as _;
@@ -167,7 +168,7 @@ impl Experiment for VmSequential {
     }
 }
 
-fn run(mib: u64, seed: u64) -> Result<Row, String> {
+fn run(mib: u64, seed: u64) -> Result<Row, SimError> {
     let cfg = SimConfig {
         memory_bytes: mib << 20,
         swap_bytes: Some(SWAP_BYTES),
@@ -176,9 +177,12 @@ fn run(mib: u64, seed: u64) -> Result<Row, String> {
         seed,
         ..SimConfig::default()
     };
-    let m = simulate(cfg, parse_workload(WORKLOAD)?).map_err(|e| e.to_string())?;
+    let m = simulate(cfg, parse_workload(WORKLOAD)?)?;
     if !m.workload_completed {
-        return Err(format!("{WORKLOAD} in {mib} MiB did not run to completion"));
+        return Err(SimError::invalid(
+            format!("{WORKLOAD} in {mib} MiB"),
+            "expected it to run to completion",
+        ));
     }
     Ok(Row {
         params: vec![("memory_mib".into(), mib.into())],

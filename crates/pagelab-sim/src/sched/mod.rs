@@ -455,6 +455,6 @@ mod tests {
         sizes.insert(1, (0u64, 8u32, false));
         sizes.insert(2, (16u64, 8u32, false));
         let d = Dispatch { disk: DiskRequest::read(0, 16), parts: vec![1, 2] };
-        assert!(check_dispatch(&d, &sizes, 1024).unwrap_err().contains("not contiguous"));
+        assert!(check_dispatch(&d, &sizes, 1024).unwrap_err().to_string().contains("contiguous"));
     }
 }

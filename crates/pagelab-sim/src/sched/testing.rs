@@ -2,6 +2,7 @@
 //! drive, and a tiny closed-loop server (handlers, one disk) for behavioural comparisons.
 
 use super::{Decision, Dispatch, IoRequest, IoScheduler};
+use crate::error::SimError;
 use pagelab_core::{Nanos, StreamId};
 use proptest::test_runner::TestCaseError;
 use std::cmp::Reverse;
@@ -101,27 +102,37 @@ pub fn check_dispatch(
     d: &Dispatch,
     added: &HashMap<u64, (u64, u32, bool)>,
     max_sectors: u32,
-) -> Result<(), String> {
+) -> Result<(), SimError> {
     if d.parts.is_empty() {
-        return Err(format!("{d:?} carries no request"));
+        return Err(SimError::invalid(format!("{d:?}"), "expected at least one request"));
     }
     let mut at = d.disk.sector;
     for id in &d.parts {
-        let &(sector, sectors, write) =
-            added.get(id).ok_or_else(|| format!("{d:?}: unknown request {id}"))?;
+        let &(sector, sectors, write) = added
+            .get(id)
+            .ok_or_else(|| SimError::invalid(format!("{d:?}"), format!("unknown request {id}")))?;
         if sector != at {
-            return Err(format!("{d:?}: part {id} at {sector} is not contiguous (expected {at})"));
+            return Err(SimError::invalid(
+                format!("{d:?}: part {id} at {sector}"),
+                format!("expected it contiguous, at {at}"),
+            ));
         }
         if write != d.disk.write {
-            return Err(format!("{d:?}: part {id} has the other direction"));
+            return Err(SimError::invalid(format!("{d:?}: part {id}"), "expected the request's direction"));
         }
         at += sectors as u64;
     }
     if at != d.disk.end() {
-        return Err(format!("{d:?}: parts end at {at}, the request at {}", d.disk.end()));
+        return Err(SimError::invalid(
+            format!("{d:?}: parts end at {at}"),
+            format!("expected the request's end, {}", d.disk.end()),
+        ));
     }
     if d.parts.len() > 1 && d.disk.sectors > max_sectors {
-        return Err(format!("{d:?}: merged past {max_sectors} sectors"));
+        return Err(SimError::invalid(
+            format!("{d:?}"),
+            format!("expected a merge of at most {max_sectors} sectors"),
+        ));
     }
     Ok(())
 }
@@ -167,7 +178,8 @@ impl Model {
         let queued = self.s.queued();
         match self.s.next(self.now, self.head) {
             Decision::Dispatch(d) => {
-                check_dispatch(&d, &self.added, self.max_sectors).map_err(TestCaseError::fail)?;
+                check_dispatch(&d, &self.added, self.max_sectors)
+                    .map_err(|e| TestCaseError::fail(e.to_string()))?;
                 for id in &d.parts {
                     if !self.dispatched.insert(*id) {
                         return Err(TestCaseError::fail(format!("request {id} dispatched twice")));

@@ -16,6 +16,7 @@
 //! the start is immaterial to the disk but not to Linux readahead, which treats offset 0 as sequential).
 
 use super::{RequestProgram, Step, Workload};
+use crate::error::SimError;
 use pagelab_core::{FileId, Nanos, PAGE_SIZE_BYTES};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -131,36 +132,35 @@ impl Pattern {
     }
 
     /// Check the pattern is self-consistent; the message names the offending field.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimError> {
         let page = PAGE_SIZE_BYTES;
         if self.files == 0 || self.files_per_request == 0 {
-            return Err("files and files_per_request must be at least 1".into());
+            return Err(SimError::invalid("files and files_per_request", "expected at least 1"));
         }
         // Every file's pages are keyed by its id, which has 24 bits; the workload also keeps 8 bytes per
         // file, allocated before the run.
         if self.files > FileId::MAX + 1 {
-            return Err(format!(
-                "files ({}) must be at most {} (24-bit file ids)",
-                self.files,
-                FileId::MAX + 1
+            return Err(SimError::invalid(
+                format!("files ({})", self.files),
+                format!("expected at most {} (24-bit file ids)", FileId::MAX + 1),
             ));
         }
         if self.files_per_request > self.files {
-            return Err(format!(
-                "files_per_request ({}) exceeds files ({})",
-                self.files_per_request, self.files
+            return Err(SimError::invalid(
+                format!("files_per_request ({})", self.files_per_request),
+                format!("expected at most files ({})", self.files),
             ));
         }
         if self.block_bytes == 0 || !self.block_bytes.is_multiple_of(page) {
-            return Err(format!(
-                "block ({} B) must be a positive multiple of the {page} B page",
-                self.block_bytes
+            return Err(SimError::invalid(
+                format!("block ({} B)", self.block_bytes),
+                format!("expected a positive multiple of the {page} B page"),
             ));
         }
         if self.file_bytes < self.block_bytes || !self.file_bytes.is_multiple_of(self.block_bytes) {
-            return Err(format!(
-                "file_size ({} B) must be a positive multiple of block ({} B)",
-                self.file_bytes, self.block_bytes
+            return Err(SimError::invalid(
+                format!("file_size ({} B)", self.file_bytes),
+                format!("expected a positive multiple of block ({} B)", self.block_bytes),
             ));
         }
         let (lo, hi) = match self.length {
@@ -174,9 +174,12 @@ impl Pattern {
             || !lo.is_multiple_of(self.block_bytes)
             || !hi.is_multiple_of(self.block_bytes)
         {
-            return Err(format!(
-                "length {lo}..={hi} B must be non-empty multiples of block ({} B) within file_size ({} B)",
-                self.block_bytes, self.file_bytes
+            return Err(SimError::invalid(
+                format!("length {lo}..={hi} B"),
+                format!(
+                    "expected non-empty multiples of block ({} B) within file_size ({} B)",
+                    self.block_bytes, self.file_bytes
+                ),
             ));
         }
         Ok(())
@@ -382,9 +385,9 @@ mod tests {
     fn bad_patterns_name_the_field() {
         let mut p = Pattern::one_rand();
         p.block_bytes = 1000;
-        assert!(p.validate().unwrap_err().contains("block"));
+        assert!(p.validate().unwrap_err().to_string().contains("block"));
         let mut p = Pattern::four_64kb();
         p.files = 3;
-        assert!(p.validate().unwrap_err().contains("files_per_request"));
+        assert!(p.validate().unwrap_err().to_string().contains("files_per_request"));
     }
 }

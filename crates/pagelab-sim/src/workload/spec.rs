@@ -10,6 +10,7 @@
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
 use super::Workload;
+use crate::error::SimError;
 use pagelab_core::spec::Spec;
 use pagelab_core::Nanos;
 use pagelab_core::PAGE_SIZE_BYTES;
@@ -47,24 +48,27 @@ pub fn builtin(name: &str) -> Option<Pattern> {
 }
 
 /// Parse `NAME[:key=value,...]` or a path ending in `.toml`.
-pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, String> {
+pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if text.ends_with(".toml") {
         return from_toml_file(Path::new(text))
             .map(|p| Box::new(PatternWorkload::new(p)) as Box<dyn Workload>);
     }
-    let spec = Spec::parse(text).map_err(|e| e.to_string())?;
-    if let Some(w) = memory_workload(&spec).map_err(|e| format!("workload `{text}`: {e}"))? {
+    let spec = Spec::parse(text)?;
+    let in_spec = |e: SimError| e.context(format!("workload `{text}`"));
+    if let Some(w) = memory_workload(&spec).map_err(in_spec)? {
         return Ok(w);
     }
     let base = builtin(&spec.name).ok_or_else(|| {
-        format!(
-            "unknown workload `{}`: expected one of {}, {} or a .toml file",
-            spec.name,
-            BUILTIN.join(", "),
-            MEMORY_WORKLOADS.join(", ")
+        SimError::invalid(
+            format!("unknown workload `{}`", spec.name),
+            format!(
+                "expected one of {}, {} or a .toml file",
+                BUILTIN.join(", "),
+                MEMORY_WORKLOADS.join(", ")
+            ),
         )
     })?;
-    let pattern = apply(base, &spec).map_err(|e| format!("workload `{text}`: {e}"))?;
+    let pattern = apply(base, &spec).map_err(in_spec)?;
     Ok(Box::new(PatternWorkload::new(pattern)))
 }
 
@@ -74,19 +78,19 @@ pub const MEMORY_WORKLOADS: [&str; 4] = ["vm-seq", "vm-random", "smm", "write"];
 /// `vm-seq:size=256MiB,passes=10,touch_cpu=100ns`, `vm-random:size=256MiB,write=false`,
 /// `smm:n=869000,per_row=10,multiplications=15,row_cpu=100ns`,
 /// `write:files=100,file_size=4MiB,block=16KiB,mode=random,read_fraction=0`; `None` for another name.
-fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
-    let e = |e: pagelab_core::CoreError| e.to_string();
+fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimError> {
+    let e = SimError::Core;
     let w: Box<dyn Workload> = match spec.name.as_str() {
         name @ ("vm-seq" | "vm-random") => {
             let bytes = spec.bytes("size", 256 << 20).map_err(e)?;
             if !(PAGE_SIZE_BYTES..=(1 << 40)).contains(&bytes) {
-                return Err(format!("size={bytes}: expected one page to 1 TiB"));
+                return Err(SimError::invalid(format!("size={bytes}"), "expected one page to 1 TiB"));
             }
             let write = spec.bool("write", true).map_err(e)?;
             let touch_cpu = spec.duration_ns("touch_cpu", VmTouch::TOUCH_CPU.0).map_err(e)?;
             let passes = spec.u64("passes", VmTouch::PASSES).map_err(e)?;
             if !(1..=1_000_000).contains(&passes) {
-                return Err(format!("passes={passes}: expected 1 to 1000000"));
+                return Err(SimError::invalid(format!("passes={passes}"), "expected 1 to 1000000"));
             }
             spec.finish(&["size", "passes", "write", "touch_cpu"]).map_err(e)?;
             Box::new(VmTouch::new(name == "vm-seq", bytes, write, Nanos(touch_cpu.max(1)), passes))
@@ -95,12 +99,15 @@ fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
             let n = spec.u64("n", SparseMatVec::N_DEFAULT).map_err(e)?;
             let per_row = spec.u64("per_row", SparseMatVec::PER_ROW).map_err(e)?;
             if !(1..=1 << 30).contains(&n) || !(1..=n).contains(&per_row) {
-                return Err(format!("n={n}, per_row={per_row}: expected 1 <= per_row <= n <= 2^30"));
+                return Err(SimError::invalid(
+                    format!("n={n}, per_row={per_row}"),
+                    "expected 1 <= per_row <= n <= 2^30",
+                ));
             }
             let row_cpu = spec.duration_ns("row_cpu", SparseMatVec::ROW_CPU.0).map_err(e)?;
             let mults = spec.u64("multiplications", SparseMatVec::MULTIPLICATIONS).map_err(e)?;
             if !(1..=10_000).contains(&mults) {
-                return Err(format!("multiplications={mults}: expected 1 to 10000"));
+                return Err(SimError::invalid(format!("multiplications={mults}"), "expected 1 to 10000"));
             }
             spec.finish(&["n", "per_row", "multiplications", "row_cpu"]).map_err(e)?;
             Box::new(SparseMatVec::new(n, per_row, Nanos(row_cpu.max(1)), mults))
@@ -112,19 +119,22 @@ fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
             let sequential = match spec.string("mode").as_deref() {
                 None | Some("random") => false,
                 Some("seq") => true,
-                Some(other) => return Err(format!("mode=`{other}`: expected random or seq")),
+                Some(other) => {
+                    return Err(SimError::invalid(format!("mode=`{other}`"), "expected random or seq"))
+                }
             };
             let read_fraction = spec.f64("read_fraction", 0.0).map_err(e)?;
             spec.finish(&["files", "file_size", "block", "mode", "read_fraction"]).map_err(e)?;
             let files = u32::try_from(files).ok().filter(|f| (1..=100_000).contains(f));
-            let Some(files) = files else { return Err("files: expected 1 to 100000".into()) };
+            let Some(files) = files else { return Err(SimError::invalid("files", "expected 1 to 100000")) };
             if block == 0 || block % PAGE_SIZE_BYTES != 0 || file_bytes < block || file_bytes % block != 0 {
-                return Err(format!(
-                    "block={block}, file_size={file_bytes}: expected whole pages, the file a multiple of the block"
+                return Err(SimError::invalid(
+                    format!("block={block}, file_size={file_bytes}"),
+                    "expected whole pages, the file a multiple of the block",
                 ));
             }
             if !(0.0..=1.0).contains(&read_fraction) {
-                return Err(format!("read_fraction={read_fraction}: expected 0 to 1"));
+                return Err(SimError::invalid(format!("read_fraction={read_fraction}"), "expected 0 to 1"));
             }
             Box::new(FileWrites::new(files, file_bytes, block, sequential, read_fraction))
         }
@@ -133,13 +143,14 @@ fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, String> {
     Ok(Some(w))
 }
 
-fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
-    let e = |e: pagelab_core::CoreError| e.to_string();
-    p.files = u32::try_from(spec.u64("files", p.files as u64).map_err(e)?).map_err(|_| "files: too many")?;
+fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, SimError> {
+    let e = SimError::Core;
+    let too_many = |key: &str| SimError::invalid(key, "too many (expected at most 2^32 - 1)");
+    p.files = u32::try_from(spec.u64("files", p.files as u64).map_err(e)?).map_err(|_| too_many("files"))?;
     p.file_bytes = spec.bytes("file_size", p.file_bytes).map_err(e)?;
     p.files_per_request =
         u32::try_from(spec.u64("files_per_request", p.files_per_request as u64).map_err(e)?)
-            .map_err(|_| "too many")?;
+            .map_err(|_| too_many("files_per_request"))?;
     p.interleave = spec.bool("interleave", p.interleave).map_err(e)?;
     let old_block = p.block_bytes;
     p.block_bytes = spec.bytes("block", p.block_bytes).map_err(e)?;
@@ -156,7 +167,12 @@ fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
             "whole" => Length::Whole,
             "fixed" => Length::Fixed(p.block_bytes),
             "uniform" => Length::Uniform { min: p.block_bytes, max: p.file_bytes },
-            other => return Err(format!("length=`{other}`: expected whole, fixed or uniform")),
+            other => {
+                return Err(SimError::invalid(
+                    format!("length=`{other}`"),
+                    "expected whole, fixed or uniform",
+                ))
+            }
         };
     }
     p.length = match p.length {
@@ -171,14 +187,16 @@ fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
         p.start = match s.as_str() {
             "zero" => Start::Zero,
             "random" => Start::RandomAligned,
-            other => return Err(format!("start=`{other}`: expected zero or random")),
+            other => return Err(SimError::invalid(format!("start=`{other}`"), "expected zero or random")),
         };
     }
     if let Some(c) = spec.string("choice") {
         p.choice = match c.as_str() {
             "random" => Choice::Random,
             "round-robin" => Choice::RoundRobin,
-            other => return Err(format!("choice=`{other}`: expected random or round-robin")),
+            other => {
+                return Err(SimError::invalid(format!("choice=`{other}`"), "expected random or round-robin"))
+            }
         };
     }
     spec.finish(&KEYS).map_err(e)?;
@@ -186,14 +204,15 @@ fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, String> {
     Ok(p)
 }
 
-fn from_toml_file(path: &Path) -> Result<Pattern, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+fn from_toml_file(path: &Path) -> Result<Pattern, SimError> {
+    let text = std::fs::read_to_string(path).map_err(|error| SimError::Io { path: path.into(), error })?;
+    from_toml(&text).map_err(|e| e.context(path.display().to_string()))
 }
 
 /// A TOML workload: a flat table of the keys above plus `base` and `name`.
-pub fn from_toml(text: &str) -> Result<Pattern, String> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
+pub fn from_toml(text: &str) -> Result<Pattern, SimError> {
+    // toml's message names the line and column and shows them.
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| SimError::Config(e.to_string()))?;
     let mut base = "one-rand".to_string();
     let mut name = None;
     let mut parts = Vec::new();
@@ -204,9 +223,9 @@ pub fn from_toml(text: &str) -> Result<Pattern, String> {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::Float(f) => f.to_string(),
             other => {
-                return Err(format!(
-                    "key `{k}`: expected a string, number or boolean, found {}",
-                    other.type_str()
+                return Err(SimError::invalid(
+                    format!("key `{k}`"),
+                    format!("expected a string, number or boolean, found {}", other.type_str()),
                 ))
             }
         };
@@ -216,9 +235,10 @@ pub fn from_toml(text: &str) -> Result<Pattern, String> {
             _ => parts.push(format!("{k}={value}")),
         }
     }
-    let spec = Spec::parse(&format!("{base}:{}", parts.join(","))).map_err(|e| e.to_string())?;
-    let pattern = builtin(&spec.name)
-        .ok_or_else(|| format!("base = `{base}`: expected one of {}", BUILTIN.join(", ")))?;
+    let spec = Spec::parse(&format!("{base}:{}", parts.join(",")))?;
+    let pattern = builtin(&spec.name).ok_or_else(|| {
+        SimError::invalid(format!("base = `{base}`"), format!("expected one of {}", BUILTIN.join(", ")))
+    })?;
     let mut p = apply(pattern, &spec)?;
     if let Some(n) = name {
         p.name = n;
@@ -239,11 +259,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        assert!(parse_workload("five-rand").err().unwrap().contains("unknown workload `five-rand`"));
-        let e = parse_workload("one-rand:filez=3").err().unwrap();
+        let message = |text: &str| parse_workload(text).err().expect("refused").to_string();
+        assert!(message("five-rand").contains("unknown workload `five-rand`"));
+        let e = message("one-rand:filez=3");
         assert!(e.contains("unknown parameter(s) filez"), "{e}");
-        let e = parse_workload("one-rand:block=1000").err().unwrap();
-        assert!(e.contains("block"), "{e}");
+        // The context (the spec as given), then the value, then what was expected.
+        let e = message("one-rand:block=1000");
+        assert!(
+            e.starts_with("workload `one-rand:block=1000`: block (1000 B): expected a positive multiple"),
+            "{e}"
+        );
+        let e = message("vm-seq:passes=0");
+        assert_eq!(e, "workload `vm-seq:passes=0`: passes=0: expected 1 to 1000000");
     }
 
     #[test]
@@ -257,6 +284,7 @@ mod tests {
             ("three-streams", 100, 3, true)
         );
         assert_eq!(p.think, Nanos::from_ms(1));
-        assert!(from_toml("files = [1]").unwrap_err().contains("key `files`"));
+        let e = from_toml("files = [1]").unwrap_err().to_string();
+        assert_eq!(e, "key `files`: expected a string, number or boolean, found array");
     }
 }
