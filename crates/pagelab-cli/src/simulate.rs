@@ -16,7 +16,9 @@ use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::layout::{LayoutSpec, Placement};
 use pagelab_sim::metrics::RunMetrics;
 use pagelab_sim::server::Server;
-use pagelab_sim::workload::replay::{ReplayCounts, ReplayOptions, TraceReplay, WriteMode};
+use pagelab_sim::workload::replay::{
+    parse_file_size, ReplayCounts, ReplayError, ReplayOptions, TraceReplay, WriteMode,
+};
 use pagelab_sim::workload::spec::parse_workload;
 use pagelab_sim::workload::Workload;
 use serde::Serialize;
@@ -53,7 +55,9 @@ Examples:
   pagelab simulate --workload random:block=64KiB --device ssd \\
       --concurrency 32 --requests 10000
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
-  pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6")]
+  pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6
+  pagelab simulate --trace data/traces/lirs/multi1.trace.gz --file-size 256KiB
+  pagelab simulate --trace data/traces/lirs/multi1.trace.gz --prefetch none")]
 pub struct SimulateArgs {
     /// The workload (see below).
     #[arg(long, default_value = "one-rand:files=2000", conflicts_with = "trace")]
@@ -72,6 +76,12 @@ pub struct SimulateArgs {
     /// Fold a trace's addresses modulo the device's size (for traces larger than the simulated disk).
     #[arg(long, requires = "trace")]
     pub fold: bool,
+    /// Cut the trace's disk into consecutive files of SIZE bytes (with units: 64KiB, 1MiB; a multiple of
+    /// the 4 KiB page; the last file may be shorter), so that readahead stops at each file's end as at EOF
+    /// and keeps its state per file. Disk addresses do not change. With --fold the folded disk is cut.
+    /// Default: the whole trace is one file, and readahead runs across the disk.
+    #[arg(long, value_name = "SIZE", requires = "trace")]
+    pub file_size: Option<String>,
     /// Skip malformed trace records (counted) instead of stopping at the first.
     #[arg(long, requires = "trace")]
     pub skip_bad_lines: bool,
@@ -352,15 +362,25 @@ fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, 
     let writes = WriteMode::parse(&args.writes)
         .ok_or_else(|| anyhow!("bad --writes `{}`: expected {}", args.writes, WriteMode::NAMES))?;
     let device_pages = cfg.device.build().capacity_sectors() / (pagelab_core::PAGE_SIZE_BYTES / 512);
+    let file_pages = match &args.file_size {
+        None => None,
+        Some(text) => Some(parse_file_size(text).map_err(|why| anyhow!("bad --file-size `{text}`: {why}"))?),
+    };
     let options = ReplayOptions {
         format: args.format.clone(),
         fold_pages: args.fold.then_some(device_pages),
+        file_pages,
         writes,
         skip_bad_lines: args.skip_bad_lines,
         seed: Some(args.seed),
         ..ReplayOptions::new(trace.clone())
     };
-    let replay = TraceReplay::open(&options)?;
+    let replay = TraceReplay::open(&options).map_err(|e| match e {
+        ReplayError::TooManyFiles { .. } => {
+            anyhow!("bad --file-size `{}`: {e}", args.file_size.as_deref().unwrap_or_default())
+        }
+        e => e.into(),
+    })?;
     let counts = replay.counts();
     Ok((Box::new(replay), Some(counts)))
 }

@@ -5,7 +5,13 @@
 //! Files are contiguous by default and placed one after another in file-id order from `start_lbn`. Two
 //! knobs age the layout: `extent_pages_mean` cuts files into extents of geometric size around that mean,
 //! and `placement = random` lays the extents (or whole files) out in a seeded random order. Block traces
-//! use [`FileLayout::identity`]: one pseudo-file whose page index is its LBN.
+//! use [`FileLayout::identity`]: one pseudo-file whose page index is its LBN; or, cut into files
+//! (`simulate --trace --file-size`), [`FileLayout::block_files`]: consecutive files of one size laid end to
+//! end from LBN 0, so that page `i` of file `f` is at LBN `f × size + i`, exactly where the uncut
+//! pseudo-file had it. The placement is arithmetic rather than a [`FileLayout::build`] of equal files
+//! (which gives the same LBNs under the default spec) for two reasons: a trace may be cut into millions of
+//! files, and `build` keeps an extent list per file; and the disk addresses must not depend on
+//! `--placement` or `--extent-size`, which describe a file system's aging, not a block device.
 
 use pagelab_core::buffer::{DiskRun, Layout};
 use pagelab_core::{FileId, Lbn};
@@ -47,18 +53,36 @@ struct FileMap {
     extents: Vec<Extent>,
 }
 
+/// A block device's pages cut into consecutive files of `file_pages` pages (the last may be shorter).
+#[derive(Clone, Copy, Debug)]
+struct BlockFiles {
+    /// The device's pages (the last file ends here).
+    pages: u64,
+    /// Every file's size but the last's; at least 1.
+    file_pages: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct FileLayout {
     files: Vec<FileMap>,
-    /// `Some(n)`: identity layout of one pseudo-file of `n` pages.
-    identity_pages: Option<u64>,
+    /// `Some`: a block device's pages as files ([`FileLayout::identity`], [`FileLayout::block_files`]).
+    block: Option<BlockFiles>,
     used_pages: u64,
 }
 
 impl FileLayout {
     /// One pseudo-file (FileId 0) of `pages` pages whose page index is its LBN (block traces).
     pub fn identity(pages: u64) -> FileLayout {
-        FileLayout { files: Vec::new(), identity_pages: Some(pages), used_pages: pages }
+        FileLayout::block_files(pages, pages.max(1))
+    }
+
+    /// `pages` pages of a block device cut into files of `file_pages` pages, the last one shorter when
+    /// `file_pages` does not divide `pages`: file `f` (`FileId(f)`) holds LBNs
+    /// `[f × file_pages, min((f + 1) × file_pages, pages))`, its page `i` at LBN `f × file_pages + i`.
+    /// Panics if `file_pages` is 0 (the caller checks its input).
+    pub fn block_files(pages: u64, file_pages: u64) -> FileLayout {
+        assert!(file_pages >= 1, "files of 0 pages");
+        FileLayout { files: Vec::new(), block: Some(BlockFiles { pages, file_pages }), used_pages: pages }
     }
 
     /// Lay out files of the given sizes (pages) on a device of `device_pages` pages.
@@ -105,21 +129,21 @@ impl FileLayout {
         for fm in files.iter_mut() {
             fm.extents.sort_by_key(|e| e.file_page);
         }
-        Ok(FileLayout { files, identity_pages: None, used_pages: used })
+        Ok(FileLayout { files, block: None, used_pages: used })
     }
 
     pub fn file_count(&self) -> u32 {
-        if self.identity_pages.is_some() {
-            1
-        } else {
-            self.files.len() as u32
+        match self.block {
+            // At least one: the identity layout of an empty device is still one (empty) pseudo-file.
+            Some(b) => u32::try_from(b.pages.div_ceil(b.file_pages).max(1)).expect("file ids are 32-bit"),
+            None => self.files.len() as u32,
         }
     }
 
     /// Size of `file` in pages (EOF for readahead).
     pub fn file_pages(&self, file: FileId) -> u64 {
-        match self.identity_pages {
-            Some(n) => n,
+        match self.block {
+            Some(b) => b.file_pages.min(b.pages.saturating_sub(b.first_lbn(file))),
             None => self.files[file.0 as usize].pages,
         }
     }
@@ -131,8 +155,8 @@ impl FileLayout {
 
     /// The disk location of page `index` of `file`. Caller guarantees the page exists.
     pub fn lbn(&self, file: FileId, index: u64) -> Lbn {
-        if self.identity_pages.is_some() {
-            return Lbn(index);
+        if let Some(b) = self.block {
+            return Lbn(b.first_lbn(file) + index);
         }
         let fm = &self.files[file.0 as usize];
         assert!(index < fm.pages, "page {index} beyond the end of file {} ({} pages)", file.0, fm.pages);
@@ -146,8 +170,8 @@ impl FileLayout {
         if n == 0 {
             return;
         }
-        if self.identity_pages.is_some() {
-            out.push(Extent { file_page: start, lbn: Lbn(start), pages: n });
+        if let Some(b) = self.block {
+            out.push(Extent { file_page: start, lbn: Lbn(b.first_lbn(file) + start), pages: n });
             return;
         }
         let fm = &self.files[file.0 as usize];
@@ -175,6 +199,13 @@ impl FileLayout {
 impl Layout for FileLayout {
     fn runs(&self, file: FileId, start: u64, n: u64, out: &mut Vec<DiskRun>) {
         FileLayout::runs(self, file, start, n, out)
+    }
+}
+
+impl BlockFiles {
+    /// The LBN of `file`'s page 0.
+    fn first_lbn(self, file: FileId) -> u64 {
+        (file.0 as u64).checked_mul(self.file_pages).expect("a block file beyond 64-bit LBNs")
     }
 }
 
@@ -234,6 +265,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// 10 pages cut into files of 4: files 0, 1 of 4 pages and file 2 of 2, every page at the LBN the
+    /// uncut pseudo-file gives it; runs never leave their file.
+    #[test]
+    fn block_files_keep_the_identity_lbns() {
+        let whole = FileLayout::identity(10);
+        let cut = FileLayout::block_files(10, 4);
+        assert_eq!((whole.file_count(), cut.file_count()), (1, 3));
+        assert_eq!((0..3).map(|f| cut.file_pages(FileId(f))).collect::<Vec<_>>(), vec![4, 4, 2]);
+        assert_eq!((cut.used_pages(), whole.used_pages()), (10, 10));
+        for lbn in 0..10 {
+            let (f, i) = (lbn / 4, lbn % 4);
+            assert_eq!(cut.lbn(FileId(f as u32), i), whole.lbn(FileId(0), lbn), "LBN {lbn}");
+        }
+        let mut runs = Vec::new();
+        cut.runs(FileId(2), 0, 2, &mut runs);
+        assert_eq!(runs, vec![Extent { file_page: 0, lbn: Lbn(8), pages: 2 }]);
+        // A size that divides the device: no short last file; a size beyond it: one file.
+        assert_eq!(FileLayout::block_files(8, 4).file_count(), 2);
+        assert_eq!(FileLayout::block_files(8, 4).file_pages(FileId(1)), 4);
+        assert_eq!(FileLayout::block_files(3, 100).file_pages(FileId(0)), 3);
     }
 
     #[test]

@@ -271,7 +271,10 @@ impl Server {
                         device.name()
                     )));
                 }
-                FileLayout::identity(pages)
+                match workload.block_file_pages() {
+                    Some(file_pages) => FileLayout::block_files(pages, file_pages),
+                    None => FileLayout::identity(pages),
+                }
             }
             None => FileLayout::build(workload.file_pages(), &cfg.layout, device_pages, &mut rng)
                 .map_err(|e| SimError::Config(format!("{e} ({})", device.name())))?,

@@ -57,6 +57,14 @@ pub trait Workload: Send {
         None
     }
 
+    /// For block-trace replay cut into files (`--file-size`): the pages of each file. The
+    /// [`Workload::block_device_pages`] pages are then files `0, 1, ...` of this many pages end to end
+    /// from LBN 0 (the last one shorter), file `f`'s page `i` at LBN `f × size + i`, and the workload
+    /// addresses page `i` of `FileId(f)`. `None`: one pseudo-file, [`pagelab_core::FileId::BLOCK_DEVICE`].
+    fn block_file_pages(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether requests touch anonymous memory ([`Step::Touch`]): the server then has swap by default.
     fn uses_anonymous_memory(&self) -> bool {
         false

@@ -13,11 +13,12 @@
 //!
 //! **Streams.** Each distinct `(volume, stream)` pair, in order of first appearance in the trace (any
 //! operation), is one handler slot, so [`Workload::natural_concurrency`] is the number of streams (1 for
-//! traces without ids: every request is `(0, 0)`). Slot `i` replays stream `i`'s requests in trace
-//! order, one [`RequestProgram`] per trace request: a single [`Step::Read`] of the pseudo-file
-//! `FileId(0)` covering the request's pages, page-aligned. [`Workload::next_request`] returns `None`
-//! once the stream is exhausted; the server ends the run when every slot is. A pair none of whose
-//! requests is replayed (only skipped writes) gets no slot.
+//! traces without ids: every request is `(0, 0)`). Slot `i` replays stream `i`'s requests in trace order, one
+//! [`RequestProgram`] per trace request: a single [`Step::Read`] of the pseudo-file `FileId(0)` covering the
+//! request's pages, page-aligned (several where it straddles the fold, or one read of each file it touches
+//! when the trace is cut into files: below; writes likewise). [`Workload::next_request`] returns `None` once
+//! the stream is exhausted; the server ends the run when every slot is. A pair none of whose requests is
+//! replayed (only skipped writes) gets no slot.
 //!
 //! **Addresses.** `AddrUnit::Bytes(u)`: the request covers bytes `[addr·u, addr·u + size)` (size 0: one
 //! byte), i.e. the pages `⌊addr·u / 4096⌋ ..= ⌊(addr·u + size − 1) / 4096⌋`. `AddrUnit::Object` (LIRS
@@ -36,8 +37,60 @@
 //! and short seeks survive — but distorts the rest: pages `D` apart become the same page (the working
 //! set can shrink and hits rise), and long seeks become shorter (a jump across the fold point wraps
 //! around). A request that straddles the fold point becomes two reads (the end of the device, then its
-//! start) — the only case of a program with more than one step. With folding on,
-//! `block_device_pages() = min(highest page + 1, D)`; a trace that fits is not changed.
+//! start). With folding on, `block_device_pages() = min(highest page + 1, D)`; a trace that fits is not
+//! changed.
+//!
+//! **Files** (off by default; [`ReplayOptions::file_pages`], `simulate --file-size SIZE`, `file_size=` in the
+//! spec). A block trace names disk addresses, not files, so by default the whole pseudo-disk is one file and
+//! readahead runs across it: nothing stops a window at the end of a file the traced server read, and one
+//! stream's readahead state spans everything it touched. An audit found LIRS multi1 replayed as 84 disk
+//! requests and a single miss for 15,858 references (issue 12; the first row below). With a file size of `S`
+//! pages the pseudo-disk `[0, block_device_pages())` — the folded one when folding is on, since that is the
+//! disk the cache and the device address — is cut into consecutive files `FileId(0), FileId(1), ...` of `S`
+//! pages, the last one shorter when `S` does not divide it. Disk page `p` is page `p mod S` of file
+//! `⌊p / S⌋`, and the server places file `f` at LBN `f × S` ([`crate::layout::FileLayout::block_files`],
+//! through [`Workload::block_file_pages`]), so every page keeps the disk location it has without files: the
+//! disk sees the same addresses, and only the cache's files change — readahead stops at each file's EOF and
+//! keeps its state per (stream, file), as a kernel's `file_ra_state` is per open file. A request that crosses
+//! file boundaries becomes one step per file, in order (after the fold's split, if any). The files are at
+//! most [`FILES_MAX`] = 2^23 (the regular file ids of a 24-bit page-key file field, whose upper half names
+//! anonymous memory and swap): a file size that cuts the disk into more is refused
+//! ([`ReplayError::TooManyFiles`], naming the smallest size that fits), as are 0 and sizes that are not whole
+//! pages. The cut is blind to volumes: a file may straddle two volumes placed end to end (the rule stays one
+//! formula, and a file's LBNs stay contiguous); choose a size that divides the volumes' extents where that
+//! matters. A request crossing `k` boundaries costs `k + 1` steps, so tiny files make long programs (a 4 MiB
+//! request over 4 KiB files is 1024 steps).
+//!
+//! No supported format carries a per-record file identity that maps to files: LIRS and ARC records are
+//! page or block numbers; MSR's disk number, SPC's ASU, blkparse's device and the CSV `volume` column are
+//! volumes (whole devices, already placed end to end above); blkparse's pid is a process (a stream, not a
+//! file); oracle-general's object id with a size is an object of a cache trace (a CDN or key-value object,
+//! replayed as one page: "Object sizes" below), not a file on a disk. So `--file-size` is the one
+//! mechanism; a trace with file ids would want its own placement (a file per id, of its size).
+//!
+//! Measured (`pagelab simulate --trace data/traces/lirs/multi1.trace.gz`, the defaults: 512 MiB,
+//! `linux-2.6` memory, Cheetah 9LP `hdd`, anticipatory; the prefetcher `linux`, 128 KiB, unless said):
+//!
+//! | files | hit ratio | misses + waits in flight | disk requests | pages read | mean request pages | simulated s (MiB/s) | s, `hdd:nocache` |
+//! |---|---:|---:|---:|---:|---:|---:|---:|
+//! | none (one pseudo-file) | 0.99470 | 1 + 83 | 84 | 2,606 | 31.0 | 0.689 (89.9) | 1.18 |
+//! | 64 KiB | 0.96923 | 163 + 325 | 489 | 2,606 | 5.33 | 0.689 (90.0) | 3.58 |
+//! | 256 KiB | 0.98758 | 41 + 156 | 204 | 2,606 | 12.8 | 0.689 (89.9) | 1.90 |
+//! | 1 MiB | 0.99281 | 11 + 103 | 114 | 2,606 | 22.9 | 0.689 (89.9) | 1.36 |
+//! | none, `--prefetch none` | 0.83567 | 2,606 + 0 | 2,606 | 2,606 | 1.00 | 0.688 (90.0) | 16.13 |
+//!
+//! Files move the replay toward the no-readahead case, but not far: 64 KiB files (16 pages, half the
+//! 32-page window) go 16% of the way from 84 disk requests to 2,606 and from hit ratio 0.995 to 0.836,
+//! 256 KiB files 5%, 1 MiB files 1%. The misses are exactly the files (163, 41, 11 = ⌈2,606 / S⌉): each
+//! file's first read misses and readahead brings in the rest of it, so even at 64 KiB 94% of the pages
+//! (2,443) are prefetched; every row reads the same 2,606 pages and uses every page it prefetched
+//! (memory holds the whole trace). On the default disk the runtime does not move at all: the Cheetah
+//! 9LP's own read-ahead serves a one-page sequential read in 0.25 ms against 8.2 ms for a 31-page one,
+//! the same cost a page, and the disk is busy 95–100% in every row. With the drive's cache off
+//! (`--device hdd:nocache`, last column) the request count is the cost: 64 KiB files triple the runtime
+//! (1.18 s to 3.58 s), a sixth of the way to the 16.1 s of no readahead. The `--prefetch none` run is the
+//! same with and without files (byte-identical JSON but for the spec): a one-page request never crosses a
+//! file.
 //!
 //! **Writes.** [`WriteMode::Replay`] (the default) replays a write as a `write()` of the same pages
 //! ([`Step::Write`]: the pages become dirty in the cache and pdflush or reclaim writes them back, as the
@@ -56,6 +109,9 @@
 //!   which would collide with the next id's page.
 //! - One process that touches two volumes becomes two handlers (its requests to the two volumes lose
 //!   their mutual order): a handler reads one pseudo-disk region.
+//! - Files: without `--file-size` the whole trace is one file, so readahead crosses what were file
+//!   boundaries on the traced server (a block trace does not record them); with it, the boundaries are
+//!   every `S` pages, a uniform guess at the traced file system's files, not its real ones.
 
 use super::{RequestProgram, Step, Workload};
 use pagelab_core::hash::KeyMap;
@@ -76,7 +132,12 @@ pub const REQUESTS_MAX_DEFAULT: u64 = 200_000_000;
 pub const STREAMS_MAX: u32 = 1 << 16;
 
 /// The keys of the `replay:` spec.
-pub const KEYS: [&str; 7] = ["trace", "format", "writes", "fold", "skip_bad_lines", "seed", "requests_max"];
+pub const KEYS: [&str; 8] =
+    ["trace", "format", "writes", "fold", "file_size", "skip_bad_lines", "seed", "requests_max"];
+
+/// Most files `file_size` may cut the pseudo-disk into: the regular file ids. A page key holds a 24-bit
+/// file id, and its upper half names anonymous memory and swap ([`FileId::ANON_FIRST`]).
+pub const FILES_MAX: u64 = FileId::ANON_FIRST as u64;
 
 /// Requests asked of the reader at a time.
 const BATCH_REQUESTS: usize = 4096;
@@ -127,6 +188,8 @@ pub struct ReplayOptions {
     pub format: String,
     /// Fold page numbers modulo this many pages (the simulated disk's size); `None`: no folding.
     pub fold_pages: Option<u64>,
+    /// Cut the (folded) pseudo-disk into files of this many pages (at least 1); `None`: one pseudo-file.
+    pub file_pages: Option<u64>,
     pub writes: WriteMode,
     /// Skip malformed records and count them ([`ReplayCounts::skipped_bad_records`]).
     pub skip_bad_lines: bool,
@@ -143,6 +206,7 @@ impl ReplayOptions {
             trace: trace.into(),
             format: "auto".into(),
             fold_pages: None,
+            file_pages: None,
             writes: WriteMode::Replay,
             skip_bad_lines: false,
             seed: None,
@@ -151,9 +215,11 @@ impl ReplayOptions {
     }
 
     /// Parses `replay:trace=PATH[,format=F][,writes=replay|skip|read][,fold=false|true|SIZE]
-    /// [,skip_bad_lines=BOOL][,seed=N][,requests_max=N]`. `fold=true` folds to `device_pages` (the
-    /// simulated disk's size in pages); `seed` defaults to `run_seed`. A path must contain neither `,` nor
-    /// `=`; CSV formats with column lists (which contain commas) need [`ReplayOptions`] built directly.
+    /// [,file_size=off|SIZE][,skip_bad_lines=BOOL][,seed=N][,requests_max=N]`. `fold=true` folds to
+    /// `device_pages` (the simulated disk's size in pages); `file_size` is `simulate --file-size` (a
+    /// positive multiple of the 4 KiB page, e.g. `256KiB`); `seed` defaults to `run_seed`. A path must
+    /// contain neither `,` nor `=`; CSV formats with column lists (which contain commas) need
+    /// [`ReplayOptions`] built directly.
     pub fn from_spec(
         text: &str,
         device_pages: u64,
@@ -179,6 +245,12 @@ impl ReplayOptions {
         if let Some(f) = spec.string("fold") {
             o.fold_pages = parse_fold(&f, device_pages).map_err(|why| bad(format!("fold=`{f}`: {why}")))?;
         }
+        if let Some(f) = spec.string("file_size") {
+            o.file_pages = match f.to_ascii_lowercase().as_str() {
+                "off" | "false" | "no" | "none" => None,
+                _ => Some(parse_file_size(&f).map_err(|why| bad(format!("file_size=`{f}`: {why}")))?),
+            };
+        }
         o.skip_bad_lines = spec.bool("skip_bad_lines", false).map_err(core)?;
         o.seed = match spec.string("seed") {
             None => run_seed,
@@ -203,6 +275,18 @@ fn parse_fold(text: &str, device_pages: u64) -> Result<Option<u64>, String> {
         return Err(format!("{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page"));
     }
     Ok(Some(bytes / PAGE_SIZE_BYTES))
+}
+
+/// A `--file-size` / `file_size=` value in pages: a size in bytes (units allowed, `256KiB`) that is a
+/// positive multiple of the page. The error says what was expected.
+pub fn parse_file_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_bytes(text).map_err(|_| "expected a size like 256KiB".to_string())?;
+    if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
+        return Err(format!(
+            "{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page (files are whole pages)"
+        ));
+    }
+    Ok(bytes / PAGE_SIZE_BYTES)
 }
 
 /// Why a trace cannot be replayed. Every message names the trace.
@@ -231,6 +315,15 @@ pub enum ReplayError {
     /// The placement as a whole does not fit (too large a pseudo-disk, too small a fold).
     #[error("{trace}: {why}")]
     Layout { trace: String, why: String },
+    /// `file_size` cuts the pseudo-disk into more files than there are file ids.
+    #[error(
+        "{trace}: files of {} B cut the {device_pages}-page ({} B) pseudo-disk into {files} files, more \
+         than the {FILES_MAX} file ids; the file size must be at least {} B",
+        file_pages * PAGE_SIZE_BYTES,
+        device_pages * PAGE_SIZE_BYTES,
+        device_pages.div_ceil(FILES_MAX) * PAGE_SIZE_BYTES
+    )]
+    TooManyFiles { trace: String, file_pages: u64, device_pages: u64, files: u64 },
 }
 
 /// What loading the trace counted.
@@ -382,7 +475,7 @@ impl<'a> Loader<'a> {
     }
 
     /// Places the volumes, drops pairs with nothing to replay, and checks the result.
-    fn finish(mut self, fold_pages: Option<u64>) -> Result<Placed, ReplayError> {
+    fn finish(mut self, fold_pages: Option<u64>, file_pages: Option<u64>) -> Result<Placed, ReplayError> {
         let layout = |why: String| ReplayError::Layout { trace: self.trace.to_string(), why };
         let queued: u64 = self.streams.iter().map(|s| s.records.len() as u64).sum();
         assert_eq!(queued, self.counts.requests, "every replayed request is queued exactly once");
@@ -428,6 +521,22 @@ impl<'a> Loader<'a> {
                 total_pages.min(d)
             }
         };
+        if let Some(size) = file_pages {
+            // Files cut the disk the cache sees, folded or not: the folded disk is the one whose pages
+            // the cache and the device address.
+            if size == 0 {
+                return Err(layout("files of 0 pages: the file size must be at least one page".into()));
+            }
+            let files = device_pages.div_ceil(size);
+            if files > FILES_MAX {
+                return Err(ReplayError::TooManyFiles {
+                    trace: self.trace.to_string(),
+                    file_pages: size,
+                    device_pages,
+                    files,
+                });
+            }
+        }
         Ok(Placed { streams: self.streams, counts: self.counts, device_pages, trace_pages: total_pages })
     }
 }
@@ -472,7 +581,7 @@ fn span(unit: AddrUnit, r: &Request) -> Result<(u64, u32), String> {
 }
 
 /// The format `open_trace` will read `trace` as, by name, for the description.
-/// `replay:trace=...,format=...,writes=...,fold=off|BYTES[,skip_bad_lines=true]`: a spec
+/// `replay:trace=...,format=...,writes=...,fold=off|BYTES[,file_size=BYTES][,skip_bad_lines=true]`: a spec
 /// [`ReplayOptions::from_spec`] reads back (for traces and formats without commas).
 fn describe(shown_trace: &str, options: &ReplayOptions) -> String {
     let fold = match options.fold_pages {
@@ -484,6 +593,10 @@ fn describe(shown_trace: &str, options: &ReplayOptions) -> String {
         options.format,
         options.writes.name()
     );
+    // Only when set, so that the description of a replay without files is what it was before files.
+    if let Some(size) = options.file_pages {
+        text.push_str(&format!(",file_size={}B", size * PAGE_SIZE_BYTES));
+    }
     if options.skip_bad_lines {
         text.push_str(",skip_bad_lines=true");
     }
@@ -497,6 +610,7 @@ pub struct TraceReplay {
     /// Slot `i` is `streams[i]`.
     streams: Vec<Stream>,
     fold_pages: Option<u64>,
+    file_pages: Option<u64>,
     device_pages: u64,
     trace_pages: u64,
     counts: ReplayCounts,
@@ -542,7 +656,7 @@ impl TraceReplay {
             }
         }
         assert!(finished, "the reader returned requests past the request bound");
-        let mut placed = loader.finish(options.fold_pages)?;
+        let mut placed = loader.finish(options.fold_pages, options.file_pages)?;
         placed.counts.skipped_bad_records = reader.skipped_records();
         // Synthetic traces describe themselves canonically (every parameter, the seed included).
         let shown = if trace.starts_with("synth:") { reader.describe() } else { trace.to_string() };
@@ -551,6 +665,7 @@ impl TraceReplay {
             description,
             streams: placed.streams,
             fold_pages: options.fold_pages,
+            file_pages: options.file_pages,
             device_pages: placed.device_pages,
             trace_pages: placed.trace_pages,
             counts: placed.counts,
@@ -584,33 +699,49 @@ impl TraceReplay {
         self.trace_pages
     }
 
-    /// The program of a request at pseudo-disk page `page`: one read or write, or two when it straddles
-    /// the fold.
+    /// The program of a request at pseudo-disk page `page`: one read or write per piece of the request,
+    /// which is cut where it straddles the fold and then at every file boundary it crosses.
     fn program(&self, page: u64, pages: u32, write: bool) -> RequestProgram {
         let pages = pages as u64;
-        let read = |first: u64, n: u64| {
-            assert!(n >= 1 && first + n <= self.device_pages, "I/O [{first}, +{n}) beyond the pseudo-disk");
-            let (file, offset_bytes, len_bytes) =
-                (FileId::BLOCK_DEVICE, first * PAGE_SIZE_BYTES, n * PAGE_SIZE_BYTES);
+        let mut steps = Vec::with_capacity(1);
+        match self.fold_pages {
+            None => self.push_steps(&mut steps, page, pages, write),
+            Some(d) => {
+                let start = page % d;
+                let head = pages.min(d - start);
+                self.push_steps(&mut steps, start, head, write);
+                if head < pages {
+                    self.push_steps(&mut steps, 0, pages - head, write);
+                }
+            }
+        }
+        RequestProgram { steps }
+    }
+
+    /// The steps of `n` pages from pseudo-disk page `first`: one per file they lie in (one step of
+    /// [`FileId::BLOCK_DEVICE`] without files).
+    fn push_steps(&self, steps: &mut Vec<Step>, first: u64, n: u64, write: bool) {
+        assert!(n >= 1 && first + n <= self.device_pages, "I/O [{first}, +{n}) beyond the pseudo-disk");
+        let step = |file: FileId, page: u64, n: u64| {
+            let (offset_bytes, len_bytes) = (page * PAGE_SIZE_BYTES, n * PAGE_SIZE_BYTES);
             if write {
                 Step::Write { file, offset_bytes, len_bytes }
             } else {
                 Step::Read { file, offset_bytes, len_bytes }
             }
         };
-        let steps = match self.fold_pages {
-            None => vec![read(page, pages)],
-            Some(d) => {
-                let start = page % d;
-                let head = pages.min(d - start);
-                if head == pages {
-                    vec![read(start, pages)]
-                } else {
-                    vec![read(start, head), read(0, pages - head)]
-                }
-            }
+        let Some(size) = self.file_pages else {
+            steps.push(step(FileId::BLOCK_DEVICE, first, n));
+            return;
         };
-        RequestProgram { steps }
+        let (mut at, end) = (first, first + n);
+        while at < end {
+            // `finish` bounded the files to FILES_MAX, so the file number fits a file id.
+            let (file, offset) = (at / size, at % size);
+            let len = (size - offset).min(end - at);
+            steps.push(step(FileId(u32::try_from(file).expect("at most FILES_MAX files")), offset, len));
+            at += len;
+        }
     }
 }
 
@@ -625,6 +756,10 @@ impl Workload for TraceReplay {
 
     fn block_device_pages(&self) -> Option<u64> {
         Some(self.device_pages)
+    }
+
+    fn block_file_pages(&self) -> Option<u64> {
+        self.file_pages
     }
 
     fn natural_concurrency(&self) -> Option<u32> {
@@ -662,6 +797,7 @@ pub fn parse_replay(
 mod tests {
     use super::*;
     use crate::config::SimConfig;
+    use crate::layout::FileLayout;
     use pagelab_core::Nanos;
     use pagelab_trace::{open_trace, PageExpander, NO_NEXT};
     use proptest::prelude::*;
@@ -961,6 +1097,224 @@ mod tests {
         assert_eq!(err, format!("{}: a request of 2 pages does not fit the 1-page folded disk", t.path()));
     }
 
+    /// A read of `pages` pages from page `page` of file `file` (a trace cut into files).
+    fn fread(file: u32, page: u64, pages: u64) -> Step {
+        Step::Read { file: FileId(file), offset_bytes: page * 4096, len_bytes: pages * 4096 }
+    }
+
+    /// The disk pages (LBNs) a program's steps touch, placed as the server places them: files of
+    /// `w.block_file_pages()` pages end to end ([`FileLayout::block_files`]), or the identity layout.
+    fn step_lbns(w: &TraceReplay, steps: &[Step]) -> Vec<u64> {
+        let device = w.block_device_pages().unwrap();
+        let layout = match w.block_file_pages() {
+            Some(size) => FileLayout::block_files(device, size),
+            None => FileLayout::identity(device),
+        };
+        steps
+            .iter()
+            .flat_map(|s| match *s {
+                Step::Read { file, offset_bytes, len_bytes }
+                | Step::Write { file, offset_bytes, len_bytes } => {
+                    assert_eq!((offset_bytes % 4096, len_bytes % 4096), (0, 0));
+                    let (first, n) = (offset_bytes / 4096, len_bytes / 4096);
+                    assert!(n >= 1 && first + n <= layout.file_pages(file), "a step beyond its file: {s:?}");
+                    (first..first + n).map(|i| layout.lbn(file, i).0).collect::<Vec<_>>()
+                }
+                other => panic!("replay programs read and write: {other:?}"),
+            })
+            .collect()
+    }
+
+    /// Files of 4 pages over a 13-page pseudo-disk (files 0–2 of 4 pages, file 3 of 1): each request's
+    /// steps, one per file it touches, hand-worked; every page at the LBN the replay without files gives.
+    #[test]
+    fn file_size_cuts_requests_at_file_boundaries_and_keeps_lbns() {
+        let t = csv(
+            "files.csv",
+            &[
+                "0,0,4096,R,0,0",      // page 0: file 0 page 0
+                "1,12288,8192,R,0,0",  // pages 3-4: file 0 page 3, file 1 page 0
+                "2,16384,16384,R,0,0", // pages 4-7: all of file 1
+                "3,8192,40960,R,0,0",  // pages 2-11: file 0 pages 2-3, files 1 and 2 whole
+                "4,49152,4096,W,0,0",  // page 12: a write of the one page of file 3
+                "5,45056,8192,R,0,0",  // pages 11-12: file 2 page 3, file 3 page 0
+            ],
+        );
+        let options = ReplayOptions { file_pages: Some(4), ..ReplayOptions::new(t.path()) };
+        let mut w = TraceReplay::open(&options).unwrap();
+        assert_eq!((w.block_device_pages(), w.block_file_pages()), (Some(13), Some(4)));
+        let write = Step::Write { file: FileId(3), offset_bytes: 0, len_bytes: 4096 };
+        let expected = vec![
+            vec![fread(0, 0, 1)],
+            vec![fread(0, 3, 1), fread(1, 0, 1)],
+            vec![fread(1, 0, 4)],
+            vec![fread(0, 2, 2), fread(1, 0, 4), fread(2, 0, 4)],
+            vec![write],
+            vec![fread(2, 3, 1), fread(3, 0, 1)],
+        ];
+        let programs = drain(&mut w).remove(0);
+        assert_eq!(programs, expected);
+        let mut whole = open(&t, WriteMode::Replay, None);
+        assert_eq!(whole.block_file_pages(), None);
+        let uncut = drain(&mut whole).remove(0);
+        assert_eq!(uncut.iter().map(|p| p.len()).collect::<Vec<_>>(), vec![1; 6], "one step each");
+        for (i, (cut, uncut)) in programs.iter().zip(&uncut).enumerate() {
+            assert_eq!(step_lbns(&w, cut), step_lbns(&whole, uncut), "request {i}: the same disk pages");
+        }
+        // The description names the size, and reads back as the same options.
+        assert!(w.describe().ends_with(",fold=off,file_size=16384B"), "{}", w.describe());
+        let again = ReplayOptions::from_spec(&w.describe(), 1_000, None).unwrap();
+        assert_eq!(again, ReplayOptions { format: "csv:pagelab".into(), ..options });
+        // A size that divides the disk leaves no short file; one larger than the disk is one file.
+        let mut w = TraceReplay::open(&ReplayOptions { file_pages: Some(100), ..again.clone() }).unwrap();
+        assert_eq!(drain(&mut w).remove(0).iter().map(Vec::len).max(), Some(1));
+    }
+
+    /// Files cut the folded disk: a fold onto 10 pages with files of 4 gives files of 4, 4 and 2 pages; a
+    /// request is split at the fold first, then at each file boundary of each piece.
+    #[test]
+    fn files_cut_the_folded_disk() {
+        let t = csv(
+            "foldfiles.csv",
+            &[
+                "0,12288,4096,R,0,0",  // page 3: file 0 page 3
+                "1,49152,4096,R,0,0",  // page 12 → 2: file 0 page 2
+                "2,36864,8192,R,0,0",  // pages 9-10 → 9, 0: file 2 page 1, file 0 page 0
+                "3,28672,8192,R,0,0",  // pages 7-8: file 1 page 3, file 2 page 0
+                "4,32768,16384,R,0,0", // pages 8-11 → 8-9, 0-1: file 2 pages 0-1, file 0 pages 0-1
+                "5,102400,4096,R,0,0", // page 25 → 5: file 1 page 1
+            ],
+        );
+        let options =
+            ReplayOptions { fold_pages: Some(10), file_pages: Some(4), ..ReplayOptions::new(t.path()) };
+        let mut w = TraceReplay::open(&options).unwrap();
+        assert_eq!((w.trace_pages(), w.block_device_pages(), w.block_file_pages()), (26, Some(10), Some(4)));
+        assert!(w.describe().ends_with(",fold=40960B,file_size=16384B"), "{}", w.describe());
+        let programs = drain(&mut w).remove(0);
+        assert_eq!(
+            programs,
+            vec![
+                vec![fread(0, 3, 1)],
+                vec![fread(0, 2, 1)],
+                vec![fread(2, 1, 1), fread(0, 0, 1)],
+                vec![fread(1, 3, 1), fread(2, 0, 1)],
+                vec![fread(2, 0, 2), fread(0, 0, 2)],
+                vec![fread(1, 1, 1)],
+            ]
+        );
+        let mut folded = open(&t, WriteMode::Replay, Some(10));
+        for (cut, uncut) in programs.iter().zip(drain(&mut folded).remove(0)) {
+            assert_eq!(step_lbns(&w, cut), step_lbns(&folded, &uncut));
+        }
+    }
+
+    /// The file count is bounded by the file ids: 2^23 + 1 pages in files of one page are refused, with
+    /// the smallest size that fits; 2^23 pages fit. Zero and part pages are refused wherever they come in.
+    #[test]
+    fn too_small_a_file_size_is_refused() {
+        let o = ReplayOptions { file_pages: Some(1), ..ReplayOptions::new("mem") };
+        let ids = |top: u64| vec![request(0, 0, Op::Read, 0, 0), request(0, 0, Op::Read, top, 0)];
+        let w = from_vec(AddrUnit::Object, ids(FILES_MAX - 1), &o).unwrap();
+        assert_eq!(w.block_device_pages(), Some(FILES_MAX));
+        let err = from_vec(AddrUnit::Object, ids(FILES_MAX), &o).unwrap_err();
+        assert!(matches!(err, ReplayError::TooManyFiles { files, .. } if files == FILES_MAX + 1), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "mem: files of 4096 B cut the 8388609-page (34359742464 B) pseudo-disk into 8388609 files, more \
+             than the 8388608 file ids; the file size must be at least 8192 B"
+        );
+        assert!(from_vec(
+            AddrUnit::Object,
+            ids(FILES_MAX),
+            &ReplayOptions { file_pages: Some(2), ..o.clone() }
+        )
+        .is_ok());
+        let err =
+            from_vec(AddrUnit::Object, ids(5), &ReplayOptions { file_pages: Some(0), ..o }).unwrap_err();
+        assert!(err.to_string().contains("files of 0 pages"), "{err}");
+        assert_eq!(parse_file_size("256KiB"), Ok(64));
+        let whole = |bytes: u64| {
+            format!("{bytes} B is not a positive multiple of the 4096 B page (files are whole pages)")
+        };
+        let cases = [
+            ("0", whole(0)),
+            ("1000", whole(1000)),
+            ("4097B", whole(4097)),
+            ("6KiB", whole(6144)),
+            ("lots", "expected a size like 256KiB".to_string()),
+        ];
+        for (bad, expected) in cases {
+            let why = parse_file_size(bad).unwrap_err();
+            assert_eq!(why, expected, "{bad}");
+            let spec = format!("replay:trace=x,file_size={bad}");
+            let err = ReplayOptions::from_spec(&spec, 100, None).unwrap_err().to_string();
+            assert!(err.contains(&format!("file_size=`{bad}`: {why}")), "{err}");
+        }
+        let off = ReplayOptions::from_spec("replay:trace=x,file_size=off", 100, None).unwrap();
+        assert_eq!(off.file_pages, None);
+    }
+
+    /// A sequential reader of whole files 0, 2 and 4 (16 pages each, one page per request, pages 0–15,
+    /// 32–47 and 64–79 of an 80-page trace) under the default `linux` readahead (128 KiB: 32 pages), worked
+    /// by hand from `get_init_ra_size` and `get_next_ra_size`.
+    ///
+    /// Cut into files of 64 KiB (16 pages), each file is read as: a miss at page 0 (start of file) reads
+    /// the initial window of 4 pages, marker at 1; page 1 moves it to pages 4–11 (8), marker at 4; page 4
+    /// to 12–27, clipped at EOF to 12–15 (4), marker at 12; page 12's window starts at 28, past EOF:
+    /// nothing. So 3 disk requests and 16 pages a file (1 demand miss, 15 prefetched): 9 requests, 48 pages,
+    /// 45 prefetched and all used — not one page of files 1 and 3, which nobody reads.
+    ///
+    /// As one pseudo-file: 0–3, 4–11 and 12–27 as above, then page 12 reads 28–59 (32), whose marker
+    /// (28) nobody reaches; 32–47 hit. Page 64 is a miss neither at the start nor after the previous read
+    /// (47) nor after a cached run (60–63 are not cached): read alone. Page 65 follows it: 65–68 (4), then
+    /// 69–76 (8), then 77–92 clipped at EOF (80) to 77–79 (3). 8 requests, 76 pages, 3 demand misses (0,
+    /// 64, 65), 73 prefetched of which 45 used: the 28 pages 16–31 and 48–59 of unread files came in.
+    #[test]
+    fn readahead_stops_at_the_end_of_each_file() {
+        let lines: Vec<String> = [0u64, 2, 4]
+            .iter()
+            .flat_map(|f| (0..16).map(move |i| format!("{i},{},4096,R,0,0", (f * 16 + i) * 4096)))
+            .collect();
+        let t = csv("eof.csv", &lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let run = |file_pages: Option<u64>| {
+            let w = TraceReplay::open(&ReplayOptions { file_pages, ..ReplayOptions::new(t.path()) }).unwrap();
+            assert_eq!(w.block_device_pages(), Some(80));
+            crate::server::simulate(SimConfig::default(), Box::new(w)).unwrap()
+        };
+        let (cut, whole) = (run(Some(16)), run(None));
+        assert!(cut.workload_completed && whole.workload_completed);
+        assert_eq!((cut.requests_completed, whole.requests_completed), (48, 48));
+        let counts = |m: &crate::metrics::RunMetrics| {
+            (
+                m.disk.requests,
+                m.disk.pages_read,
+                m.cache.misses,
+                m.prefetch.pages_prefetched,
+                m.prefetch.prefetched_used,
+            )
+        };
+        assert_eq!(counts(&cut), (9, 48, 3, 45, 45), "no page beyond a file's last page is fetched");
+        assert_eq!(counts(&whole), (8, 76, 3, 73, 45), "the window runs on into files nobody reads");
+        assert_eq!(cut.disk.request_pages_histogram, vec![(4, 6), (8, 3)]);
+    }
+
+    /// multi1 has one page per request, so no request crosses a file: without readahead, the replay cut
+    /// into 64 KiB files is the same run as the replay of one pseudo-file — the disk sees the same pages
+    /// at the same addresses at the same times.
+    #[test]
+    fn without_readahead_files_change_nothing_on_disk() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/lirs/multi1.trace.gz");
+        let run = |file_pages: Option<u64>| {
+            let options = ReplayOptions { file_pages, ..ReplayOptions::new(path.to_str().unwrap()) };
+            let w = TraceReplay::open(&options).unwrap();
+            let cfg = SimConfig { prefetcher: "none".parse().unwrap(), ..SimConfig::default() };
+            serde_json::to_value(crate::server::simulate(cfg, Box::new(w)).unwrap()).unwrap()
+        };
+        let (cut, whole) = (run(Some(16)), run(None));
+        assert_eq!(cut["requests_completed"], 15_858);
+        assert_eq!(cut, whole);
+    }
+
     #[test]
     fn errors_name_the_trace_and_the_problem() {
         let opts = |path: String| ReplayOptions::new(path);
@@ -1081,19 +1435,6 @@ mod tests {
         pages
     }
 
-    fn step_pages(steps: &[Step]) -> Vec<u64> {
-        steps
-            .iter()
-            .flat_map(|s| match *s {
-                Step::Read { file, offset_bytes, len_bytes } => {
-                    assert_eq!((file, offset_bytes % 4096, len_bytes % 4096), (FileId(0), 0, 0));
-                    offset_bytes / 4096..(offset_bytes + len_bytes) / 4096
-                }
-                other => panic!("replay programs only read: {other:?}"),
-            })
-            .collect()
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -1104,12 +1445,14 @@ mod tests {
             raw in prop::collection::vec((0u32..3, 0u32..3, 0u8..3, 0u64..400, 0u32..20_000), 1..60),
             read_writes in any::<bool>(),
             fold in prop::option::of(1u64..80),
+            files in prop::option::of(1u64..30),
         ) {
             let ops = [Op::Read, Op::Write, Op::Other];
             let trace: Vec<Request> =
                 raw.iter().map(|&(v, s, op, sector, size)| request(v, s, ops[op as usize], sector, size)).collect();
             let writes = if read_writes { WriteMode::Read } else { WriteMode::Skip };
-            let options = ReplayOptions { writes, fold_pages: fold, ..ReplayOptions::new("mem") };
+            let options =
+                ReplayOptions { writes, fold_pages: fold, file_pages: files, ..ReplayOptions::new("mem") };
             let result = from_vec(AddrUnit::Bytes(512), trace.clone(), &options);
 
             let replayed = |r: &Request| r.op != Op::Write || read_writes;
@@ -1133,6 +1476,7 @@ mod tests {
             let mut w = result.unwrap();
             let device = fold.map_or(total, |d| total.min(d));
             prop_assert_eq!(w.block_device_pages(), Some(device));
+            prop_assert_eq!(w.block_file_pages(), files);
             prop_assert_eq!(w.skipped_writes(), if read_writes { 0 } else { writes_n });
             let mut pairs: Vec<(u32, u32)> = Vec::new();
             // First appearance counts every request; pairs with nothing replayed get no slot.
@@ -1157,9 +1501,16 @@ mod tests {
                     .collect();
                 prop_assert_eq!(programs.len(), expected.len());
                 for (steps, pages) in programs.iter().zip(&expected) {
-                    prop_assert_eq!(&step_pages(steps), pages);
+                    // The same disk pages as without files (`step_lbns` checks each step lies in its file).
+                    prop_assert_eq!(&step_lbns(&w, steps), pages);
                     prop_assert!(pages.iter().all(|&p| p < device));
-                    prop_assert!(steps.len() == 1 || fold.is_some());
+                    // One step per run of pages contiguous on disk and in one file: split at the fold
+                    // and at file boundaries, nowhere else.
+                    let breaks = pages
+                        .windows(2)
+                        .filter(|p| p[1] != p[0] + 1 || files.is_some_and(|size| p[1] % size == 0))
+                        .count();
+                    prop_assert_eq!(steps.len(), breaks + 1);
                 }
                 handed += programs.len() as u64;
             }
