@@ -364,7 +364,7 @@ fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, 
     let device_pages = cfg.device.build().capacity_sectors() / (pagelab_core::PAGE_SIZE_BYTES / 512);
     let file_pages = match &args.file_size {
         None => None,
-        Some(text) => Some(parse_file_size(text).map_err(|why| anyhow!("bad --file-size `{text}`: {why}"))?),
+        Some(text) => Some(parse_file_size(text).map_err(|e| anyhow!("bad --file-size {e}"))?),
     };
     let options = ReplayOptions {
         format: args.format.clone(),

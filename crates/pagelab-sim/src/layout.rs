@@ -13,6 +13,7 @@
 //! files, and `build` keeps an extent list per file; and the disk addresses must not depend on
 //! `--placement` or `--extent-size`, which describe a file system's aging, not a block device.
 
+use crate::error::SimError;
 use pagelab_core::buffer::{DiskRun, Layout};
 use pagelab_core::{FileId, Lbn};
 use rand::seq::SliceRandom;
@@ -86,13 +87,13 @@ impl FileLayout {
     }
 
     /// Lay out files of the given sizes (pages) on a device of `device_pages` pages.
-    /// Errors (as text for the caller to wrap) if the data does not fit.
+    /// Errors if the data does not fit (the caller names the device).
     pub fn build(
         file_pages: &[u64],
         spec: &LayoutSpec,
         device_pages: u64,
         rng: &mut impl Rng,
-    ) -> Result<FileLayout, String> {
+    ) -> Result<FileLayout, SimError> {
         let mut pieces: Vec<(u32, Extent)> = Vec::new();
         for (f, &pages) in file_pages.iter().enumerate() {
             let mut at = 0;
@@ -116,10 +117,10 @@ impl FileLayout {
         }
         let used = lbn.saturating_sub(spec.gap_pages);
         if used > device_pages {
-            return Err(format!(
+            return Err(SimError::Config(format!(
                 "the dataset needs {used} pages of disk (from LBN {} with gaps) but the device has {device_pages}",
                 spec.start_lbn
-            ));
+            )));
         }
         let mut files: Vec<FileMap> =
             file_pages.iter().map(|&pages| FileMap { pages, extents: Vec::new() }).collect();
@@ -293,6 +294,6 @@ mod tests {
     fn too_large_a_dataset_is_refused() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let err = FileLayout::build(&[10, 10], &LayoutSpec::default(), 15, &mut rng).unwrap_err();
-        assert!(err.contains("needs 20 pages"), "{err}");
+        assert!(err.to_string().contains("needs 20 pages"), "{err}");
     }
 }

@@ -114,6 +114,7 @@
 //!   every `S` pages, a uniform guess at the traced file system's files, not its real ones.
 
 use super::{RequestProgram, Step, Workload};
+use crate::error::SimError;
 use pagelab_core::hash::KeyMap;
 use pagelab_core::spec::Spec;
 use pagelab_core::units::parse_bytes;
@@ -243,12 +244,12 @@ impl ReplayOptions {
                 .ok_or_else(|| bad(format!("writes=`{w}`: expected {}", WriteMode::NAMES)))?;
         }
         if let Some(f) = spec.string("fold") {
-            o.fold_pages = parse_fold(&f, device_pages).map_err(|why| bad(format!("fold=`{f}`: {why}")))?;
+            o.fold_pages = parse_fold(&f, device_pages).map_err(|e| bad(e.to_string()))?;
         }
         if let Some(f) = spec.string("file_size") {
             o.file_pages = match f.to_ascii_lowercase().as_str() {
                 "off" | "false" | "no" | "none" => None,
-                _ => Some(parse_file_size(&f).map_err(|why| bad(format!("file_size=`{f}`: {why}")))?),
+                _ => Some(parse_file_size(&f).map_err(|e| bad(format!("file_size={e}")))?),
             };
         }
         o.skip_bad_lines = spec.bool("skip_bad_lines", false).map_err(core)?;
@@ -264,26 +265,34 @@ impl ReplayOptions {
 
 /// `true`/`false` (and the other spellings `Spec::bool` takes), or a size in bytes that is a positive
 /// multiple of the page.
-fn parse_fold(text: &str, device_pages: u64) -> Result<Option<u64>, String> {
+fn parse_fold(text: &str, device_pages: u64) -> Result<Option<u64>, SimError> {
     match text.to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" => return Ok(Some(device_pages)),
         "false" | "no" | "off" => return Ok(None),
         _ => {}
     }
-    let bytes = parse_bytes(text).map_err(|_| "expected true, false or a size like 9GiB".to_string())?;
+    let what = || format!("fold=`{text}`");
+    let bytes = parse_bytes(text)
+        .map_err(|_| SimError::invalid(what(), "expected true, false or a size like 9GiB"))?;
     if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
-        return Err(format!("{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page"));
+        return Err(SimError::invalid(
+            what(),
+            format!("{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page"),
+        ));
     }
     Ok(Some(bytes / PAGE_SIZE_BYTES))
 }
 
 /// A `--file-size` / `file_size=` value in pages: a size in bytes (units allowed, `256KiB`) that is a
-/// positive multiple of the page. The error says what was expected.
-pub fn parse_file_size(text: &str) -> Result<u64, String> {
-    let bytes = parse_bytes(text).map_err(|_| "expected a size like 256KiB".to_string())?;
+/// positive multiple of the page. The error quotes the text (`` `6KiB` ``) and says what was expected; the
+/// caller names the flag or key around it.
+pub fn parse_file_size(text: &str) -> Result<u64, SimError> {
+    let what = || format!("`{text}`");
+    let bytes = parse_bytes(text).map_err(|_| SimError::invalid(what(), "expected a size like 256KiB"))?;
     if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
-        return Err(format!(
-            "{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page (files are whole pages)"
+        return Err(SimError::invalid(
+            what(),
+            format!("{bytes} B is not a positive multiple of the {PAGE_SIZE_BYTES} B page (files are whole pages)"),
         ));
     }
     Ok(bytes / PAGE_SIZE_BYTES)
@@ -419,7 +428,7 @@ impl<'a> Loader<'a> {
         self.counts.requests_read += 1;
         let request_no = self.counts.requests_read;
         let address = |why: String| ReplayError::Address { trace: self.trace.to_string(), request_no, why };
-        let (first_page, pages) = span(self.unit, r).map_err(address)?;
+        let (first_page, pages) = span(self.unit, r).map_err(|e| address(e.to_string()))?;
         let end_page = first_page
             .checked_add(pages as u64)
             .ok_or_else(|| address(format!("page {first_page} + {pages} overflows a 64-bit page number")))?;
@@ -517,7 +526,7 @@ impl<'a> Loader<'a> {
             }
             None => total_pages,
             Some(d) => {
-                check_fold(d, self.pages_max).map_err(layout)?;
+                check_fold(d, self.pages_max).map_err(|e| layout(e.to_string()))?;
                 total_pages.min(d)
             }
         };
@@ -542,12 +551,18 @@ impl<'a> Loader<'a> {
 }
 
 /// A fold size must be addressable and hold the largest request.
-fn check_fold(fold_pages: u64, pages_max: u32) -> Result<(), String> {
+fn check_fold(fold_pages: u64, pages_max: u32) -> Result<(), SimError> {
     if fold_pages == 0 || fold_pages > PSEUDO_DISK_PAGES_MAX {
-        return Err(format!("fold size {fold_pages} pages: expected 1..={PSEUDO_DISK_PAGES_MAX} pages"));
+        return Err(SimError::invalid(
+            format!("fold size {fold_pages} pages"),
+            format!("expected 1..={PSEUDO_DISK_PAGES_MAX} pages"),
+        ));
     }
     if (pages_max as u64) > fold_pages {
-        return Err(format!("a request of {pages_max} pages does not fit the {fold_pages}-page folded disk"));
+        return Err(SimError::invalid(
+            format!("a request of {pages_max} pages"),
+            format!("expected the largest request to fit the {fold_pages}-page folded disk"),
+        ));
     }
     Ok(())
 }
@@ -561,17 +576,18 @@ struct Placed {
 }
 
 /// The volume-relative first page and page count of a request.
-fn span(unit: AddrUnit, r: &Request) -> Result<(u64, u32), String> {
+fn span(unit: AddrUnit, r: &Request) -> Result<(u64, u32), SimError> {
+    let overflow = |what: String| SimError::invalid(what, "expected a byte offset below 2^64");
     match unit {
         AddrUnit::Object => Ok((r.addr, 1)),
         AddrUnit::Bytes(u) => {
             let start = r
                 .addr
                 .checked_mul(u as u64)
-                .ok_or_else(|| format!("address {} × {u} B overflows a 64-bit byte offset", r.addr))?;
+                .ok_or_else(|| overflow(format!("address {} × {u} B", r.addr)))?;
             let end = start
                 .checked_add((r.size_bytes as u64).max(1))
-                .ok_or_else(|| format!("byte {start} + {} B overflows a 64-bit byte offset", r.size_bytes))?;
+                .ok_or_else(|| overflow(format!("byte {start} + {} B", r.size_bytes)))?;
             let first = start / PAGE_SIZE_BYTES;
             let pages = end.div_ceil(PAGE_SIZE_BYTES) - first;
             // A u32 size covers at most 2^20 + 1 pages.
@@ -1094,7 +1110,13 @@ mod tests {
         );
         let options = ReplayOptions { fold_pages: Some(1), ..ReplayOptions::new(t.path()) };
         let err = TraceReplay::open(&options).unwrap_err().to_string();
-        assert_eq!(err, format!("{}: a request of 2 pages does not fit the 1-page folded disk", t.path()));
+        assert_eq!(
+            err,
+            format!(
+                "{}: a request of 2 pages: expected the largest request to fit the 1-page folded disk",
+                t.path()
+            )
+        );
     }
 
     /// A read of `pages` pages from page `page` of file `file` (a trace cut into files).
@@ -1232,7 +1254,7 @@ mod tests {
         let err =
             from_vec(AddrUnit::Object, ids(5), &ReplayOptions { file_pages: Some(0), ..o }).unwrap_err();
         assert!(err.to_string().contains("files of 0 pages"), "{err}");
-        assert_eq!(parse_file_size("256KiB"), Ok(64));
+        assert_eq!(parse_file_size("256KiB").ok(), Some(64));
         let whole = |bytes: u64| {
             format!("{bytes} B is not a positive multiple of the 4096 B page (files are whole pages)")
         };
@@ -1244,11 +1266,11 @@ mod tests {
             ("lots", "expected a size like 256KiB".to_string()),
         ];
         for (bad, expected) in cases {
-            let why = parse_file_size(bad).unwrap_err();
-            assert_eq!(why, expected, "{bad}");
+            let why = parse_file_size(bad).unwrap_err().to_string();
+            assert_eq!(why, format!("`{bad}`: {expected}"), "{bad}");
             let spec = format!("replay:trace=x,file_size={bad}");
             let err = ReplayOptions::from_spec(&spec, 100, None).unwrap_err().to_string();
-            assert!(err.contains(&format!("file_size=`{bad}`: {why}")), "{err}");
+            assert!(err.contains(&format!("file_size=`{bad}`: {expected}")), "{err}");
         }
         let off = ReplayOptions::from_spec("replay:trace=x,file_size=off", 100, None).unwrap();
         assert_eq!(off.file_pages, None);
@@ -1358,7 +1380,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("mem: request 2: address {} × 512 B overflows a 64-bit byte offset", u64::MAX)
+            format!("mem: request 2: address {} × 512 B: expected a byte offset below 2^64", u64::MAX)
         );
         // An object id beyond what a page key addresses: refused unfolded, placed when folded.
         let huge = vec![request(0, 0, Op::Read, 1 << 41, 0)];
