@@ -7,6 +7,7 @@
 //! `report.md`. Jobs are pure functions of their parameters and the seed, so a sweep's results do not
 //! depend on how many threads ran it.
 
+pub mod kernel_baseline;
 pub mod system_model;
 pub mod vm_sequential;
 
@@ -159,7 +160,7 @@ pub trait Experiment: Sync {
 
 /// Every built-in experiment.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&system_model::SystemModel, &vm_sequential::VmSequential]
+    vec![&system_model::SystemModel, &vm_sequential::VmSequential, &kernel_baseline::KernelBaseline]
 }
 
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {
