@@ -124,6 +124,7 @@
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};
+use crate::error::SimError;
 use crate::server::simulate;
 use crate::workload::spec::parse_workload;
 use pagelab_core::memory::WatermarkRule;
@@ -377,14 +378,14 @@ fn flat_check(c: &Curve, claim: &str, source: &str) -> Check {
 }
 
 /// The run configuration: the paper's settings, the shared system model for everything else.
-pub fn config(concurrency: u32, secs: u64, seed: u64) -> Result<SimConfig, String> {
+pub fn config(concurrency: u32, secs: u64, seed: u64) -> Result<SimConfig, SimError> {
     Ok(SimConfig {
         memory_bytes: MEMORY_BYTES,
         memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
         // Linux 2.6's active/inactive lists: "AccessHistory".
         policy: PolicyKind::TwoList,
-        prefetcher: PREFETCH.parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
-        scheduler: "anticipatory".parse().map_err(|e: pagelab_core::CoreError| e.to_string())?,
+        prefetcher: PREFETCH.parse()?,
+        scheduler: "anticipatory".parse()?,
         nr_requests: Some(NR_REQUESTS),
         concurrency,
         duration: Nanos::from_secs(secs),
@@ -395,9 +396,9 @@ pub fn config(concurrency: u32, secs: u64, seed: u64) -> Result<SimConfig, Strin
 }
 
 /// One workload at one concurrency level.
-pub fn run(workload: &'static str, concurrency: u32, secs: u64, seed: u64) -> Result<Row, String> {
+pub fn run(workload: &'static str, concurrency: u32, secs: u64, seed: u64) -> Result<Row, SimError> {
     let spec = format!("{workload}:files={FILES}");
-    let m = simulate(config(concurrency, secs, seed)?, parse_workload(&spec)?).map_err(|e| e.to_string())?;
+    let m = simulate(config(concurrency, secs, seed)?, parse_workload(&spec)?)?;
     // Disk requests of one page: 2.6's makeup reads (`handle_ra_miss` then `readpage()` of the missing
     // page), and nothing else in these workloads (every read is 64 KiB, every window larger).
     let one_page = m.disk.request_pages_histogram.iter().find(|(p, _)| *p == 1).map_or(0, |(_, n)| *n);
