@@ -486,7 +486,7 @@ impl Server {
         if self.measuring {
             self.gauges.advance(self.now(), &memory);
         } else {
-            self.memory_filled |= memory.free <= memory.watermarks.low;
+            self.note_memory_filled(&memory);
             if matches!(self.cfg.warmup, Warmup::Auto) && self.steady() {
                 self.begin_measuring();
             }
@@ -1081,10 +1081,20 @@ impl Server {
         }
     }
 
+    /// Memory has filled once free memory fell to `low`: seen now, or seen by an allocation that woke
+    /// kswapd (an allocation finds free memory at `low` and wakes it; by the time the server looks, kswapd's
+    /// first batch may have lifted free memory above `low` again, and with small allocations it always has).
+    fn note_memory_filled(&mut self, memory: &MemorySnapshot) {
+        if !self.memory_filled {
+            self.memory_filled =
+                memory.free <= memory.watermarks.low || self.cache.memory_stats().kswapd_wakeups > 0;
+        }
+    }
+
     fn begin_measuring(&mut self) {
         let now = self.now();
         let memory = self.cache.memory();
-        self.memory_filled |= memory.free <= memory.watermarks.low;
+        self.note_memory_filled(&memory);
         self.warmup = WarmupMetrics {
             mode: match self.cfg.warmup {
                 Warmup::Auto => "auto".into(),
