@@ -126,12 +126,17 @@ pub(super) struct PageCache {
     scanned_seen: u64,
     /// The history the next eviction is for ([`PageCache::steer_next_eviction`]).
     incoming: History,
+    /// The policy keeps no shadow entries, so it may name a reclaim's victims before any leaves the table.
+    batch_victims: bool,
+    /// A reclaim's victims (reused).
+    victims: Vec<FrameId>,
 }
 
 impl PageCache {
     pub fn new(kind: PolicyKind, capacity: u32) -> PageCache {
         let policy = AnyPolicy::new(kind, capacity);
-        let table = FrameTable::with_shadows(capacity, policy.shadow_slots());
+        let policy_shadows = policy.shadow_slots();
+        let table = FrameTable::with_shadows(capacity, policy_shadows);
         // Per-page state by id: a policy's shadow entries take ids beyond the frames.
         let ids = table.ids() as usize;
         PageCache {
@@ -144,6 +149,8 @@ impl PageCache {
             vtime: 0,
             scanned_seen: 0,
             incoming: History::NONE,
+            batch_victims: policy_shadows == 0,
+            victims: Vec::new(),
         }
     }
 
@@ -330,6 +337,39 @@ impl PageCache {
         assert!(self.table.len() <= self.table.capacity(), "frame table over capacity");
         assert!(self.prefetched_unused <= self.table.len(), "more prefetched pages than pages");
     }
+    /// The victim in `frame` leaves the table and is reported; a dirty one (or one under writeback) moves
+    /// to [`PageCache::writing`] instead of being freed. Returns whether it did.
+    #[inline(always)]
+    fn release_victim(&mut self, frame: FrameId, freed: &mut impl FnMut(Evicted)) -> bool {
+        let f = frame as usize;
+        debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
+        let key = PageKey::from_raw(self.table.remove(frame));
+        let meta = self.meta[f];
+        let writing = meta.flags & (flag::DIRTY | flag::WRITEBACK) != 0;
+        if writing {
+            let w = Writing {
+                owner: meta.owner,
+                lbn: meta.lbn,
+                flags: meta.flags,
+                slot: meta.slot,
+                anon_slot: meta.anon_slot,
+                stale: false,
+            };
+            self.writing.insert(key.raw(), w);
+        }
+        freed(Evicted {
+            key,
+            owner: meta.owner,
+            flags: meta.flags,
+            slot: meta.slot,
+            anon_slot: meta.anon_slot,
+            writing,
+        });
+        self.prefetched_unused -= (meta.flags & flag::PREFETCHED != 0) as u32;
+        self.meta[f].flags = 0;
+        self.meta[f].anon_slot = NO_SWAP_SLOT;
+        writing
+    }
 }
 
 impl CacheSection for PageCache {
@@ -353,42 +393,87 @@ impl CacheSection for PageCache {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.resident_pages());
         let mut written = 0u64;
-        for _ in 0..victims {
-            let frame = self.policy.evict(history, &mut self.table.shadows());
-            history = History::NONE;
-            let f = frame as usize;
-            debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
-            let key = PageKey::from_raw(self.table.remove(frame));
-            let flags = self.meta[f].flags;
-            let writing = flags & (flag::DIRTY | flag::WRITEBACK) != 0;
-            if writing {
-                let w = Writing {
-                    owner: self.meta[f].owner,
-                    lbn: self.meta[f].lbn,
-                    flags,
-                    slot: self.meta[f].slot,
-                    anon_slot: self.meta[f].anon_slot,
-                    stale: false,
-                };
-                self.writing.insert(key.raw(), w);
-                written += 1;
+        if self.batch_victims {
+            // The policy names the whole batch first (its own lists only), then the victims leave the
+            // table: their frames' records and index buckets are scattered in memory, and loads that do
+            // not depend on each other overlap, where one victim at a time waits for each in turn.
+            let mut batch = std::mem::take(&mut self.victims);
+            batch.clear();
+            for _ in 0..victims {
+                batch.push(self.policy.evict(history, &mut self.table.shadows()));
+                history = History::NONE;
             }
-            let anon_slot = self.meta[f].anon_slot;
-            freed(Evicted {
-                key,
-                owner: self.meta[f].owner,
-                flags,
-                slot: self.meta[f].slot,
-                anon_slot,
-                writing,
-            });
-            self.prefetched_unused -= (flags & flag::PREFETCHED != 0) as u32;
-            self.meta[f].flags = 0;
-            self.meta[f].anon_slot = NO_SWAP_SLOT;
+            for &frame in &batch {
+                written += self.release_victim(frame, freed) as u64;
+            }
+            self.victims = batch;
+        } else {
+            // A victim kept as a shadow must leave before the next eviction (the `Replacement` protocol).
+            for _ in 0..victims {
+                let frame = self.policy.evict(history, &mut self.table.shadows());
+                history = History::NONE;
+                written += self.release_victim(frame, freed) as u64;
+            }
         }
         // The scan beyond the victims, from the policy's running count.
         let scanned_total = self.policy.pages_scanned();
         let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
         ReclaimCost { scanned: victims as u64 + passed, freed: victims as u64 - written, written }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page cache of 16 frames holding keys 0..16, inserted in order as demand pages, then hits on the
+    /// even keys (so that LRU, CLOCK, the two lists, ARC, 2Q and LIRS each order them their own way).
+    fn filled(kind: PolicyKind) -> PageCache {
+        let mut p = PageCache::new(kind, 16);
+        for key in 0..16u64 {
+            let history = p.announce(key, Lbn(key), false);
+            let page = Incoming {
+                key,
+                owner: StreamId(1),
+                lbn: Lbn(key),
+                flags: flag::DEMANDED,
+                fetch: 1,
+                read: 1,
+                history,
+                slot: key as Slot,
+                anon_slot: NO_SWAP_SLOT,
+            };
+            let frame = p.take_frame(page);
+            p.complete(frame);
+        }
+        for key in (0..16u64).step_by(2) {
+            let frame = p.lookup(key).expect("resident");
+            p.hit(frame);
+        }
+        p
+    }
+
+    /// A reclaim of eight victims frees the pages, in the order, that eight reclaims of one do: under a
+    /// policy without shadow entries the batch is named before any victim leaves the table, under the
+    /// others one victim at a time; either way the decisions are the policy's alone.
+    #[test]
+    fn a_batch_of_victims_leaves_as_one_at_a_time_would() {
+        let kinds = [PolicyKind::Lru, PolicyKind::Fifo, PolicyKind::Clock, PolicyKind::TwoList];
+        let shadowed = [PolicyKind::Arc, PolicyKind::TwoQ, PolicyKind::Lirs];
+        for kind in kinds.into_iter().chain(shadowed) {
+            let (mut batch, mut single) = (filled(kind), filled(kind));
+            assert_eq!(batch.batch_victims, kinds.contains(&kind), "{kind:?}");
+            let mut batch_keys = Vec::new();
+            let cost = batch.reclaim(8, Nanos(0), &mut |e| batch_keys.push(e.key.raw()));
+            assert_eq!((cost.freed, cost.written), (8, 0), "{kind:?}");
+            let mut single_keys = Vec::new();
+            for _ in 0..8 {
+                single.reclaim(1, Nanos(0), &mut |e| single_keys.push(e.key.raw()));
+            }
+            assert_eq!(batch_keys, single_keys, "{kind:?}");
+            assert_eq!(batch.resident_pages(), 8, "{kind:?}");
+            batch.check();
+            batch.table.check();
+        }
     }
 }

@@ -99,7 +99,10 @@ impl History {
 ///   it arrives: an I/O error, an invalidation, and then never calls `on_insert` for it).
 /// - `evict(h, shadows) -> f` when the driver needs a frame: the policy picks a victim among the pages it
 ///   tracks, forgets it (and may keep its key as a shadow entry, [`Shadows::keep`]), and returns its
-///   frame, which the driver frees before the next `evict`. `h` is the history of the page the room is
+///   frame. A driver frees it before the next `evict` when the policy keeps shadow entries (a victim kept
+///   as a shadow must be released first); a policy without them (`shadow_slots() == 0`) may be asked for
+///   a whole batch of victims before the driver frees any, and must not rely on the frames it returned
+///   being free or still in the table. `h` is the history of the page the room is
 ///   for, or [`History::NONE`] when the eviction is for no page in particular (reclaim ahead of demand,
 ///   kswapd). Caller guarantees `len() > 0`.
 /// - `on_insert(f, a, h, shadows)` when the page `a.key`, announced by `on_miss`, is in the free frame `f`
