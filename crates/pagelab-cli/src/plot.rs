@@ -104,6 +104,8 @@ impl LineChart {
         builder
             .caption(&self.title, ("sans-serif", 22))
             .margin(14)
+            // Room for the last x label, which is centred on the plot's right edge.
+            .margin_right(30)
             .x_label_area_size(44)
             .y_label_area_size(64);
         if self.log_x {
@@ -124,7 +126,14 @@ impl LineChart {
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
         let e = |err: DrawingAreaErrorKind<DB::ErrorType>| err.to_string();
-        chart.configure_mesh().x_desc(&self.x_label).y_desc(&self.y_label).draw().map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .x_label_formatter(&|x| axis_number(*x))
+            .y_label_formatter(&|y| axis_number(*y))
+            .draw()
+            .map_err(e)?;
         for (i, s) in self.series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             chart
@@ -148,9 +157,26 @@ impl LineChart {
     }
 }
 
+/// An axis label: whole numbers without a fraction (`1000`, not `1000.0`), others to three significant
+/// digits.
+fn axis_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{x:.digits$}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_numbers_are_short() {
+        let shown: Vec<String> = [1.0, 1000.0, 0.5, 12.345, 0.0125].into_iter().map(axis_number).collect();
+        assert_eq!(shown, ["1", "1000", "0.500", "12.3", "0.0125"]);
+    }
 
     #[test]
     fn writes_svg_and_png_and_refuses_other_names() {
