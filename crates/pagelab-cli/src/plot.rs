@@ -158,13 +158,18 @@ impl LineChart {
 }
 
 /// An axis label: whole numbers without a fraction (`1000`, not `1000.0`), others to three significant
-/// digits.
+/// digits without trailing zeros (`0.5`, `12.3`).
 fn axis_number(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{x:.0}")
     } else {
         let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{x:.digits$}")
+        let text = format!("{x:.digits$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
     }
 }
 
@@ -175,7 +180,7 @@ mod tests {
     #[test]
     fn axis_numbers_are_short() {
         let shown: Vec<String> = [1.0, 1000.0, 0.5, 12.345, 0.0125].into_iter().map(axis_number).collect();
-        assert_eq!(shown, ["1", "1000", "0.500", "12.3", "0.0125"]);
+        assert_eq!(shown, ["1", "1000", "0.5", "12.3", "0.0125"]);
     }
 
     #[test]
