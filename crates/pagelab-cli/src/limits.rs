@@ -21,6 +21,15 @@ pub fn physical_memory_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// Bytes an exact count keeps per distinct page (a hash set entry with its share of empty slots).
+const DISTINCT_ENTRY_BYTES: u64 = 32;
+
+/// Most distinct pages an exact count may hold: half of this machine's memory (unbounded where it cannot
+/// be read).
+pub fn distinct_pages_max() -> u64 {
+    physical_memory_bytes().map_or(u64::MAX, |total| total / 2 / DISTINCT_ENTRY_BYTES)
+}
+
 /// Refuses `bytes` of memory for `what` (a phrase naming the flag and value) when it exceeds this
 /// machine's memory.
 pub fn ensure_fits_memory(what: &str, bytes: u128) -> Result<()> {

@@ -104,7 +104,7 @@ fn inspect(a: &InspectArgs) -> Result<()> {
     let args = a.read.with_trace(&a.trace);
     let mut reader = args.open(None)?;
     let expander = args.expander(reader.as_ref())?;
-    let s: TraceStats = trace_stats(reader.as_mut(), expander)?;
+    let s: TraceStats = trace_stats(reader.as_mut(), expander, crate::limits::distinct_pages_max())?;
     ensure_requests(&reader.describe(), s.pages, reader.skipped_records())?;
     let report = InspectReport {
         trace: reader.describe(),

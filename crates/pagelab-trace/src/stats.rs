@@ -2,8 +2,10 @@
 //!
 //! Counts requests and the pages they expand to (with a given [`PageExpander`]), distinct pages (an exact
 //! hash set: 16–32 bytes per distinct page, so 100 M distinct pages take a few GiB — exactness is what
-//! an inspection is for; use `pagelab mrc --sampled` for estimates), reads / writes / other, sequential
-//! requests, a request-size histogram and the first and last timestamps.
+//! an inspection is for; `pagelab mrc --sample-rate` estimates), reads / writes / other, sequential
+//! requests, a request-size histogram and the first and last timestamps. The caller bounds the set
+//! ([`trace_stats`]'s `distinct_max`, from the machine's memory): a trace with more distinct pages is
+//! refused with the bound named, rather than grown until the operating system kills the process.
 //!
 //! A request is *sequential* when it starts exactly where the previous request of the same (volume,
 //! stream) ended: in bytes for block traces (`addr · unit`, ending `size` bytes later, or one unit for a
@@ -81,10 +83,18 @@ pub struct StatsBuilder {
     distinct: KeyMap<u64, ()>,
     /// (volume << 32 | stream) → where its last request ended (bytes, or id + 1).
     ends: KeyMap<u64, u64>,
+    /// Most distinct pages counted; [`StatsBuilder::add`] says when a request went past it.
+    distinct_max: u64,
 }
 
 impl StatsBuilder {
+    /// A builder that counts any number of distinct pages.
     pub fn new(expander: PageExpander) -> StatsBuilder {
+        StatsBuilder::with_distinct_max(expander, u64::MAX)
+    }
+
+    /// A builder that stops counting distinct pages past `distinct_max` (see [`StatsBuilder::add`]).
+    pub fn with_distinct_max(expander: PageExpander, distinct_max: u64) -> StatsBuilder {
         let stats = TraceStats {
             requests: 0,
             pages: 0,
@@ -98,11 +108,13 @@ impl StatsBuilder {
             last_time_ns: None,
             streams: 0,
         };
-        StatsBuilder { expander, stats, distinct: KeyMap::default(), ends: KeyMap::default() }
+        StatsBuilder { expander, stats, distinct: KeyMap::default(), ends: KeyMap::default(), distinct_max }
     }
 
+    /// Count one request. Returns `false` when its pages took the distinct count past the bound: the count
+    /// is no longer exact and the caller must stop (the pages past the bound are not kept).
     #[inline]
-    pub fn add(&mut self, r: &Request) {
+    pub fn add(&mut self, r: &Request) -> bool {
         let s = &mut self.stats;
         s.requests += 1;
         match r.op {
@@ -114,9 +126,14 @@ impl StatsBuilder {
         s.first_time_ns.get_or_insert(r.time_ns);
         s.last_time_ns = Some(r.time_ns);
         s.pages += self.expander.page_count(r);
-        let distinct = &mut self.distinct;
+        let (distinct, distinct_max) = (&mut self.distinct, self.distinct_max);
+        let mut within = true;
         self.expander.for_each_page(r, |key, _| {
-            distinct.insert(key, ());
+            if (distinct.len() as u64) < distinct_max {
+                distinct.insert(key, ());
+            } else {
+                within &= distinct.contains_key(&key);
+            }
         });
         let (start, end) = match self.expander.unit {
             AddrUnit::Bytes(u) => {
@@ -129,6 +146,7 @@ impl StatsBuilder {
         if let Some(previous_end) = self.ends.insert(stream_key, end) {
             s.sequential_requests += (previous_end == start) as u64;
         }
+        within
     }
 
     pub fn finish(mut self) -> TraceStats {
@@ -146,14 +164,27 @@ impl StatsBuilder {
     }
 }
 
-/// Reads `reader` to the end and returns its statistics.
-pub fn trace_stats(reader: &mut dyn TraceReader, expander: PageExpander) -> Result<TraceStats, TraceError> {
-    let mut builder = StatsBuilder::new(expander);
+/// Reads `reader` to the end and returns its statistics; refuses a trace with more than `distinct_max`
+/// distinct pages (naming the bound and the trace) instead of counting them.
+pub fn trace_stats(
+    reader: &mut dyn TraceReader,
+    expander: PageExpander,
+    distinct_max: u64,
+) -> Result<TraceStats, TraceError> {
+    let mut builder = StatsBuilder::with_distinct_max(expander, distinct_max);
     let mut batch = Vec::with_capacity(BATCH_REQUESTS);
     // Bounded by the trace: every pass consumes a batch.
     while reader.next_batch(&mut batch, BATCH_REQUESTS)? > 0 {
         for r in batch.drain(..) {
-            builder.add(&r);
+            if !builder.add(&r) {
+                return Err(TraceError::Invalid {
+                    what: reader.describe(),
+                    why: format!(
+                        "more than {distinct_max} distinct pages, more than this machine's memory can count \
+                         exactly; `pagelab mrc --sample-rate 0.01` estimates the footprint from a sample"
+                    ),
+                });
+            }
         }
     }
     Ok(builder.finish())
@@ -196,7 +227,7 @@ mod tests {
         ];
         let mut b = StatsBuilder::new(PageExpander::new(AddrUnit::Bytes(512), 4096, false));
         for r in &trace {
-            b.add(r);
+            assert!(b.add(r));
         }
         let s = b.finish();
         assert_eq!((s.requests, s.pages, s.distinct_pages), (6, 7, 5));
@@ -217,11 +248,20 @@ mod tests {
     fn object_traces_are_sequential_by_id() {
         let mut b = StatsBuilder::new(PageExpander::new(AddrUnit::Object, 4096, false));
         for id in [5, 6, 7, 3, 4, 4] {
-            b.add(&Request::read(id, 0));
+            assert!(b.add(&Request::read(id, 0)));
         }
         let s = b.finish();
         assert_eq!((s.requests, s.pages, s.distinct_pages, s.sequential_requests), (6, 6, 5, 3));
         assert_eq!(s.first_time_ns, Some(0));
+    }
+
+    /// With room for 3 distinct pages, pages already counted pass; the 4th distinct page stops the count.
+    #[test]
+    fn the_distinct_bound_stops_the_count() {
+        let mut b = StatsBuilder::with_distinct_max(PageExpander::new(AddrUnit::Object, 4096, false), 3);
+        let added: Vec<bool> =
+            [1, 2, 3, 1, 3, 4].into_iter().map(|id| b.add(&Request::read(id, 0))).collect();
+        assert_eq!(added, [true, true, true, true, true, false]);
     }
 
     #[test]

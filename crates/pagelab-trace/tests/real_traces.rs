@@ -126,7 +126,7 @@ fn statistics_of_block_traces_match_an_independent_count() {
     // Expected values from a separate Python pass over the decompressed files (same definitions: 4 KiB
     // pages, sequential = starts at the previous request's end).
     let mut p3 = open("arc/P3.lis.zst", "auto");
-    let s = trace_stats(p3.as_mut(), PageExpander::new(AddrUnit::Bytes(512), 4096, false)).unwrap();
+    let s = trace_stats(p3.as_mut(), PageExpander::new(AddrUnit::Bytes(512), 4096, false), 102_348).unwrap();
     assert_eq!(
         (s.requests, s.pages, s.distinct_pages, s.sequential_requests),
         (238_578, 611_918, 102_348, 28_334)
@@ -141,8 +141,18 @@ fn statistics_of_block_traces_match_an_independent_count() {
     assert_eq!(s.size_histogram, histogram);
     assert_eq!((s.first_time_ns, s.last_time_ns), (Some(0), Some(0)), "ARC traces carry no time");
 
+    // One distinct page fewer than P3 holds: refused, the bound and the trace named.
+    let mut p3 = open("arc/P3.lis.zst", "auto");
+    let err =
+        trace_stats(p3.as_mut(), PageExpander::new(AddrUnit::Bytes(512), 4096, false), 102_347).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("P3.lis.zst") && message.contains("more than 102347 distinct pages"),
+        "{message}"
+    );
+
     let mut cp = open("libcachesim/cloudPhysicsIO.csv", "auto");
-    let s = trace_stats(cp.as_mut(), PageExpander::new(AddrUnit::Bytes(512), 4096, false)).unwrap();
+    let s = trace_stats(cp.as_mut(), PageExpander::new(AddrUnit::Bytes(512), 4096, false), u64::MAX).unwrap();
     assert_eq!(
         (s.requests, s.pages, s.distinct_pages, s.sequential_requests),
         (113_872, 1_141_869, 269_210, 29_558)
