@@ -106,8 +106,9 @@ pub struct SimConfig {
     pub warmup: Warmup,
     pub seed: u64,
     pub layout: LayoutSpec,
-    /// The request queue's limit per direction (`nr_requests`): a handler submitting into a full queue waits
-    /// until a request completes (unless its request merges into a queued one). `None`: unlimited.
+    /// The request queue's soft limit per direction (`nr_requests`): a handler submitting into a full queue
+    /// sleeps until a completion wakes it (unless its request merges into a queued one, it is a batcher, or
+    /// the scheduler exempts it; never past 3/2 × this: `blk::RequestList`). `None`: unlimited.
     pub nr_requests: Option<u32>,
     /// Sample the memory gauges at this interval during the measured period (`RunMetrics::timeline`).
     pub timeline: Option<Nanos>,

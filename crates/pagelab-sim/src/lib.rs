@@ -2,6 +2,7 @@
 //! request handlers, CPU, the buffer cache from `pagelab-core`, prefetching, an I/O scheduler and a
 //! device model, all in virtual nanoseconds.
 
+pub mod blk;
 pub mod config;
 pub mod cpu;
 pub mod device;

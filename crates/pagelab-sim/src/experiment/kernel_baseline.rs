@@ -34,10 +34,13 @@
 //! reproduced. One-Whole and Four-64KB "roughly flat": max/min over all levels ≤ 1.25 reproduced; a wider
 //! spread without a fall partly; a fall not reproduced.
 //!
-//! # Measured (full run, seed 1: `pagelab experiment kernel-baseline --jobs 1`)
+//! # Measured (full run, seed 1: `pagelab experiment kernel-baseline --jobs 2`)
 //!
-//! Throughput MiB/s (thrashed pages/s), rerun after the warm-up fix below (One-Whole, One-Rand and Two-Rand
-//! unchanged):
+//! Throughput MiB/s (thrashed pages/s), with the block layer's 2.6.18 request allocation (`blk.rs`:
+//! batching, the anticipatory scheduler's exemption, the 3/2 hard limit). Up to 100 handlers the queue
+//! never fills and every number is as before; the previous table (a strict FIFO queue) is in git history
+//! (One-Whole 11.54–12.96, One-Rand 10.07–10.37 from 200 on, Two-Rand 8.0–10.29, Four-64KB 5.75–5.83 from
+//! 200 on).
 //!
 //! | handlers | one-whole | one-rand | two-rand | four-64kb |
 //! |---:|---:|---:|---:|---:|
@@ -45,84 +48,87 @@
 //! | 10 | 12.25 (0.0) | 9.43 (0.0) | 9.05 (0.0) | 5.81 (0.0) |
 //! | 50 | 12.21 (0.0) | 9.57 (0.0) | 9.14 (0.0) | 6.34 (0.0) |
 //! | 100 | 12.78 (0.0) | 11.10 (0.0) | 10.26 (0.0) | 6.52 (0.0) |
-//! | 200 | 11.54 (0.0) | 10.19 (0.0) | 10.29 (0.6) | 5.83 (0.0) |
-//! | 300 | 11.52 (0.0) | 10.16 (0.0) | 9.66 (2.2) | 5.82 (0.0) |
-//! | 400 | 12.06 (0.0) | 10.16 (0.0) | 9.39 (2.9) | 5.80 (0.0) |
-//! | 500 | 12.24 (0.0) | 10.27 (0.0) | 8.58 (5.5) | 5.80 (0.0) |
-//! | 600 | 12.59 (0.0) | 10.37 (0.0) | 8.00 (6.6) | 5.77 (0.0) |
-//! | 700 | 12.51 (0.0) | 10.28 (0.0) | 8.22 (7.3) | 5.80 (0.0) |
-//! | 800 | 12.21 (0.3) | 10.13 (0.0) | 8.30 (4.7) | 5.80 (0.0) |
-//! | 900 | 12.18 (0.7) | 10.07 (0.0) | 8.34 (4.0) | 5.76 (0.0) |
-//! | 1000 | 12.90 (0.8) | 10.07 (0.0) | 8.16 (4.2) | 5.75 (0.0) |
+//! | 200 | 12.04 (0.0) | 10.97 (0.0) | 10.69 (0.1) | 6.57 (0.0) |
+//! | 300 | 11.89 (0.0) | 11.12 (0.0) | 10.34 (2.7) | 6.59 (0.0) |
+//! | 400 | 11.96 (0.0) | 11.17 (0.0) | 9.74 (4.6) | 6.58 (0.0) |
+//! | 500 | 12.01 (0.0) | 11.20 (0.1) | 9.90 (11.4) | 6.56 (0.0) |
+//! | 600 | 12.02 (0.2) | 11.30 (0.1) | 9.53 (26.9) | 6.56 (0.0) |
+//! | 700 | 11.89 (1.0) | 11.22 (0.1) | 9.29 (40.5) | 6.56 (0.0) |
+//! | 800 | 11.75 (8.5) | 11.13 (0.8) | 8.85 (85.4) | 6.55 (0.0) |
+//! | 900 | 11.93 (2.8) | 11.23 (0.7) | 7.82 (205.4) | 6.56 (0.0) |
+//! | 1000 | 11.89 (2.3) | 11.32 (0.3) | 7.15 (265.6) | 6.57 (0.0) |
 //!
-//! Verdicts: One-Whole **reproduced** (max/min 1.13); One-Rand **not reproduced** (9.91 → peak 11.10 at
-//! 100, 1.12x → 10.07 at 1000, peak/end 1.10 < 1.15, no thrashing); Two-Rand **reproduced** (9.08 → peak
-//! 10.29 at 200, 1.13x → 8.16 at 1000, peak/end 1.26; thrashing 0.6 → 4.2 pages/s); Four-64KB **partly**
-//! (max/min 1.32: it rises to 100 handlers, then does not fall, peak/end 1.13).
+//! Verdicts: One-Whole **reproduced** (max/min 1.10); One-Rand **not reproduced** (9.91 → 11.10 at 100,
+//! then flat at 10.97–11.32: peak 11.32 at 1000, peak/end 1.00, no thrashing to speak of); Two-Rand
+//! **reproduced** (9.08 → peak 10.69 at 200, 1.18x → 7.15 at 1000, peak/end 1.50; thrashing 0.1 → 265.6
+//! pages/s); Four-64KB **partly** (max/min 1.33: it rises to 100 handlers, then stays at 6.55–6.59, peak/end
+//! 1.00). Before, with the FIFO queue: the same four verdicts (One-Whole 1.13, One-Rand peak/end 1.10,
+//! Two-Rand peak/end 1.26 with 4.2 pages/s, Four-64KB 1.32).
 //!
-//! Wall time on the project's 2-core machine with `--jobs 1` (two runs each, shared with other builds):
-//! the full run (52 runs) 83–116 s, `--quick` (16 runs) 7–11 s. The longest single run takes about 7 s
-//! (Two-Rand at 1000 handlers: 1200 s of warm-up, 120 s measured); the warm-up's bound (10 × the measured
-//! period) bounds every run.
+//! Wall time on the project's 2-core machine: the full run (52 runs) 41 s with `--jobs 2` (83–116 s with
+//! `--jobs 1` before); the warm-up's bound (10 × the measured period) bounds every run.
 //!
 //! # Why (from the run metrics; the report carries the same text)
 //!
 //! - **The request queue sets the regime.** Up to 100 handlers nobody waits for a request; from 200 on
-//!   the 128-request queue is always full and read-congested: handlers sleep on it in FIFO order (the mean
-//!   wait grows with concurrency, to 26 s for One-Rand at 1000), and the pages allocated for queued and
-//!   dispatched reads pin a growing share of memory (One-Rand at 1000: 352 MiB of 512 in flight,
-//!   papers/000 §4.2's "pages pinned for outstanding I/O operations"). With the elevator never choosing
-//!   among more than 128 requests, throughput stops rising past ~100 handlers.
-//! - **One-Whole is flat, but not for the paper's reason.** Every disk request is still a whole 512 KiB
-//!   window (mean 98–115 pages), so the disk streams at the same rate at any concurrency. The paper credits
-//!   anticipatory scheduling with running the handlers nearly serially; here, from 200 handlers on, they
-//!   take turns through the full queue's FIFO: at 500–700 and 1000 no request completes within the 120 s
-//!   (each handler progresses at 1/c of the rate).
-//! - **One-Rand does not fall because nothing thrashes**: 0.0 pages/s at every level, and 12 pages in 120 s
-//!   at 1000 handlers even with an unbounded eviction history (a diagnostic run). A One-Rand handler has
-//!   one stream. While the queue is congested, 2.6's readahead skips the asynchronous ahead window
+//!   the 128-request read queue is always full and read-congested, and handlers sleep on it (the mean wait
+//!   grows with concurrency, to 30 s for One-Rand at 1000); the pages allocated for queued and dispatched
+//!   reads pin a growing share of memory (One-Rand at 1000: 280 MiB of 512 in flight, papers/000 §4.2's
+//!   "pages pinned for outstanding I/O operations"). Batching itself rarely matters here: a handler
+//!   holds one read request at a time, and its next comes long after its 20 ms batch window; what matters
+//!   is the exemption. The handler the anticipatory scheduler is waiting for is not put to sleep
+//!   (`as_may_queue()`), so its next read reaches the scheduler at once and the anticipation pays off
+//!   instead of timing out: from 200 handlers on the disk is busy 98.4–99.9 % of the time (97.6–99.2 %
+//!   for One-Whole, One-Rand and Two-Rand before; 88 % for Four-64KB).
+//! - **One-Whole is flat, now partly for the paper's reason.** Every disk request is still a whole or
+//!   nearly whole 512 KiB window up to 300 handlers (mean 101–102 pages), so the disk streams at the same
+//!   rate at any concurrency. The exempted handler keeps the disk while it reads on: at 500 and 1000
+//!   handlers 363 and 356 requests complete in the 120 s (none did with the FIFO queue, where the handlers
+//!   took turns), the anticipatory scheduler running a few handlers nearly serially while the rest sleep
+//!   on the queue (mean wait 14 s at 500, 26 s at 1000). From 400 on, windows of sleeping handlers are
+//!   partly evicted before use and re-read a page at a time (3–21 one-page requests/s; mean request 61
+//!   pages at 1000); thrashing stays below 9 pages/s.
+//! - **One-Rand does not fall because it hardly thrashes**: 0.0–0.8 pages/s. A One-Rand handler has one
+//!   stream. While the queue is congested, 2.6's readahead skips the asynchronous ahead window
 //!   (`blockable_page_cache_readahead()` under `bdi_read_congested()`), so the handler reads one window at
 //!   a time, issued when its read reaches the window's end, and sleeps on the queue only when it holds no
 //!   unread prefetched page; a window that arrives is consumed at once. Prefetch thrashing needs prefetched
 //!   pages left waiting while their owner is elsewhere, and a One-Rand handler is never elsewhere. The
-//!   pages it loses are window tails past its request's random end (≈26,000 evicted unused per 120 s at
-//!   1000): waste, not thrashing. The step from 11.10 (100) to ≈10.2 (200 on) is the queue becoming
-//!   congested (ahead windows skipped), not thrashing.
-//! - **Two-Rand falls, for the paper's reason**: a handler alternates two files, so while it sleeps on the
-//!   full queue for one file's window, the unread rest of the other file's window ages on the inactive
-//!   list and is evicted. Thrashing rises from 0 (≤ 100 handlers) to 4–7 pages/s; one-page disk requests
-//!   (2.6's makeup reads: `handle_ra_miss()`, then `readpage()` of the missing page) from ≈2/s at 200 to
-//!   33–49/s from 500 on; the mean disk request shrinks from ≈100 pages to 29–40; throughput falls from
-//!   10.29 to 8.0–8.3. The thrash count is far below Figure 2's hundreds of pages/s (index searching, not
-//!   measured here), partly because the detector remembers evictions only as far back as the paper's
-//!   bounded history (40 % of memory): with an unbounded history Two-Rand at 600 counts 19.1 pages/s, not
-//!   6.6 — still below its 49 one-page requests/s, whose remainder this experiment does not attribute.
+//!   pages it loses are window tails past its request's random end (≈28,000 evicted unused per 120 s at
+//!   1000): waste, not thrashing. The FIFO queue's step from 11.10 (100) to ≈10.2 (200 on) is gone: it was
+//!   the anticipation timing out on handlers asleep on the queue (disk busy 97.6 %), now 99.3–99.8 %.
+//! - **Two-Rand falls, for the paper's reason, and harder.** A handler alternates two files, so while it
+//!   sleeps on the full queue for one file's window, the unread rest of the other file's window ages on
+//!   the inactive list and is evicted; reading on, it falls into per-page makeup reads (2.6's
+//!   `handle_ra_miss()`, then `readpage()` of the missing page). Such a handler, once anticipated, stays
+//!   exempt from the queue page after page (each one-page read completes, the scheduler waits for its
+//!   next, which is close), while everyone else's windows age on: one-page requests rise from 4/s at 200
+//!   to 42/s at 500 and 427/s at 1000, the mean disk request shrinks from 86 pages to 5, thrashing rises
+//!   from 0.1 to 266 pages/s (Figure 2's hundreds), and throughput falls from 10.69 to 7.15 (with the FIFO
+//!   queue: 4–7 pages/s, 8.0–8.3 MiB/s from 500 on). The detector still remembers evictions only as far
+//!   back as the paper's bounded history (40 % of memory).
 //! - **Four-64KB** rises from 4.95 (1) to 6.52 (100) as the scheduler chooses among more requests (§4.3;
-//!   `system-model` part 3), then steps down to 5.8 at 200 and stays there: the queue caps the choice, and
-//!   the disk idles 12 % (busy 99.9 % → 88 %). Each request is a new handler stream, which the anticipatory
-//!   scheduler waits `antic_expire` (6 ms) for after its first read, while that handler's next read sleeps
-//!   on the full queue where the scheduler cannot see it (a diagnostic at 500 handlers with
-//!   `anticipatory:antic_expire=0ms`: 6.60 MiB/s, busy 100 %). Its readahead is off (random reads), so it
-//!   never thrashes.
-//! - **The warm-up bound.** From 800 handlers on (Two-Rand from 300) the automatic warm-up ends at its
-//!   bound (1200 s) without steady state: a few handlers never finish their first request. A handler whose
-//!   window was evicted before it read it falls into per-page makeup reads — the current window already
-//!   covers the missing pages, so 2.6's readahead does not read them again as a window — and each page
-//!   waits the whole queue (One-Rand at 1000: 8 of 1000 handlers unfinished at 1200 s, the slowest request
-//!   measured 1,152 s). The measured period then starts with memory full and almost every handler done.
-//!   (Four-64KB at 1–50 handlers also reached the bound in the first full run: the server's memory-full
-//!   test looked at free memory after kswapd's first batch had lifted it above `low` again. The server now
-//!   also counts kswapd's wake-up as memory having filled; the rerun warms up in 80–110 s, and Four-64KB's
-//!   throughput moved by at most 0.03 MiB/s.)
+//!   `system-model` part 3), then stays at 6.55–6.59. With the FIFO queue it stepped down to 5.8 from 200
+//!   on with the disk idle 12 %: each request is a new handler stream, which the anticipatory scheduler
+//!   waits `antic_expire` (6 ms) for after its first read, and that handler's next read slept on the full
+//!   queue where the scheduler could not see it. Exempted, it arrives: the disk is busy 99.8–99.9 %, the
+//!   level of the earlier diagnostic with `anticipatory:antic_expire=0ms` (6.60 MiB/s at 500). Its
+//!   readahead is off (random reads), so it never thrashes.
+//! - **The warm-up bound.** At high concurrency the automatic warm-up ends at its bound (1200 s) without
+//!   steady state (One-Whole from 600, One-Rand at 500 and from 700, Two-Rand from 600; Four-64KB never):
+//!   a few handlers never finish their first request. A handler whose window was evicted before it read
+//!   it falls into per-page makeup reads — the current window already covers the missing pages, so 2.6's
+//!   readahead does not read them again as a window — and each page waits the whole queue unless it is
+//!   anticipated (the slowest One-Rand request at 1000 handlers took 1,279 s). The measured period then
+//!   starts with memory full and almost every handler done.
 //!
-//! What the model lacks that bears on these curves (not changed here): 2.6's request allocation exempts
-//! the process the anticipatory scheduler is waiting for from the full-queue wait (`as_may_queue()` →
-//! `ELV_MQUEUE_MUST` in `get_request()`) and lets a process woken from that wait allocate a batch
-//! (`ioc_batching()`, up to 1.5 × `nr_requests`); pagelab's queue is a strict FIFO, so anticipation cannot
-//! keep a handler running once the queue is full — the serial execution the paper credits for One-Whole,
-//! and Four-64KB's idle disk. And if the paper's corrected readahead kept issuing ahead windows under
-//! congestion, a One-Rand handler would sleep on the full queue with most of its current window unread,
-//! and One-Rand would thrash as Two-Rand does (a hypothesis; not measured).
+//! What the model lacks that bears on these curves (not changed here): the paper ran a 2.6.10 "corrected"
+//! for its ref. [25]'s readahead-under-congestion anomaly, which is not modelled: if that readahead kept
+//! issuing ahead windows under congestion, a One-Rand handler would sleep on the full queue with most of
+//! its current window unread, and One-Rand would thrash as Two-Rand does (a hypothesis; not measured).
+//! 2.6.10's request allocation had batching and the elevator's exemption but not yet the 3/2 hard limit
+//! (added in 2.6.13); the model follows 2.6.18. A woken process here runs in the completion's event, so
+//! no other submitter gets in between its wake-up and its allocation (`blk.rs`).
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};
@@ -496,54 +502,53 @@ fn markdown(curves: &[Curve]) -> String {
 
 /// Why the shapes come out as they do: the report's version of the module doc's "Why".
 const EXPLANATION: &str = "### Why\n\n\
-The numbers quoted are the full run's (seed 1); the quick sweep shows the same mechanisms at fewer points.\n\n\
+The numbers quoted are the full run's (seed 1); the quick sweep shows the same mechanisms at fewer points. The \
+request queue follows 2.6.18's request allocation (`blk.rs`: batchers, the anticipatory scheduler's exemption \
+of the handler it waits for, the 3/2 × `nr_requests` hard limit).\n\n\
 - **The request queue sets the regime.** Up to 100 handlers nobody waits for a request; from 200 on the \
-128-request queue is always full and read-congested: handlers sleep on it in FIFO order (the mean queue wait \
-grows with concurrency, to 26 s for One-Rand at 1000), and pages allocated for queued and dispatched reads pin \
-a growing share of memory (One-Rand at 1000: 352 MiB of 512 in flight, papers/000 §4.2's \"pages pinned for \
-outstanding I/O operations\"). The elevator never chooses among more than 128 requests, so throughput stops \
-rising past about 100 handlers.\n\
-- **One-Whole is flat, but not for the paper's reason.** Every disk request is still a whole 512 KiB window \
-(mean request ≈ 100 pages), so the disk streams at the same rate at any concurrency. The paper credits \
-anticipatory scheduling with running the handlers nearly serially; here, from 200 handlers on, they take turns \
-through the full queue's FIFO (at 500–700 and 1000 no request completes within the measured 120 s).\n\
-- **One-Rand does not fall because nothing thrashes** (0 pages/s at every level; 12 pages in 120 s at 1000 \
-handlers even with an unbounded eviction history, in a diagnostic run). A One-Rand handler has one stream. \
-While the queue is congested, 2.6's readahead skips the asynchronous ahead window \
+128-request read queue is always full and read-congested and handlers sleep on it (the mean queue wait grows \
+with concurrency, to 30 s for One-Rand at 1000); pages allocated for queued and dispatched reads pin a growing \
+share of memory (One-Rand at 1000: 280 MiB of 512 in flight, papers/000 §4.2's \"pages pinned for outstanding \
+I/O operations\"). Batching rarely matters here (a handler holds one read request at a time and its next comes \
+long after its 20 ms batch window); the exemption does: the handler the anticipatory scheduler waits for is not \
+put to sleep (`as_may_queue()`), so the anticipation pays off instead of timing out, and from 200 handlers on \
+the disk is busy 98.4–99.9 % of the time.\n\
+- **One-Whole is flat, partly for the paper's reason.** Disk requests are whole or nearly whole 512 KiB \
+windows up to 300 handlers, so the disk streams at the same rate at any concurrency, and the exempted handler \
+keeps the disk while it reads on: the anticipatory scheduler runs a few handlers nearly serially while the rest \
+sleep on the queue (340–388 requests complete per 120 s at every level). From 400 handlers on, windows of \
+sleeping handlers are partly evicted before use and re-read a page at a time (3–21 one-page requests/s).\n\
+- **One-Rand does not fall because it hardly thrashes** (at most 0.8 pages/s). A One-Rand handler has one \
+stream. While the queue is congested, 2.6's readahead skips the asynchronous ahead window \
 (`blockable_page_cache_readahead()` under `bdi_read_congested()`), so the handler reads one window at a time, \
 issued when its read reaches the window's end: it sleeps on the queue only when it holds no unread prefetched \
 page, and consumes a window as soon as it arrives. Prefetch thrashing needs prefetched pages left waiting while \
 their owner is elsewhere; a One-Rand handler never is. Its prefetched-unused evictions are window tails past \
-the request's random end: waste, not thrashing. The step from the peak at 100 to about 10.2 MiB/s from 200 on \
-is the queue becoming congested (ahead windows skipped), not thrashing.\n\
+the request's random end: waste, not thrashing. Throughput stays at 11.0–11.3 MiB/s from 100 handlers on.\n\
 - **Two-Rand falls, for the paper's reason.** A handler alternates two files: while it sleeps on the full queue \
-for one file's window, the unread rest of the other file's window ages on the inactive list and is evicted. \
-Thrashing rises from 0 to 4–7 pages/s, one-page disk requests (2.6's makeup reads: `handle_ra_miss()`, then \
-`readpage()` of the one missing page) from about 2/s at 200 handlers to 33–49/s from 500 on, the mean disk \
-request shrinks from about 100 pages to 29–40, and throughput falls by a fifth. The thrash count is small beside \
-Figure 2's hundreds of pages/s (index searching, not run here), partly because the detector remembers \
-evictions only as far back as the paper's bounded history (40 % of memory): with an unbounded history, \
-Two-Rand at 600 handlers counts 19.1 thrashed pages/s instead of 6.6 — still below its 49 one-page requests/s, \
-whose remainder is not attributed here.\n\
+for one file's window, the unread rest of the other file's window ages on the inactive list and is evicted, and \
+reading on it falls into per-page makeup reads (2.6's `handle_ra_miss()`, then `readpage()` of the one missing \
+page). Once anticipated, such a handler stays exempt from the queue page after page while everyone else's \
+windows age on: one-page requests rise from 4/s at 200 handlers to 42/s at 500 and 427/s at 1000, the mean \
+disk request shrinks from 86 pages to 5, thrashing rises from 0.1 to 266 pages/s (Figure 2's hundreds), and \
+throughput falls from 10.69 to 7.15 MiB/s. The detector remembers evictions only as far back as the paper's \
+bounded history (40 % of memory).\n\
 - **Four-64KB** rises from 1 to 100 handlers as the scheduler chooses among more requests (§4.3; \
-`system-model` part 3), steps down at 200 and stays flat: the queue caps the choice, and the disk idles 12 % \
-(`disk busy` column). Each request is a new handler stream, which the anticipatory scheduler waits 6 ms for \
-after its first read, while that handler's next read sleeps on the full queue where the scheduler cannot see it \
-(a diagnostic at 500 handlers with `anticipatory:antic_expire=0ms`: 6.60 MiB/s, disk busy 100 %). Its \
-readahead is off (random reads): it never thrashes.\n\
+`system-model` part 3), then stays flat (6.55–6.59 MiB/s). Each request is a new handler stream, which the \
+anticipatory scheduler waits 6 ms for after its first read; that handler's next read is exempt from the full \
+queue, so the wait ends in a hit and the disk is busy 99.8–99.9 % (`disk busy` column). Its readahead is off \
+(random reads): it never thrashes.\n\
 - **The warm-up bound** (`(bound)` above): a few handlers never finish their first request. A handler whose \
 window was evicted before it read it falls into per-page makeup reads — the current window already covers the \
 missing pages, so 2.6's readahead does not read them again as a window — and each page waits the whole queue \
-(the slowest One-Rand request at 1000 handlers took 1,152 s). Measuring then starts with memory full and almost \
-every handler done.\n\n\
-What the model lacks that bears on these curves: 2.6's request allocation exempts the process the \
-anticipatory scheduler is waiting for from the full-queue wait (`as_may_queue()` → `ELV_MQUEUE_MUST` in \
-`get_request()`) and lets a process just woken from that wait allocate a batch (`ioc_batching()`, up to 1.5 × \
-`nr_requests`); pagelab's queue is a strict FIFO, so anticipation cannot keep a handler running once the queue \
-is full (the serial execution the paper credits for One-Whole; Four-64KB's idle disk). The paper ran a 2.6.10 \
-corrected for its ref. [25]'s readahead-under-congestion anomaly, which is not modelled: if that readahead kept \
-issuing ahead windows under congestion, a One-Rand handler would sleep on the full queue with most of its \
-current window unread, and One-Rand would thrash as Two-Rand does (a hypothesis, not measured).";
+unless it is anticipated (the slowest One-Rand request at 1000 handlers took 1,279 s). Measuring then starts \
+with memory full and almost every handler done.\n\n\
+What the model lacks that bears on these curves: the paper ran a 2.6.10 corrected for its ref. [25]'s \
+readahead-under-congestion anomaly, which is not modelled: if that readahead kept issuing ahead windows under \
+congestion, a One-Rand handler would sleep on the full queue with most of its current window unread, and \
+One-Rand would thrash as Two-Rand does (a hypothesis, not measured). 2.6.10's request allocation had batching \
+and the exemption but not yet the 3/2 hard limit (2.6.13); the model follows 2.6.18, and a woken handler \
+allocates in the completion's event, before any other submitter.";
 
 #[cfg(test)]
 mod tests {

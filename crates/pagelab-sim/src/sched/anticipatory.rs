@@ -62,7 +62,7 @@
 //! - The elevator's pick is recomputed from the head position the device reports, not cached.
 
 use super::queue::{MergeRules, SchedCore};
-use super::{Decision, Dispatch, IoRequest, IoScheduler, MAX_REQUEST_SECTORS_DEFAULT};
+use super::{Decision, Dispatch, IoRequest, IoScheduler, MayQueue, MAX_REQUEST_SECTORS_DEFAULT};
 use pagelab_core::hash::KeyMap;
 use pagelab_core::spec::Spec;
 use pagelab_core::{CoreError, Nanos, StreamId};
@@ -551,6 +551,18 @@ impl IoScheduler for Anticipatory {
 
     fn can_merge(&self, req: &IoRequest) -> bool {
         self.core.queue.can_merge(req, if !req.write || req.sync { SYNC } else { ASYNC })
+    }
+
+    /// `as_may_queue()` (block/as-iosched.c): `Must` for the owner being anticipated — as-iosched's
+    /// `ANTIC_WAIT_REQ` / `ANTIC_WAIT_NEXT`, here armed (its request completed, `next()` has not decided
+    /// yet) or waiting — so its next read is not held back by a full request queue while the disk idles
+    /// for it. Once the anticipation has finished (it arrived, timed out, or a close request was served)
+    /// it is an ordinary submitter again.
+    fn may_queue(&self, submitter: StreamId) -> MayQueue {
+        match self.antic {
+            Some(a) if a.owner == submitter && a.status != Status::Finished => MayQueue::Must,
+            _ => MayQueue::May,
+        }
     }
 
     fn state(&self) -> String {

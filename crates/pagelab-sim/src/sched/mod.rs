@@ -19,8 +19,9 @@
 //! [`Decision`]: dispatch this (merged) request, wait until a time (anticipation: call `next` again then,
 //! or as soon as another request is added), or idle (nothing queued: call `next` again after the next
 //! `add`). When the device finishes a dispatched request the driver calls [`IoScheduler::completed`] with
-//! it. When a handler exits, [`IoScheduler::owner_exited`]. Every call carries `now`; the schedulers
-//! never read a clock and assert that time does not go backwards.
+//! it. When a handler exits, [`IoScheduler::owner_exited`]. Before a submitter sleeps on a full request
+//! queue, the block layer asks [`IoScheduler::may_queue`] whether the scheduler exempts it ([`crate::blk`]).
+//! Every call carries `now`; the schedulers never read a clock and assert that time does not go backwards.
 //!
 //! Requests are in 512-byte sectors ([`crate::io`]). A dispatched request may carry several added
 //! requests merged over contiguous sectors, at most `max_request_sectors` long; their ids come back in
@@ -146,9 +147,31 @@ pub trait IoScheduler: Send {
     /// a submitter facing a full queue is not held back).
     fn can_merge(&self, req: &IoRequest) -> bool;
 
+    /// May `submitter` allocate a request even though its direction of the request queue is full? The
+    /// block layer asks before putting a submitter to sleep on a full queue (2.6.18's `get_request()` calls
+    /// `elv_may_queue()`, block/ll_rw_blk.c; see [`crate::blk`]). [`MayQueue::Must`] exempts it from the
+    /// full-queue wait (not from the hard limit of 3/2 × `nr_requests`). The default, and noop's and
+    /// deadline's answer, is [`MayQueue::May`]: no exemption. The anticipatory scheduler answers `Must` for
+    /// the owner it is anticipating (`as_may_queue()`, block/as-iosched.c), so the request it keeps the
+    /// disk idle for is not held back by the queue. Must not change the scheduler's state.
+    fn may_queue(&self, submitter: StreamId) -> MayQueue {
+        let _ = submitter;
+        MayQueue::May
+    }
+
     /// The queues as text, for hand-traced tests and `--debug` output, e.g.
     /// `"R=[8+16:1,2 96+8:3] fifo=[96 8]; W=[] fifo=[]; batching=1 starved=0"`.
     fn state(&self) -> String;
+}
+
+/// The elevator's answer to [`IoScheduler::may_queue`] (2.6's `ELV_MQUEUE_MAY` / `ELV_MQUEUE_MUST`; CFQ's
+/// `ELV_MQUEUE_NO` has no scheduler here that gives it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MayQueue {
+    /// The usual rules: a submitter into a full queue sleeps unless it is a batcher.
+    May,
+    /// Allocate even if the queue is full (up to the hard limit).
+    Must,
 }
 
 /// A scheduler and its parameters, as parsed from `noop`, `deadline:read_expire=500ms`,
