@@ -132,7 +132,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "auto", value_name = "auto|DURATION")]
     pub warmup: String,
     /// The request queue's limit (`nr_requests`, Linux's default 128): a handler submitting into a full
-    /// queue sleeps until a request completes; `unlimited` removes the limit.
+    /// queue sleeps until a request completes, unless it is batching (32 requests within 20 ms after it
+    /// filled the queue or was woken) or the anticipatory scheduler is waiting for it; never more than
+    /// 3/2 of the limit (Linux 2.6's get_request). `unlimited` removes the limit.
     #[arg(long, default_value = "128", value_name = "N|unlimited")]
     pub nr_requests: String,
     /// The swap area, at the end of the disk: a size, none, or auto (twice memory when the workload uses
