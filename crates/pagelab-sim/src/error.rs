@@ -37,6 +37,13 @@ pub enum SimError {
          give the server more --memory or --swap"
     )]
     OutOfMemory { at_s: f64, stalled: usize, resident_mib: f64, swap_used_mib: f64, swap_mib: f64 },
+    /// Open-loop arrivals outran the server until the admission queue reached its bound: the run could
+    /// only measure the queue's growth.
+    #[error(
+        "overloaded at {at_s:.3} s: {waiting} arrived requests wait for one of {handlers} handler(s), the \
+         most a run holds; lower --arrival-rate or raise --concurrency"
+    )]
+    Overloaded { at_s: f64, waiting: usize, handlers: usize },
 }
 
 impl SimError {

@@ -199,6 +199,16 @@ impl Gauges {
 
 pub use crate::error::SimError;
 
+/// Most open-loop requests that may wait for a handler. Arrivals that outrun the server grow the admission
+/// queue without bound, and a run past this point measures only the queue's growth: it ends with
+/// [`SimError::Overloaded`] (2^24 waiting requests, 128 MiB of arrival times) rather than holding every
+/// arrival of an arbitrarily long run.
+#[cfg(not(test))]
+const ADMISSION_MAX: usize = 1 << 24;
+/// Small in unit tests, so that the bound is reached in microseconds.
+#[cfg(test)]
+const ADMISSION_MAX: usize = 1000;
+
 pub struct Server {
     cfg: SimConfig,
     q: EventQueue<Event>,
@@ -367,6 +377,13 @@ impl Server {
             }
             if let Some(oom) = self.out_of_memory() {
                 return Err(oom);
+            }
+            if self.admission.len() >= ADMISSION_MAX {
+                return Err(SimError::Overloaded {
+                    at_s: self.now().as_secs_f64(),
+                    waiting: self.admission.len(),
+                    handlers: self.handlers.len(),
+                });
             }
         }
         Ok(())
@@ -1314,6 +1331,27 @@ mod tests {
 
     fn run(cfg: SimConfig, workload: &str) -> RunMetrics {
         simulate(cfg, parse_workload(workload).unwrap()).unwrap()
+    }
+
+    /// Arrivals at 1,000,000 a second for one handler on a disk that serves a few hundred a second: the
+    /// admission queue reaches its bound (1000 under test) within a few milliseconds, and the run ends
+    /// saying so instead of queueing every arrival of the 60 s.
+    #[test]
+    fn an_overloaded_open_loop_ends_at_the_admission_bound() {
+        let cfg = SimConfig {
+            concurrency: 1,
+            arrival: Arrival::Open { rate_per_s: 1e6, poisson: false },
+            duration: Nanos::from_secs(60),
+            warmup: Warmup::Fixed(Nanos::ZERO),
+            ..SimConfig::default()
+        };
+        let err = simulate(cfg, parse_workload("random:files=10").unwrap()).unwrap_err();
+        let message = err.to_string();
+        let SimError::Overloaded { at_s, waiting, handlers } = err else { panic!("{message}") };
+        assert_eq!((waiting, handlers), (ADMISSION_MAX, 1));
+        // 1000 arrivals a microsecond apart, while the one handler serves its first request: about 1 ms.
+        assert!(at_s < 0.01, "{at_s}");
+        assert!(message.contains("lower --arrival-rate or raise --concurrency"), "{message}");
     }
 
     /// 64 KiB random reads of a 200 MiB dataset through `memory_mib` of memory.
