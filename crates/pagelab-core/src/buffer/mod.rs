@@ -318,6 +318,19 @@ impl CacheView for View<'_> {
     }
 }
 
+/// A regular file of `file_pages` pages whose every page a [`PageKey`] can name. Errors otherwise.
+fn check_file(file: FileId, file_pages: u64) -> Result<(), CoreError> {
+    if !file.is_regular() || file_pages == 0 || file_pages - 1 > PageKey::INDEX_MAX {
+        return Err(CoreError::BadRead(format!(
+            "file {} of {file_pages} pages does not fit a page key (files below {}, pages up to {})",
+            file.0,
+            FileId::ANON_FIRST,
+            PageKey::INDEX_MAX + 1
+        )));
+    }
+    Ok(())
+}
+
 pub struct BufferCache<O: Observer = ()> {
     pages: PageCache,
     prefetcher: AnyPrefetcher,
@@ -461,20 +474,9 @@ impl<O: Observer> BufferCache<O> {
         if !(first < last && last <= file_pages) {
             return Err(CoreError::BadRead(format!("pages [{first}, {last}) of a {file_pages}-page file")));
         }
-        if !file.is_regular() || file_pages - 1 > PageKey::INDEX_MAX {
-            return Err(CoreError::BadRead(format!(
-                "file {} of {file_pages} pages does not fit a page key (files below {}, pages up to {})",
-                file.0,
-                FileId::ANON_FIRST,
-                PageKey::INDEX_MAX + 1
-            )));
-        }
-        if !self.streams.contains_key(&stream.0) {
-            self.stream_opened(now, stream);
-        }
-        self.next_read += 1;
+        check_file(file, file_pages)?;
         Ok(ReadCursor {
-            id: self.next_read,
+            id: self.begin_call(now, stream),
             stream,
             file,
             next: first,
@@ -484,6 +486,16 @@ impl<O: Observer> BufferCache<O> {
             pin: false,
             ra_next: first,
         })
+    }
+
+    /// A call (read, write, fault) by `stream` begins: the stream opens if it is new, and the call gets its
+    /// id (which marks the pages its own synchronous fetch brings: [`BufferCache::own_demand`]).
+    fn begin_call(&mut self, now: Nanos, stream: StreamId) -> u64 {
+        if !self.streams.contains_key(&stream.0) {
+            self.stream_opened(now, stream);
+        }
+        self.next_read += 1;
+        self.next_read
     }
 
     /// A stream (a request handler, an open file handle) begins.
@@ -531,27 +543,15 @@ impl<O: Observer> BufferCache<O> {
             }
             let first_encounter = cursor.counted != Some(idx);
             let key = PageKey::new(cursor.file, idx);
-            match self.find(key) {
+            let found = self.find(key);
+            if first_encounter {
+                self.report_access(now, cursor.stream, key, found, cursor.id);
+            }
+            match found {
                 Some(frame) if self.pages.is_uptodate(frame) => {
-                    if first_encounter {
-                        let outcome = if self.own_demand(frame, cursor) {
-                            AccessOutcome::Miss
-                        } else {
-                            AccessOutcome::Hit
-                        };
-                        self.observer.accessed(now, cursor.stream, key, outcome);
-                    }
                     self.deliver(now, frame, cursor, layout, out);
                 }
                 Some(frame) => {
-                    if first_encounter {
-                        let outcome = if self.own_demand(frame, cursor) {
-                            AccessOutcome::Miss
-                        } else {
-                            AccessOutcome::Wait
-                        };
-                        self.observer.accessed(now, cursor.stream, key, outcome);
-                    }
                     // PG_readahead on a page still under I/O starts the next window too (filemap_get_pages
                     // checks the flag before waiting for the page to become uptodate).
                     self.check_marker(now, frame, cursor, layout, out);
@@ -560,9 +560,6 @@ impl<O: Observer> BufferCache<O> {
                     return;
                 }
                 None => {
-                    if first_encounter {
-                        self.observer.accessed(now, cursor.stream, key, AccessOutcome::Miss);
-                    }
                     cursor.counted = Some(idx);
                     let ctx = self.ctx(now, cursor);
                     let view = View { pages: &self.pages, read_congested: self.read_congested };
@@ -572,15 +569,7 @@ impl<O: Observer> BufferCache<O> {
                         "sync readahead window {window:?} misses the demanded page {idx}"
                     );
                     self.submit(now, window, cursor, true, layout, out);
-                    out.status = match self.pages.lookup(key.raw()) {
-                        Some(frame) => {
-                            ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
-                        }
-                        None => {
-                            self.observer.stalled(now, cursor.stream);
-                            ReadStatus::NoMemory
-                        }
-                    };
+                    out.status = self.blocked_on_fetch_of(now, key, cursor.stream);
                     return;
                 }
             }
@@ -766,10 +755,7 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         let f = frame as usize;
-        if self.own_demand(frame, cursor) {
-            // Its insertion into the policy was this call's access.
-            self.pages.meta[f].flags &= !flag::DEMANDED;
-        } else {
+        if !self.consume_own_demand(frame, cursor.id) {
             self.used(now, frame, cursor.stream);
         }
         if cursor.pin {
@@ -1102,9 +1088,54 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// The page in `frame` was fetched by this very call's synchronous window.
-    fn own_demand(&self, frame: FrameId, cursor: &ReadCursor) -> bool {
+    fn own_demand(&self, frame: FrameId, id: u64) -> bool {
         let f = frame as usize;
-        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == cursor.id
+        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == id
+    }
+
+    /// If the page was read for call `id`, its insertion was the call's access: clear the mark, and say so.
+    fn consume_own_demand(&mut self, frame: FrameId, id: u64) -> bool {
+        let own = self.own_demand(frame, id);
+        if own {
+            self.pages.meta[frame as usize].flags &= !flag::DEMANDED;
+        }
+        own
+    }
+
+    /// Report call `id`'s first look at page `key`, found in `frame` (valid or under I/O) or absent: a miss
+    /// when absent or brought by the call's own synchronous fetch, otherwise a hit (valid) or a wait (under
+    /// I/O). Returns whether the page was the call's own.
+    fn report_access(
+        &mut self,
+        now: Nanos,
+        stream: StreamId,
+        key: PageKey,
+        frame: Option<FrameId>,
+        id: u64,
+    ) -> bool {
+        let (own, outcome) = match frame {
+            None => (false, AccessOutcome::Miss),
+            Some(f) if self.own_demand(f, id) => (true, AccessOutcome::Miss),
+            Some(f) if self.pages.is_uptodate(f) => (false, AccessOutcome::Hit),
+            Some(_) => (false, AccessOutcome::Wait),
+        };
+        self.observer.accessed(now, stream, key, outcome);
+        own
+    }
+
+    /// After a call submitted the fetch of page `key`: blocked on that fetch, or stalled when no memory
+    /// could be had for the page.
+    fn blocked_on_fetch_of(&mut self, now: Nanos, key: PageKey, stream: StreamId) -> ReadStatus {
+        match self.pages.lookup(key.raw()) {
+            Some(frame) => ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of },
+            None => self.stall(now, stream),
+        }
+    }
+
+    /// `stream`'s call got no memory: it stalls until reclaim or I/O frees some.
+    fn stall(&mut self, now: Nanos, stream: StreamId) -> ReadStatus {
+        self.observer.stalled(now, stream);
+        ReadStatus::NoMemory
     }
 
     /// Page conservation in the section, and slots against memory.

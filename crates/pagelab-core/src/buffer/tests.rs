@@ -58,6 +58,14 @@ fn read_through(c: &mut BufferCache<Observed>, stream: u32, file: u32, first: u6
     panic!("read of [{first}, {last}) did not finish");
 }
 
+/// Stream 1 reads pages `0..pages` of file 2 one page a call; the (first page, pages, sync) of every fetch.
+fn one_page_reads(c: &mut BufferCache<Observed>, pages: u64) -> Vec<(u64, u32, bool)> {
+    (0..pages)
+        .flat_map(|page| read_through(c, 1, 2, page, page + 1))
+        .map(|f| (f.first_page, f.pages, f.sync))
+        .collect()
+}
+
 #[test]
 fn demand_read_without_prefetching() {
     let mut c = cache(8, "none");
@@ -90,12 +98,7 @@ fn demand_read_without_prefetching() {
 #[test]
 fn linux_readahead_pipeline() {
     let mut c = cache(64, "linux");
-    let mut fetched = Vec::new();
-    for page in 0..13u64 {
-        fetched.extend(
-            read_through(&mut c, 1, 2, page, page + 1).iter().map(|f| (f.first_page, f.pages, f.sync)),
-        );
-    }
+    let fetched = one_page_reads(&mut c, 13);
     assert_eq!(fetched, vec![(0, 4, true), (4, 8, false), (12, 16, false), (28, 32, false)]);
     let s = stats(&c);
     assert_eq!((s.misses, s.hits), (1, 12));
@@ -109,12 +112,7 @@ fn linux_readahead_pipeline() {
 #[test]
 fn linux_2_6_readahead_current_and_ahead_windows() {
     let mut c = cache(64, "linux-2.6");
-    let mut fetched = Vec::new();
-    for page in 0..13u64 {
-        fetched.extend(
-            read_through(&mut c, 1, 2, page, page + 1).iter().map(|f| (f.first_page, f.pages, f.sync)),
-        );
-    }
+    let fetched = one_page_reads(&mut c, 13);
     assert_eq!(fetched, vec![(0, 4, true), (4, 8, false), (12, 16, false), (28, 32, false)]);
     let s = stats(&c);
     assert_eq!((s.misses, s.hits), (1, 12));
@@ -400,6 +398,16 @@ fn bad_calls_are_errors_not_panics() {
         c.begin_read(Nanos(0), StreamId(1), FileId(1 << 30), 0, 1, 10),
         Err(CoreError::BadRead(_))
     ));
+    // A file larger than a page key can name: refused by reads and writes alike (a write used to be
+    // accepted, and its pages past the last key panicked in `PageKey::new`).
+    let huge = PageKey::INDEX_MAX + 2;
+    for result in [
+        c.begin_read(Nanos(0), StreamId(1), FileId(0), 0, 1, huge).map(|_| ()),
+        c.begin_write(Nanos(0), StreamId(1), FileId(0), 0, 4096, huge).map(|_| ()),
+    ] {
+        let Err(CoreError::BadRead(why)) = result else { panic!("{result:?}") };
+        assert!(why.contains("does not fit a page key"), "{why}");
+    }
     assert_eq!(c.stream_cpu(Nanos(0), StreamId(9), 5), Err(CoreError::UnknownStream(9)));
     let fake = Fetch {
         id: 1,
@@ -501,7 +509,9 @@ fn streams_record_their_cpu_and_close() {
     assert_eq!(c.stream(StreamId(3)), None);
 }
 
-fn memory_model(kernel: bool, pages: u32) -> MemoryConfig {
+/// Exact memory of `pages` pages, or a kernel's of `pages` usable pages (min a tenth, low and high a quarter
+/// and a half above it, batches of 4). Shared with `tests_write`.
+pub(super) fn memory_model(kernel: bool, pages: u32) -> MemoryConfig {
     if !kernel {
         return MemoryConfig::exact(pages);
     }

@@ -2,7 +2,6 @@
 //! conservation property with writes and anonymous memory under every policy.
 
 use super::*;
-use crate::memory::{ReclaimCosts, Watermarks};
 use proptest::prelude::*;
 
 /// File f's page i at LBN f * 1000 + i.
@@ -320,19 +319,6 @@ fn without_swap_anonymous_memory_stalls_allocation() {
     assert_eq!((c.resident_pages(), c.memory().writing), (2, 0));
 }
 
-fn kernel_memory(pages: u32) -> MemoryConfig {
-    let min = pages / 10;
-    MemoryConfig {
-        total_pages: pages + 2,
-        reserved_pages: 2,
-        watermarks: Watermarks { min, low: min + min / 4, high: min + min / 2 },
-        kswapd: true,
-        direct_batch_pages: 4,
-        kswapd_batch_pages: 4,
-        costs: ReclaimCosts::LINUX_2_6,
-    }
-}
-
 #[derive(Clone, Debug)]
 enum Op {
     Read { file: u32, page: u64, len: u64 },
@@ -376,7 +362,7 @@ proptest! {
         ops in prop::collection::vec(op(), 1..40),
         order in prop::collection::vec(any::<u16>(), 200),
     ) {
-        let mem = if kernel { kernel_memory(memory) } else { MemoryConfig::exact(memory) };
+        let mem = super::tests::memory_model(kernel, memory);
         let mut c = cache(mem, policy, 256);
         let mut out = ReadOutcome::default();
         let mut pending: Vec<Fetch> = Vec::new();

@@ -19,10 +19,10 @@
 //! under writeback, or both), being written by reclaim (out of the policy, memory still held), or swapped
 //! (anonymous, only in its swap slot).
 
+use super::check_file;
 use super::dirty::WritebackConfig;
 use super::page_cache::{flag, Incoming, Writing, NO_SWAP_SLOT};
 use super::{BufferCache, Fetch, Layout, Observer, ReadCursor, ReadOutcome, ReadStatus, WriteCause};
-use crate::buffer::AccessOutcome;
 use crate::error::CoreError;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::policy::FrameId;
@@ -118,16 +118,13 @@ impl<O: Observer> BufferCache<O> {
                 file.0
             )));
         };
+        check_file(file, file_pages)?;
         let (first, last) = (offset_bytes / page, end.div_ceil(page));
         let head_partial =
             !offset_bytes.is_multiple_of(page) || (last == first + 1 && !end.is_multiple_of(page));
         let tail_partial = !end.is_multiple_of(page);
-        if !self.streams.contains_key(&stream.0) {
-            self.stream_opened(now, stream);
-        }
-        self.next_read += 1;
         Ok(WriteCursor {
-            id: self.next_read,
+            id: self.begin_call(now, stream),
             stream,
             file,
             next: first,
@@ -156,14 +153,12 @@ impl<O: Observer> BufferCache<O> {
             }
             let idx = cursor.next;
             let key = PageKey::new(cursor.file, idx);
-            let first_encounter = cursor.counted != Some(idx);
-            match self.find(key) {
+            let found = self.find(key);
+            if cursor.counted != Some(idx) {
+                self.report_access(now, cursor.stream, key, found, cursor.id);
+            }
+            match found {
                 Some(frame) if self.pages.is_uptodate(frame) => {
-                    if first_encounter {
-                        let own = self.own_write_demand(frame, cursor.id);
-                        let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Hit };
-                        self.observer.accessed(now, cursor.stream, key, outcome);
-                    }
                     if !self.consume_own_demand(frame, cursor.id) {
                         self.used(now, frame, cursor.stream);
                     }
@@ -173,30 +168,17 @@ impl<O: Observer> BufferCache<O> {
                     out.pages_delivered += 1;
                 }
                 Some(frame) => {
-                    if first_encounter {
-                        let own = self.own_write_demand(frame, cursor.id);
-                        let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Wait };
-                        self.observer.accessed(now, cursor.stream, key, outcome);
-                    }
                     cursor.counted = Some(idx);
                     out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
                     return;
                 }
                 None => {
-                    if first_encounter {
-                        self.observer.accessed(now, cursor.stream, key, AccessOutcome::Miss);
-                    }
                     cursor.counted = Some(idx);
                     if cursor.partial.contains(&Some(idx)) {
                         // Read-modify-write: the page is read alone, with no readahead (`prepare_write`).
                         let rc = self.write_read_cursor(cursor, idx);
                         self.submit(now, Window::exact(idx, 1), &rc, true, layout, out);
-                        out.status = match self.pages.lookup(key.raw()) {
-                            Some(frame) => {
-                                ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
-                            }
-                            None => self.stall(now, cursor.stream),
-                        };
+                        out.status = self.blocked_on_fetch_of(now, key, cursor.stream);
                         return;
                     }
                     // A whole page overwritten needs no read.
@@ -229,15 +211,10 @@ impl<O: Observer> BufferCache<O> {
         if region >= FileId::ANON_REGIONS || page > PageKey::INDEX_MAX {
             return Err(CoreError::BadRead(format!("anonymous page {page} of region {region}")));
         }
-        if !self.streams.contains_key(&stream.0) {
-            self.stream_opened(now, stream);
-        }
-        self.next_read += 1;
-        let key = PageKey::new(FileId::anon(region), page);
         Ok(TouchCursor {
-            id: self.next_read,
+            id: self.begin_call(now, stream),
+            key: PageKey::new(FileId::anon(region), page),
             stream,
-            key,
             write,
             counted: false,
             faulted: false,
@@ -253,14 +230,12 @@ impl<O: Observer> BufferCache<O> {
             return;
         }
         let key = cursor.key;
-        let first_encounter = !cursor.counted;
-        cursor.counted = true;
-        match self.find(key) {
+        let found = self.find(key);
+        let first_encounter = !std::mem::replace(&mut cursor.counted, true);
+        let own = first_encounter && self.report_access(now, cursor.stream, key, found, cursor.id);
+        match found {
             Some(frame) if self.pages.is_uptodate(frame) => {
                 if first_encounter {
-                    let own = self.own_write_demand(frame, cursor.id);
-                    let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Hit };
-                    self.observer.accessed(now, cursor.stream, key, outcome);
                     cursor.faulted = own;
                 }
                 if !self.consume_own_demand(frame, cursor.id) {
@@ -273,28 +248,15 @@ impl<O: Observer> BufferCache<O> {
                 out.pages_delivered = 1;
             }
             Some(frame) => {
-                if first_encounter {
-                    let own = self.own_write_demand(frame, cursor.id);
-                    let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Wait };
-                    self.observer.accessed(now, cursor.stream, key, outcome);
-                }
                 cursor.faulted = true;
                 out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
             }
             None => {
-                if first_encounter {
-                    self.observer.accessed(now, cursor.stream, key, AccessOutcome::Miss);
-                }
                 cursor.faulted = true;
                 match self.swapped.get(&key.raw()).copied() {
                     Some(slot) => {
                         self.swap_in(now, cursor, slot, out);
-                        out.status = match self.pages.lookup(key.raw()) {
-                            Some(frame) => {
-                                ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of }
-                            }
-                            None => self.stall(now, cursor.stream),
-                        };
+                        out.status = self.blocked_on_fetch_of(now, key, cursor.stream);
                     }
                     None => {
                         // First touch: a zero-filled page, which only swap can hold once it is evicted.
@@ -676,26 +638,6 @@ impl<O: Observer> BufferCache<O> {
         } else {
             None
         }
-    }
-
-    fn stall(&mut self, now: Nanos, stream: StreamId) -> ReadStatus {
-        self.observer.stalled(now, stream);
-        ReadStatus::NoMemory
-    }
-
-    /// The page in `frame` was read for this write or touch (`id`).
-    fn own_write_demand(&self, frame: FrameId, id: u64) -> bool {
-        let f = frame as usize;
-        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == id
-    }
-
-    /// If the page was read for call `id`, its insertion was the call's access: clear the mark, and say so.
-    fn consume_own_demand(&mut self, frame: FrameId, id: u64) -> bool {
-        let own = self.own_write_demand(frame, id);
-        if own {
-            self.pages.meta[frame as usize].flags &= !flag::DEMANDED;
-        }
-        own
     }
 
     /// The one-page read of a partial page as a read cursor (the submit path's input).
