@@ -9,6 +9,7 @@ use crate::limits::ensure_fits_memory;
 use crate::output::{emit, print_json};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
 use pagelab_sim::config::{Arrival, MemoryModel, SimConfig, Warmup};
@@ -98,6 +99,14 @@ pub struct SimulateArgs {
     /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
     #[arg(long, default_value = "linux")]
     pub policy: String,
+    /// Li & Shen's prefetch cache (FAST'05): readahead pages nobody has used yet wait outside the policy
+    /// and are reclaimed first when over their allocation. access-history (none: prefetched pages join the
+    /// policy), pc-access-history (FIFO), pc-longest, pc-coldest, pc-coldest+ (pages of exited handlers
+    /// first, then the stream whose owner used the most CPU since it last read it), pc-optimal (the
+    /// request's reads declared at its start; pages it will not read go first). The allocation follows the
+    /// paper's gradient descent from 25 % of memory, or a fixed share: pc-coldest+:fixed=25%.
+    #[arg(long, default_value = "access-history", value_name = "ORDER")]
+    pub prefetch_cache: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
     /// linux-2.6[:WINDOW] (2.6.12-2.6.18's page_cache_readahead, the papers' kernels); tp, tp:T-P or
     /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48).
@@ -184,6 +193,8 @@ struct ConfigEcho {
     memory_bytes: u64,
     memory_model: String,
     policy: String,
+    /// `access-history` (no prefetch cache) or the prefetch cache's order and partition.
+    prefetch_cache: String,
     prefetch: String,
     device: String,
     scheduler: String,
@@ -262,6 +273,8 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         timeline,
         memory_model,
         policy: args.policy.parse().context("--policy")?,
+        prefetch_cache: PrefetchCacheConfig::parse(&args.prefetch_cache, args.seed)
+            .context("--prefetch-cache")?,
         prefetcher: args.prefetch.parse().context("--prefetch")?,
         device: DeviceSpec::parse(&args.device).map_err(|e| anyhow!("--device: {e}"))?,
         scheduler: args.scheduler.parse().context("--scheduler")?,
@@ -331,6 +344,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         memory_bytes: cfg.memory_bytes,
         memory_model: cfg.memory_model.name().to_string(),
         policy: cfg.policy.cli_name().to_string(),
+        prefetch_cache: cfg.prefetch_cache.map_or("access-history".to_string(), |c| c.spec()),
         prefetch: cfg.prefetcher.spec(),
         device: cfg.device.to_string(),
         scheduler: cfg.scheduler.to_string(),
@@ -427,6 +441,9 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
         c.scheduler,
         c.cpus
     );
+    if c.prefetch_cache != "access-history" {
+        let _ = writeln!(out, "prefetch mem  prefetch cache {}", c.prefetch_cache);
+    }
     let _ = writeln!(out, "device        {}", c.device);
     let _ = writeln!(out, "handlers      {} ({handlers})", c.concurrency);
     let w = &m.warmup;
@@ -489,6 +506,23 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
         p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
     );
     let mib = |bytes: f64| bytes / (1024.0 * 1024.0);
+    if let Some(pc) = &m.prefetch_cache {
+        let _ = writeln!(
+            out,
+            "prefetch cache {:.1} MiB mean of {:.1} MiB allocated ({:.1} MiB at the end); {} pages in, {} used, \
+             reclaimed {} of exited handlers, {} unneeded, {} by order; {} epochs, {} reversals",
+            mib(m.memory.prefetch_cache_bytes_mean),
+            mib(m.memory.prefetch_cache_allocation_bytes_mean),
+            mib(pc.allocation_bytes_final as f64),
+            pc.inserted_pages,
+            pc.used_pages,
+            pc.reclaimed_exited_pages,
+            pc.reclaimed_unneeded_pages,
+            pc.reclaimed_ordered_pages,
+            pc.epochs,
+            pc.reversals
+        );
+    }
     let wr = &m.writes;
     if wr.pages_dirtied + wr.written_writeback + wr.written_reclaim + wr.swap_outs + wr.swap_ins > 0 {
         let _ = writeln!(

@@ -189,7 +189,14 @@ impl Links {
         self.iter(list).collect()
     }
 
-    /// Debug-only membership check: walks the list, so never call it on a hot path in release builds.
+    /// Whether `node` is in `list`, in O(1). Caller guarantees `node` is in no other list of this arena
+    /// (an arena whose nodes are in one list or none).
+    #[inline]
+    pub fn in_list(&self, list: &List, node: u32) -> bool {
+        self.is_linked(list, node)
+    }
+
+    /// Whether `node` is linked into some list, or is `list`'s only node.
     fn is_linked(&self, list: &List, node: u32) -> bool {
         let l = self.links[node as usize];
         l.prev != NIL || l.next != NIL || list.head == node

@@ -5,6 +5,7 @@ use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
+use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::Nanos;
@@ -89,6 +90,8 @@ pub struct SimConfig {
     pub memory_bytes: u64,
     pub memory_model: MemoryModel,
     pub policy: PolicyKind,
+    /// Li & Shen's prefetch cache (papers/000); `None`: AccessHistory, prefetched pages join the policy.
+    pub prefetch_cache: Option<PrefetchCacheConfig>,
     pub prefetcher: AnyPrefetcher,
     pub device: DeviceSpec,
     pub scheduler: SchedulerSpec,
@@ -130,6 +133,7 @@ impl Default for SimConfig {
             memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
             // Linux 2.6's active/inactive lists: the "AccessHistory" system every paper compares against.
             policy: PolicyKind::TwoList,
+            prefetch_cache: None,
             // Linux on-demand readahead with its default 128 KiB window.
             prefetcher: AnyPrefetcher::default(),
             // The DiskSim-validated Seagate Cheetah 9LP (DULO's disk; devices.md §2).

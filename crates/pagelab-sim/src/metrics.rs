@@ -127,6 +127,9 @@ pub struct MemoryMetrics {
     pub in_flight_bytes_mean: f64,
     /// Pages readahead brought in that nobody has used yet (resident or in flight).
     pub prefetched_unused_bytes_mean: f64,
+    /// Li & Shen's prefetch cache: its pages and its allocation, time-weighted (0 without one).
+    pub prefetch_cache_bytes_mean: f64,
+    pub prefetch_cache_allocation_bytes_mean: f64,
     /// `in_flight_bytes_mean` over `total_bytes`.
     pub in_flight_fraction_mean: f64,
     pub kswapd_wakeups: u64,
@@ -164,6 +167,34 @@ pub struct MemorySample {
     pub writeback_bytes: u64,
     /// Pages reclaim chose whose write is in flight (their memory is freed when it completes).
     pub reclaim_writing_bytes: u64,
+    /// The prefetch cache's pages and its allocation (0 without one).
+    pub prefetch_cache_bytes: u64,
+    pub prefetch_cache_allocation_bytes: u64,
+}
+
+/// Li & Shen's prefetch cache over the measured period (papers/000 §3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PrefetchCacheMetrics {
+    /// `pc-coldest+`, `pc-longest:fixed=25%`, ...
+    pub spec: String,
+    /// Readahead pages that entered it, and those a first use moved to the policy.
+    pub inserted_pages: u64,
+    pub used_pages: u64,
+    /// Pages reclaimed because their owner had exited (heuristic #1), because their owner declared it
+    /// would not read them (`pc-optimal`), and by the order itself.
+    pub reclaimed_exited_pages: u64,
+    pub reclaimed_unneeded_pages: u64,
+    pub reclaimed_ordered_pages: u64,
+    /// The allocation at the end of the run.
+    pub allocation_bytes_final: u64,
+    /// Gradient descent: epochs ended, direction reversals, and the misses its eviction history classified.
+    pub epochs: u64,
+    pub reversals: u64,
+    pub prefetch_misses: u64,
+    pub cache_misses: u64,
+    /// Space per byte of memory: the paper's accounting (§3.3, ≈0.4 %) and pagelab's structures'.
+    pub space_overhead_paper_fraction: f64,
+    pub space_overhead_pagelab_fraction: f64,
 }
 
 /// How the measured period was reached.
@@ -199,6 +230,9 @@ pub struct RunMetrics {
     pub cache: CacheMetrics,
     pub writes: WriteMetrics,
     pub memory: MemoryMetrics,
+    /// The prefetch cache, when the run has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefetch_cache: Option<PrefetchCacheMetrics>,
     pub warmup: WarmupMetrics,
     /// Memory gauges sampled at `--timeline` intervals (empty without it).
     #[serde(skip_serializing_if = "Vec::is_empty")]

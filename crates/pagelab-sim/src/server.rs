@@ -27,8 +27,8 @@ use crate::event::EventQueue;
 use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
-    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchMetrics, RunMetrics,
-    WarmupMetrics, WriteMetrics,
+    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchCacheMetrics, PrefetchMetrics,
+    RunMetrics, WarmupMetrics, WriteMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::workload::{RequestProgram, Step, Workload};
@@ -37,6 +37,7 @@ use pagelab_core::buffer::{
     SwapConfig, ThrashDetector, TouchCursor, WriteCursor, Writeback,
 };
 use pagelab_core::hash::KeyMap;
+use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -163,6 +164,8 @@ struct Gauges {
     resident: f64,
     in_flight: f64,
     prefetched_unused: f64,
+    prefetch_cache: f64,
+    prefetch_cache_allocation: f64,
     dirty: f64,
     writeback: f64,
     free_min: u32,
@@ -181,6 +184,8 @@ impl Gauges {
         self.resident += m.resident as f64 * dt;
         self.in_flight += m.in_flight as f64 * dt;
         self.prefetched_unused += m.prefetched_unused as f64 * dt;
+        self.prefetch_cache += m.prefetch_cache as f64 * dt;
+        self.prefetch_cache_allocation += m.prefetch_cache_allocation as f64 * dt;
         self.dirty += m.dirty as f64 * dt;
         self.writeback += m.writeback as f64 * dt;
         self.free_min = self.free_min.min(m.free);
@@ -265,6 +270,8 @@ pub struct Server {
     slots_completed: u32,
     requests_total: u64,
     warmup: WarmupMetrics,
+    /// The prefetch cache's counters when measuring began.
+    pc_at_start: (PrefetchCacheStats, PartitionStats),
 }
 
 impl Server {
@@ -308,6 +315,9 @@ impl Server {
         let max_request_sectors = cfg.scheduler.max_request_sectors();
         let prefetcher = cfg.prefetcher.clone().for_queue(max_request_sectors);
         let mut cache_config = BufferCacheConfig::new(memory, cfg.policy, prefetcher);
+        // The gradient descent's first direction is drawn from the run's seed.
+        cache_config.prefetch_cache =
+            cfg.prefetch_cache.map(|pc| PrefetchCacheConfig { seed: cfg.seed, ..pc });
         cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
         let cache = BufferCache::with_observer(
             cache_config,
@@ -358,6 +368,7 @@ impl Server {
             slots_completed: 0,
             requests_total: 0,
             warmup: WarmupMetrics::default(),
+            pc_at_start: Default::default(),
         })
     }
 
@@ -790,6 +801,9 @@ impl Server {
         if !persistent || self.cache.stream(stream).is_none() {
             self.cache.stream_opened(now, stream);
         }
+        if self.cache.wants_declared_reads() {
+            self.declare_reads(stream, &program);
+        }
         let h = &mut self.handlers[slot as usize];
         let completed_once = h.completed_once;
         *h = Handler {
@@ -800,6 +814,19 @@ impl Server {
             ..Handler::default()
         };
         true
+    }
+
+    /// `pc-optimal`'s application hints (papers/000 §4.2: "exact hints about their data access pattern
+    /// through an augmented open() system call"): the pages each read of the request will touch.
+    fn declare_reads(&mut self, stream: StreamId, program: &RequestProgram) {
+        for step in &program.steps {
+            if let Step::Read { file, offset_bytes, len_bytes } = *step {
+                let file_pages = self.layout.file_pages(file);
+                let first = offset_bytes / PAGE_SIZE_BYTES;
+                let last = (offset_bytes + len_bytes).div_ceil(PAGE_SIZE_BYTES).min(file_pages);
+                self.cache.declare_read(stream, file, first, last);
+            }
+        }
     }
 
     /// During the warm-up, at each completed request: a working set that fits in memory never fills it,
@@ -1114,6 +1141,9 @@ impl Server {
         observer.0 = Counters::default();
         observer.1.thrash_pages = 0;
         self.cache.reset_memory_stats();
+        if let Some(pc) = self.cache.prefetch_cache() {
+            self.pc_at_start = (pc.stats(), pc.partition_stats());
+        }
         self.gauges = Gauges::start(now, &memory);
         if let Some(every) = self.cfg.timeline {
             self.q.schedule(now, Event::Sample);
@@ -1139,6 +1169,8 @@ impl Server {
             dirty_bytes: m.dirty * PAGE_SIZE_BYTES,
             writeback_bytes: m.writeback * PAGE_SIZE_BYTES,
             reclaim_writing_bytes: bytes(m.writing),
+            prefetch_cache_bytes: bytes(m.prefetch_cache),
+            prefetch_cache_allocation_bytes: bytes(m.prefetch_cache_allocation),
         });
         let every = self.cfg.timeline.expect("sampling only with a timeline");
         self.q.schedule(now + every, Event::Sample);
@@ -1157,6 +1189,7 @@ impl Server {
         let secs = (now - self.measure_start).as_secs_f64();
         let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1.thrash_pages);
         let memory = self.memory_metrics(secs, &s);
+        let prefetch_cache = self.prefetch_cache_metrics();
         let w = &mut self.win;
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         RunMetrics {
@@ -1227,6 +1260,7 @@ impl Server {
                 writeback_bytes_mean: Gauges::mean_bytes(self.gauges.writeback, secs),
             },
             memory,
+            prefetch_cache,
             warmup: std::mem::take(&mut self.warmup),
             timeline: std::mem::take(&mut w.timeline),
             cpu_utilization: if secs > 0.0 {
@@ -1237,6 +1271,29 @@ impl Server {
             pages_accessed: w.pages_delivered,
             workload_completed: self.completed,
         }
+    }
+
+    /// The prefetch cache's counts over the measured period (since [`Server::begin_measuring`]).
+    fn prefetch_cache_metrics(&self) -> Option<PrefetchCacheMetrics> {
+        let pc = self.cache.prefetch_cache()?;
+        let (s, p) = (pc.stats(), pc.partition_stats());
+        let (s0, p0) = self.pc_at_start;
+        let space = pc.space_overhead(self.cache.memory().total);
+        Some(PrefetchCacheMetrics {
+            spec: self.cfg.prefetch_cache.map(|c| c.spec()).unwrap_or_default(),
+            inserted_pages: s.inserted - s0.inserted,
+            used_pages: s.used - s0.used,
+            reclaimed_exited_pages: s.reclaimed_exited - s0.reclaimed_exited,
+            reclaimed_unneeded_pages: s.reclaimed_unneeded - s0.reclaimed_unneeded,
+            reclaimed_ordered_pages: s.reclaimed_ordered - s0.reclaimed_ordered,
+            allocation_bytes_final: pc.allocation_pages() as u64 * PAGE_SIZE_BYTES,
+            epochs: p.epochs - p0.epochs,
+            reversals: p.reversals - p0.reversals,
+            prefetch_misses: p.prefetch_misses - p0.prefetch_misses,
+            cache_misses: p.cache_misses - p0.cache_misses,
+            space_overhead_paper_fraction: space.paper_fraction,
+            space_overhead_pagelab_fraction: space.pagelab_fraction,
+        })
     }
 
     fn memory_metrics(&self, secs: f64, s: &Counters) -> MemoryMetrics {
@@ -1259,6 +1316,8 @@ impl Server {
             resident_bytes_mean: Gauges::mean_bytes(g.resident, secs),
             in_flight_bytes_mean,
             prefetched_unused_bytes_mean: Gauges::mean_bytes(g.prefetched_unused, secs),
+            prefetch_cache_bytes_mean: Gauges::mean_bytes(g.prefetch_cache, secs),
+            prefetch_cache_allocation_bytes_mean: Gauges::mean_bytes(g.prefetch_cache_allocation, secs),
             in_flight_fraction_mean: in_flight_bytes_mean / bytes(m.total) as f64,
             kswapd_wakeups: stats.kswapd_wakeups,
             kswapd_reclaimed_pages: stats.kswapd.freed,

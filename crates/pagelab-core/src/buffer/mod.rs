@@ -55,6 +55,7 @@ use crate::error::CoreError;
 use crate::hash::KeyMap;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost, Reclaimer, Watermarks};
+use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::{FrameId, History, PolicyKind};
 use crate::prefetch::{AnyPrefetcher, CacheView, Prefetcher, ReadCtx, Window};
 use crate::time::Nanos;
@@ -207,12 +208,22 @@ pub struct BufferCacheConfig {
     pub writeback: WritebackConfig,
     /// The swap area, if the machine has one (anonymous pages can be evicted only to swap).
     pub swap: Option<SwapConfig>,
+    /// Li & Shen's prefetch cache (`crate::pcache`); `None`: prefetched pages join the policy when they
+    /// arrive (the paper's AccessHistory).
+    pub prefetch_cache: Option<PrefetchCacheConfig>,
 }
 
 impl BufferCacheConfig {
     /// A configuration with the 2.6 writeback defaults and no swap.
     pub fn new(memory: MemoryConfig, policy: PolicyKind, prefetcher: AnyPrefetcher) -> BufferCacheConfig {
-        BufferCacheConfig { memory, policy, prefetcher, writeback: WritebackConfig::LINUX_2_6, swap: None }
+        BufferCacheConfig {
+            memory,
+            policy,
+            prefetcher,
+            writeback: WritebackConfig::LINUX_2_6,
+            swap: None,
+            prefetch_cache: None,
+        }
     }
 }
 
@@ -229,6 +240,9 @@ pub struct MemorySnapshot {
     pub pinned_only: u32,
     /// Pages brought in by readahead that nobody has used yet (resident or in flight).
     pub prefetched_unused: u32,
+    /// Pages in the prefetch cache, and its allocation (0 and 0 without one).
+    pub prefetch_cache: u32,
+    pub prefetch_cache_allocation: u32,
     /// Pages reclaim chose whose write is in flight (their memory is not free yet).
     pub writing: u32,
     /// Dirty file pages, and file pages under writeback (`nr_dirty`, `nr_writeback`).
@@ -382,7 +396,12 @@ impl<O: Observer> BufferCache<O> {
         }
         let usable = config.memory.usable_pages();
         Ok(BufferCache {
-            pages: PageCache::new(config.policy, usable),
+            pages: PageCache::with_prefetch_cache(
+                config.policy,
+                usable,
+                config.prefetch_cache,
+                config.memory.total_pages,
+            ),
             prefetcher: config.prefetcher,
             memory: Memory::new(config.memory),
             slots: SlotPool::new(usable),
@@ -443,6 +462,8 @@ impl<O: Observer> BufferCache<O> {
             in_flight: self.pages.in_flight_pages(),
             pinned_only: self.slots.orphans,
             prefetched_unused: self.pages.prefetched_unused_pages(),
+            prefetch_cache: self.pages.prefetch_cache_pages(),
+            prefetch_cache_allocation: self.pages.pc.as_ref().map_or(0, |pc| pc.allocation_pages()),
             writing: self.pages.writing.len() as u32,
             dirty: self.dirty.dirty(),
             writeback: self.dirty.writeback(),
@@ -507,6 +528,9 @@ impl<O: Observer> BufferCache<O> {
     /// A stream ended (its owner exited): the prefetcher drops its state. Returns whether it was open.
     pub fn stream_closed(&mut self, now: Nanos, stream: StreamId) -> bool {
         self.prefetcher.stream_closed(stream);
+        if let Some(pc) = &mut self.pages.pc {
+            pc.owner_exited(stream);
+        }
         let was_open = self.streams.remove(&stream.0).is_some();
         self.observer.stream_closed(now, stream);
         was_open
@@ -516,8 +540,30 @@ impl<O: Observer> BufferCache<O> {
     pub fn stream_cpu(&mut self, now: Nanos, stream: StreamId, cpu_ns: u64) -> Result<(), CoreError> {
         let record = self.streams.get_mut(&stream.0).ok_or(CoreError::UnknownStream(stream.0))?;
         record.cpu_ns += cpu_ns;
+        if let Some(pc) = &mut self.pages.pc {
+            pc.owner_cpu(stream, cpu_ns);
+        }
         self.observer.stream_cpu(now, stream, cpu_ns);
         Ok(())
+    }
+
+    /// The prefetch cache, if the cache has one (its order, allocation, statistics).
+    pub fn prefetch_cache(&self) -> Option<&PrefetchCache> {
+        self.pages.pc.as_ref()
+    }
+
+    /// Whether the cache reads what streams declare they will read ([`BufferCache::declare_read`]):
+    /// `pc-optimal`'s application hints.
+    pub fn wants_declared_reads(&self) -> bool {
+        self.pages.pc.as_ref().is_some_and(|pc| pc.wants_declared_reads())
+    }
+
+    /// `stream` will read pages `[first, last)` of `file` (papers/000 §4.2's "augmented open() system
+    /// call" of the approximated optimal policy). Ignored unless [`BufferCache::wants_declared_reads`].
+    pub fn declare_read(&mut self, stream: StreamId, file: FileId, first: u64, last: u64) {
+        if let Some(pc) = &mut self.pages.pc {
+            pc.declare(stream, file, first, last);
+        }
     }
 
     /// `stream` closed `file` but lives on: the prefetcher drops that one state.
@@ -592,7 +638,9 @@ impl<O: Observer> BufferCache<O> {
                 self.drop_page(now, frame);
                 continue;
             }
-            self.pages.complete(frame);
+            let owner = self.pages.meta[frame as usize].owner;
+            let owner_cpu_ns = self.streams.get(&owner.0).map(|r| r.cpu_ns);
+            self.pages.complete(frame, now, owner_cpu_ns);
             let f = frame as usize;
             let key = PageKey::from_raw(self.pages.table.key(frame));
             let prefetched = self.pages.meta[f].flags & flag::DEMANDED == 0;
@@ -932,6 +980,9 @@ impl<O: Observer> BufferCache<O> {
         let rounds_max = self.pages.table.len() + 1;
         for _ in 0..=rounds_max {
             if self.memory.take() {
+                if let Some(pc) = self.pages.pc.as_mut().filter(|_| demand) {
+                    pc.partitioner_mut().demand_miss(now, key.raw());
+                }
                 self.observer.allocated(now, key, stream, demand);
                 return Some((history, self.slots.take()));
             }
@@ -1026,7 +1077,7 @@ impl<O: Observer> BufferCache<O> {
     /// A hit on the resident page in `frame` by `stream`: the policy hears of it, and a page readahead
     /// brought in (file readahead or swap-in's cluster) is reported used the first time.
     fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
-        if self.pages.first_use(frame) {
+        if self.pages.first_use(frame, now) {
             let key = PageKey::from_raw(self.pages.table.key(frame));
             self.observer.prefetch_used(now, key, self.pages.meta[frame as usize].owner, stream);
         }
@@ -1119,6 +1170,9 @@ impl<O: Observer> BufferCache<O> {
             Some(f) if self.pages.is_uptodate(f) => (false, AccessOutcome::Hit),
             Some(_) => (false, AccessOutcome::Wait),
         };
+        if let Some(pc) = &mut self.pages.pc {
+            pc.partitioner_mut().accessed(now);
+        }
         self.observer.accessed(now, stream, key, outcome);
         own
     }
@@ -1193,5 +1247,15 @@ impl<O: Observer> BufferCache<O> {
             })
             .count() as u32;
         assert_eq!(flagged, self.pages.prefetched_unused_pages(), "prefetched-unused count out of step");
+        if let Some(pc) = &self.pages.pc {
+            pc.check();
+            let valid_unused = flag::PREFETCHED | flag::UPTODATE;
+            for id in (0..self.pages.table.ids()).filter(|&id| pc.contains(id)) {
+                let key = self.pages.table.key(id);
+                assert_eq!(self.pages.lookup(key), Some(id), "a prefetch cache page not in the table");
+                let flags = self.pages.meta[id as usize].flags;
+                assert_eq!(flags & valid_unused, valid_unused, "a prefetch cache page not valid and unused");
+            }
+        }
     }
 }

@@ -12,11 +12,10 @@
 //! live here; MemRx's what-if predictor and the live driver's statistics will hang off the same seam.
 
 use super::Fetch;
-use crate::hash::KeyMap;
+use crate::history::EvictionHistory;
 use crate::key::{FileId, PageKey, StreamId};
 use crate::memory::{ReclaimCost, Reclaimer};
 use crate::time::Nanos;
-use std::collections::VecDeque;
 
 /// What a reader found when it met a page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,43 +300,22 @@ impl Observer for Counters {
 /// forgotten first, as the paper's eviction history is bounded (40 % of memory by default).
 #[derive(Clone, Debug, Default)]
 pub struct ThrashDetector {
-    history_pages: u32,
     /// Evicted-unaccessed prefetched pages → their owner.
-    ghosts: KeyMap<u64, StreamId>,
-    /// Insertion order of `ghosts`; entries of keys already gone are skipped when they reach the front.
-    order: VecDeque<u64>,
+    ghosts: EvictionHistory<StreamId>,
     /// Thrashed pages so far.
     pub thrash_pages: u64,
 }
 
 impl ThrashDetector {
     pub fn new(history_pages: u32) -> ThrashDetector {
-        ThrashDetector { history_pages, ..ThrashDetector::default() }
-    }
-
-    fn remember(&mut self, key: u64, owner: StreamId) {
-        if self.history_pages == 0 {
-            return;
-        }
-        if self.ghosts.insert(key, owner).is_none() {
-            self.order.push_back(key);
-        }
-        // Bounded: drop the oldest entries (stale order entries of re-missed keys are skipped).
-        while self.ghosts.len() > self.history_pages as usize {
-            let old = self.order.pop_front().expect("order tracks every ghost");
-            self.ghosts.remove(&old);
-        }
-        if self.order.len() > 2 * self.history_pages as usize {
-            let ghosts = &self.ghosts;
-            self.order.retain(|k| ghosts.contains_key(k));
-        }
+        ThrashDetector { ghosts: EvictionHistory::new(history_pages), thrash_pages: 0 }
     }
 }
 
 impl Observer for ThrashDetector {
     fn evicted(&mut self, _: Nanos, key: PageKey, owner: StreamId, what: Eviction) {
         if what == Eviction::PrefetchedUnused {
-            self.remember(key.raw(), owner);
+            self.ghosts.remember(key.raw(), owner);
         }
     }
 
@@ -347,7 +325,7 @@ impl Observer for ThrashDetector {
         if !demand {
             return;
         }
-        if let Some(prefetcher) = self.ghosts.remove(&key.raw()) {
+        if let Some(prefetcher) = self.ghosts.take(key.raw()) {
             self.thrash_pages += (prefetcher == owner) as u64;
         }
     }

@@ -8,6 +8,7 @@ use crate::frames::FrameTable;
 use crate::hash::KeyMap;
 use crate::key::{Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, ReclaimCost};
+use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::{Access, AnyPolicy, FrameId, History, PolicyKind, Replacement, NEVER};
 use crate::time::Nanos;
 
@@ -130,9 +131,25 @@ pub(super) struct PageCache {
     batch_victims: bool,
     /// A reclaim's victims (reused).
     victims: Vec<FrameId>,
+    /// Li & Shen's prefetch cache: completed readahead pages nobody has used, outside the policy.
+    pub pc: Option<PrefetchCache>,
 }
 
 impl PageCache {
+    /// A page cache of `capacity` frames under policy `kind`; with `prefetch_cache`, Li & Shen's prefetch
+    /// cache on a machine of `total_pages` physical pages.
+    pub fn with_prefetch_cache(
+        kind: PolicyKind,
+        capacity: u32,
+        prefetch_cache: Option<PrefetchCacheConfig>,
+        total_pages: u32,
+    ) -> PageCache {
+        let mut p = PageCache::new(kind, capacity);
+        let ids = p.table.ids();
+        p.pc = prefetch_cache.map(|c| PrefetchCache::new(c, ids, total_pages, capacity));
+        p
+    }
+
     pub fn new(kind: PolicyKind, capacity: u32) -> PageCache {
         let policy = AnyPolicy::new(kind, capacity);
         let policy_shadows = policy.shadow_slots();
@@ -151,6 +168,7 @@ impl PageCache {
             incoming: History::NONE,
             batch_victims: policy_shadows == 0,
             victims: Vec::new(),
+            pc: None,
         }
     }
 
@@ -171,14 +189,37 @@ impl PageCache {
     pub fn prefetched_unused_pages(&self) -> u32 {
         self.prefetched_unused
     }
+    /// Pages in the prefetch cache (0 without one).
+    #[inline]
+    pub fn prefetch_cache_pages(&self) -> u32 {
+        self.pc.as_ref().map_or(0, |pc| pc.pages())
+    }
+    /// Pages in the replacement policy: resident pages not in the prefetch cache.
+    #[inline]
+    pub fn policy_pages(&self) -> u32 {
+        self.resident_pages() - self.prefetch_cache_pages()
+    }
 
-    /// The first use of the page in `frame`: if readahead brought it in, it is a prefetched page no more.
-    /// Returns whether it was one.
-    pub fn first_use(&mut self, frame: FrameId) -> bool {
+    /// The first use of the page in `frame` at `now`: if readahead brought it in, it is a prefetched page
+    /// no more; if it waited in the prefetch cache, it joins the policy now, as the readahead page it is
+    /// (`on_insert` with the history its `on_miss` returned: under the Linux policy the inactive list,
+    /// papers/000 §3.3), and the caller's `hit` is its first reference. Returns whether it was prefetched.
+    pub fn first_use(&mut self, frame: FrameId, now: Nanos) -> bool {
         let f = frame as usize;
         let was = self.meta[f].flags & flag::PREFETCHED != 0;
         self.meta[f].flags &= !flag::PREFETCHED;
         self.prefetched_unused -= was as u32;
+        if was && self.pc.as_mut().is_some_and(|pc| pc.take_out(frame, now)) {
+            let access = Access {
+                key: self.table.key(frame),
+                vtime: self.tick(),
+                next_vtime: NEVER,
+                lbn: self.meta[f].lbn,
+                prefetch: true,
+            };
+            let history = std::mem::take(&mut self.meta[f].history);
+            self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
+        }
         was
     }
 
@@ -230,13 +271,21 @@ impl PageCache {
         frame
     }
 
-    /// The fetch of `frame` completed: the page becomes valid and joins the policy (`on_insert` with the
-    /// history its `on_miss` returned).
-    pub fn complete(&mut self, frame: FrameId) {
+    /// The fetch of `frame` completed at `now`: the page becomes valid and joins the policy (`on_insert`
+    /// with the history its `on_miss` returned) — or, a readahead page under a prefetch cache, the prefetch
+    /// cache (its history waits in its record for its first use). `owner_cpu_ns`: the CPU time of the page's
+    /// owner, `None` if it has exited (the prefetch cache's Coldest+ and heuristic #1 read them).
+    pub fn complete(&mut self, frame: FrameId, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
         debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
         self.meta[f].flags |= flag::UPTODATE;
         self.in_flight -= 1;
+        if let Some(pc) = self.pc.as_mut().filter(|_| self.meta[f].flags & flag::PREFETCHED != 0) {
+            let key = PageKey::from_raw(self.table.key(frame));
+            let page = (self.meta[f].owner, key.file(), key.index());
+            pc.insert(frame, page, owner_cpu_ns.is_some(), owner_cpu_ns.unwrap_or(0), now);
+            return;
+        }
         let access = Access {
             key: self.table.key(frame),
             vtime: self.tick(),
@@ -264,7 +313,10 @@ impl PageCache {
     /// if not. Returns its slot.
     pub fn drop_page(&mut self, frame: FrameId) -> Slot {
         let f = frame as usize;
-        if self.meta[f].flags & flag::UPTODATE != 0 {
+        let in_pc = self.pc.as_mut().is_some_and(|pc| pc.remove(frame));
+        if in_pc {
+            self.meta[f].history = History::NONE;
+        } else if self.meta[f].flags & flag::UPTODATE != 0 {
             self.policy.on_remove(frame, &mut self.table.shadows());
         } else {
             self.in_flight -= 1;
@@ -306,7 +358,7 @@ impl PageCache {
         let flags = page.flags;
         page.flags = flag::DEMANDED;
         let frame = self.take_frame(page);
-        self.complete(frame);
+        self.complete(frame, Nanos::ZERO, None);
         self.meta[frame as usize].flags = flags | flag::UPTODATE;
         frame
     }
@@ -327,13 +379,19 @@ impl PageCache {
         self.incoming = history;
     }
 
-    /// Frames in use = pages in the policy + pages in flight, within capacity.
+    /// Frames in use = pages in the policy + pages in the prefetch cache + pages in flight, within
+    /// capacity.
     pub fn check(&self) {
         assert_eq!(
             self.table.len(),
-            self.policy.len() + self.in_flight,
-            "page conservation: frames in use != resident + in flight"
+            self.policy.len() + self.prefetch_cache_pages() + self.in_flight,
+            "page conservation: frames in use != policy + prefetch cache + in flight"
         );
+        assert!(self.prefetch_cache_pages() <= self.prefetched_unused, "a used page in the prefetch cache");
+        #[cfg(debug_assertions)]
+        if let Some(pc) = &self.pc {
+            pc.check();
+        }
         assert!(self.table.len() <= self.table.capacity(), "frame table over capacity");
         assert!(self.prefetched_unused <= self.table.len(), "more prefetched pages than pages");
     }
@@ -345,6 +403,9 @@ impl PageCache {
         debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
         let key = PageKey::from_raw(self.table.remove(frame));
         let meta = self.meta[f];
+        if let Some(pc) = &mut self.pc {
+            pc.partitioner_mut().evicted(key.raw(), meta.flags & flag::PREFETCHED != 0);
+        }
         let writing = meta.flags & (flag::DIRTY | flag::WRITEBACK) != 0;
         if writing {
             let w = Writing {
@@ -379,19 +440,49 @@ impl CacheSection for PageCache {
         self.table.len()
     }
 
-    /// Pages in the policy: reclaim either frees them or starts their write.
+    /// Pages in the policy and the prefetch cache: reclaim either frees them or starts their write.
     fn reclaimable_pages(&self) -> u32 {
         self.resident_pages()
     }
 
-    /// The policy's victims, the first for the page [`PageCache::steer_next_eviction`] named. Pages in
-    /// flight are not the policy's, so they are neither scanned nor freed. A dirty victim (or one under
-    /// writeback) is not freed: it moves to [`PageCache::writing`], counted as `written`, and the buffer
-    /// cache starts its write.
+    /// Under a prefetch cache, its excess over its allocation first (papers/000 §3.3: "prefetch cache
+    /// reclamation is triggered at each invocation of the global Linux page reclamation"), in its own
+    /// order; then the policy's victims, the first for the page [`PageCache::steer_next_eviction`] named.
+    /// With no page in the policy, the prefetch cache gives what is asked. Pages in flight are neither
+    /// scanned nor freed. A dirty victim (or one under writeback) is not freed: it moves to
+    /// [`PageCache::writing`], counted as `written`, and the buffer cache starts its write.
     #[inline]
-    fn reclaim(&mut self, target: u32, _: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
+    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
+        let mut from_pc = 0;
+        let mut written = 0u64;
+        if let Some(pc) = &mut self.pc {
+            let policy_pages = self.table.len() - self.in_flight - pc.pages();
+            let want = if policy_pages == 0 { target } else { pc.excess_pages() };
+            let mut batch = std::mem::take(&mut self.victims);
+            batch.clear();
+            pc.reclaim(want.min(target), now, &mut batch);
+            from_pc = batch.len() as u32;
+            for &frame in &batch {
+                written += self.release_victim(frame, freed) as u64;
+            }
+            self.victims = batch;
+        }
+        let policy_cost = self.reclaim_policy(target - from_pc, freed);
+        ReclaimCost {
+            scanned: from_pc as u64 + policy_cost.scanned,
+            freed: from_pc as u64 - written + policy_cost.freed,
+            written: written + policy_cost.written,
+        }
+    }
+}
+
+impl PageCache {
+    /// Up to `target` of the policy's victims, the first for the page [`PageCache::steer_next_eviction`]
+    /// named.
+    #[inline]
+    fn reclaim_policy(&mut self, target: u32, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
         let mut history = std::mem::take(&mut self.incoming);
-        let victims = target.min(self.resident_pages());
+        let victims = target.min(self.policy_pages());
         let mut written = 0u64;
         if self.batch_victims {
             // The policy names the whole batch first (its own lists only), then the victims leave the
@@ -444,7 +535,7 @@ mod tests {
                 anon_slot: NO_SWAP_SLOT,
             };
             let frame = p.take_frame(page);
-            p.complete(frame);
+            p.complete(frame, Nanos(0), Some(0));
         }
         for key in (0..16u64).step_by(2) {
             let frame = p.lookup(key).expect("resident");

@@ -18,7 +18,18 @@ impl Layout for Flat {
 type Observed = (Counters, ThrashDetector);
 
 fn cache_with(memory: MemoryConfig, prefetch: &str, policy: PolicyKind) -> BufferCache<Observed> {
-    let config = BufferCacheConfig::new(memory, policy, prefetch.parse().unwrap());
+    cache_with_pc(memory, prefetch, policy, "access-history")
+}
+
+/// A cache with a prefetch cache (`pc-coldest+`, ...) or none (`access-history`).
+fn cache_with_pc(
+    memory: MemoryConfig,
+    prefetch: &str,
+    policy: PolicyKind,
+    pc: &str,
+) -> BufferCache<Observed> {
+    let mut config = BufferCacheConfig::new(memory, policy, prefetch.parse().unwrap());
+    config.prefetch_cache = PrefetchCacheConfig::parse(pc, 1).unwrap();
     BufferCache::with_observer(config, (Counters::default(), ThrashDetector::new(64))).unwrap()
 }
 
@@ -531,11 +542,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     /// Random reads by several streams, fetches completing or failing in random order, kswapd running at
     /// random moments, pins held and released: pages are conserved, the budget holds, and every read
-    /// finishes, under every policy and both memory models.
+    /// finishes, under every policy and both memory models, with and without a prefetch cache (streams
+    /// exiting once their reads are done, CPU charged to them, time in steps of 1 ns or of 50 ms so that
+    /// the gradient descent's epochs end).
     #[test]
     fn conservation_under_random_interleavings(
         memory in 8u32..40,
         kernel in any::<bool>(),
+        pc in prop::sample::select(vec![
+            "access-history", "pc-access-history", "pc-longest", "pc-coldest:fixed=10%", "pc-coldest+",
+            "pc-optimal", "pc-coldest+:fixed=0%",
+        ]),
+        step_ns in prop::sample::select(vec![1u64, 50_000_000]),
         prefetch in prop::sample::select(
             vec!["none", "linux", "linux:64KiB", "linux-2.6", "linux-2.6:16KiB", "tp:8-8"],
         ),
@@ -543,7 +561,7 @@ proptest! {
         reads in prop::collection::vec((0u32..4, 0u32..3, 0u64..60, 1u64..12, any::<bool>()), 1..40),
         order in prop::collection::vec(any::<u16>(), 200),
     ) {
-        let mut c = cache_with(memory_model(kernel, memory), prefetch, policy);
+        let mut c = cache_with_pc(memory_model(kernel, memory), prefetch, policy, pc);
         let mut out = ReadOutcome::default();
         let mut pending: Vec<Fetch> = Vec::new();
         let mut pins: Vec<Pin> = Vec::new();
@@ -551,6 +569,7 @@ proptest! {
             .iter()
             .map(|&(s, f, start, len, pin)| {
                 let cur = c.begin_read(Nanos(0), StreamId(s), FileId(f), start, (start + len).min(64), 64).unwrap();
+                c.declare_read(StreamId(s), FileId(f), start, (start + len).min(64));
                 if pin { cur.pinned() } else { cur }
             })
             .collect();
@@ -561,8 +580,9 @@ proptest! {
             steps += 1;
             prop_assert!(steps < 100_000, "no progress");
             // Advance every unfinished read once, then complete (or fail) one pending fetch.
+            let now = Nanos(steps * step_ns);
             for cur in cursors.iter_mut().filter(|c| !c.is_done()) {
-                c.read(Nanos(steps), cur, &Flat, &mut out);
+                c.read(now, cur, &Flat, &mut out);
                 pending.extend(out.fetches.iter().copied());
                 pins.append(&mut out.pins);
                 let m = c.memory();
@@ -570,7 +590,17 @@ proptest! {
             }
             let roll = *pick.next().unwrap();
             if roll % 7 == 0 {
-                while c.kswapd_step(Nanos(steps), &mut Vec::new()).is_some() {}
+                while c.kswapd_step(now, &mut Vec::new()).is_some() {}
+            }
+            // A stream's owner uses CPU while it reads, and exits once all its reads are done.
+            let s = StreamId(roll as u32 % 4);
+            let reading = |s: StreamId| cursors.iter().any(|cur| cur.stream == s && !cur.is_done());
+            if c.stream(s).is_some() {
+                if reading(s) {
+                    c.stream_cpu(now, s, roll as u64).unwrap();
+                } else if roll % 5 == 0 {
+                    c.stream_closed(now, s);
+                }
             }
             if roll % 3 == 0 && !pins.is_empty() {
                 c.unpin(pins.swap_remove(roll as usize % pins.len())).unwrap();
@@ -578,10 +608,10 @@ proptest! {
             if !pending.is_empty() {
                 let f = pending.swap_remove(roll as usize % pending.len());
                 if roll % 11 == 0 {
-                    c.fetch_failed(Nanos(steps), &f).unwrap();
+                    c.fetch_failed(now, &f).unwrap();
                     failed_pages += f.pages as u64;
                 } else {
-                    c.fetch_done(Nanos(steps), &f).unwrap();
+                    c.fetch_done(now, &f).unwrap();
                 }
             }
             c.check_table();
@@ -609,4 +639,41 @@ proptest! {
     ) {
         assert_oracle(policy, size, &keys);
     }
+}
+
+/// Where page `index` of `file` is: in the prefetch cache, in the policy, or gone.
+fn place(c: &BufferCache<Observed>, file: u32, index: u64) -> &'static str {
+    match c.pages.lookup(PageKey::new(FileId(file), index).raw()) {
+        None => "gone",
+        Some(f) if c.pages.pc.as_ref().is_some_and(|pc| pc.contains(f)) => "pc",
+        Some(_) => "policy",
+    }
+}
+
+/// Li & Shen's prefetch cache inside the buffer cache (8 frames, `tp:2-4,fixed`: a miss reads a window
+/// of 4 pages, the demanded one and 3 prefetched). Readahead pages wait outside the policy until first used;
+/// with a zero allocation every reclaim takes them first, Coldest+ order, newest page first.
+#[test]
+fn prefetched_pages_wait_in_the_prefetch_cache_and_go_first() {
+    let mut c =
+        cache_with_pc(MemoryConfig::exact(8), "tp:2-4,fixed", PolicyKind::Lru, "pc-coldest+:fixed=0%");
+    read_through(&mut c, 1, 1, 0, 1);
+    let places = |c: &BufferCache<Observed>, file| (0..4).map(|i| place(c, file, i)).collect::<Vec<_>>();
+    assert_eq!(places(&c, 1), ["policy", "pc", "pc", "pc"]);
+    read_through(&mut c, 2, 2, 0, 1);
+    assert_eq!(c.memory().prefetch_cache, 6);
+    // Stream 1's first use of page 1 moves it into the policy.
+    read_through(&mut c, 1, 1, 1, 2);
+    assert_eq!(places(&c, 1), ["policy", "policy", "pc", "pc"]);
+    // Since that access, stream 1 used CPU and stream 2 none: Coldest+ takes stream 1's pages first.
+    c.stream_cpu(Nanos(11), StreamId(1), 5_000).unwrap();
+    // Stream 3 needs 4 frames: all from the prefetch cache (over its zero allocation): stream 1's two
+    // pages left (newest first: 3, 2), then stream 2's newest two (3, 2).
+    read_through(&mut c, 3, 3, 0, 1);
+    assert_eq!(places(&c, 1), ["policy", "policy", "gone", "gone"]);
+    assert_eq!(places(&c, 2), ["policy", "pc", "gone", "gone"]);
+    assert_eq!(places(&c, 3), ["policy", "pc", "pc", "pc"]);
+    assert_eq!(c.prefetch_cache().unwrap().stats().reclaimed_ordered, 4);
+    assert_eq!(stats(&c).evicted_unused, 4);
+    c.check_table();
 }

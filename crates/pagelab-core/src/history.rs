@@ -1,0 +1,125 @@
+//! A bounded history of evicted pages: what each was when it left, for the first `capacity` of the most
+//! recent evictions.
+//!
+//! Li & Shen (papers/000 §3.3) keep "a bounded-length history of evicted pages along with flags that
+//! identify their status at the time of eviction (e.g., whether they were prefetched but
+//! not-yet-accessed)", limited to 40 % of physical pages. Two users share this structure: the prefetch
+//! cache's partitioner (`pcache::partition`: was a miss a prefetch miss or a cache miss?) and the
+//! simulator's thrashing detector (`buffer::ThrashDetector`: whose prefetched page was it?).
+//!
+//! Entries leave in eviction order once the bound is reached; a key taken out by a miss leaves a stale
+//! position in the order queue, skipped when it reaches the front and compacted away when stale positions
+//! outnumber live entries (so the queue stays within twice the bound).
+
+use crate::hash::KeyMap;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug)]
+pub struct EvictionHistory<V> {
+    capacity: u32,
+    entries: KeyMap<u64, V>,
+    /// Keys in the order they were remembered; keys no longer in `entries` are skipped.
+    order: VecDeque<u64>,
+}
+
+impl<V> Default for EvictionHistory<V> {
+    fn default() -> Self {
+        EvictionHistory { capacity: 0, entries: KeyMap::default(), order: VecDeque::new() }
+    }
+}
+
+impl<V> EvictionHistory<V> {
+    /// A history of at most `capacity` entries (0: remembers nothing).
+    pub fn new(capacity: u32) -> EvictionHistory<V> {
+        EvictionHistory { capacity, ..EvictionHistory::default() }
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Page `key` was evicted, as `value`. A key remembered again keeps its first position in the order
+    /// (its value is replaced): the position only decides when the entry is forgotten.
+    pub fn remember(&mut self, key: u64, value: V) {
+        if self.capacity == 0 {
+            return;
+        }
+        if self.entries.insert(key, value).is_none() {
+            self.order.push_back(key);
+        }
+        // Bounded: forget the oldest live entries (stale positions of taken keys are skipped). Each pass
+        // pops one position; there are at most `order.len()` of them.
+        let mut bound = self.order.len();
+        while self.entries.len() > self.capacity as usize {
+            assert!(bound > 0, "eviction history: order lost track of an entry");
+            bound -= 1;
+            let old = self.order.pop_front().expect("order holds every entry");
+            self.entries.remove(&old);
+        }
+        if self.order.len() > 2 * self.capacity as usize {
+            let entries = &self.entries;
+            self.order.retain(|k| entries.contains_key(k));
+        }
+        debug_assert!(self.order.len() >= self.entries.len());
+    }
+
+    /// A miss on page `key`: its entry, if it is remembered, leaves the history.
+    pub fn take(&mut self, key: u64) -> Option<V> {
+        self.entries.remove(&key)
+    }
+
+    /// Bytes one entry takes here (the map's key and value, and a position in the order queue), for space
+    /// reports; the hash map's spare capacity and control bytes are not counted.
+    pub const ENTRY_BYTES: usize = 2 * std::mem::size_of::<u64>() + std::mem::size_of::<V>();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forgets_the_oldest_entries_beyond_its_bound() {
+        let mut h = EvictionHistory::new(3);
+        for key in 0..5u64 {
+            h.remember(key, key * 10);
+        }
+        assert_eq!(h.len(), 3);
+        assert_eq!((h.take(0), h.take(1)), (None, None));
+        assert_eq!(h.take(2), Some(20));
+        assert_eq!(h.take(2), None, "a taken entry is gone");
+        // 3 and 4 remain; two more evictions push 3 out, not the stale position of 2.
+        h.remember(5, 50);
+        h.remember(6, 60);
+        assert_eq!(h.take(3), None);
+        assert_eq!((h.take(4), h.take(5), h.take(6)), (Some(40), Some(50), Some(60)));
+    }
+
+    #[test]
+    fn the_order_queue_stays_within_twice_the_bound() {
+        let mut h = EvictionHistory::new(4);
+        for key in 0..1000u64 {
+            h.remember(key, ());
+            if key % 2 == 0 {
+                h.take(key);
+            }
+            assert!(h.order.len() <= 8 + 1, "order {} entries", h.order.len());
+        }
+        assert!(h.len() <= 4);
+    }
+
+    #[test]
+    fn zero_capacity_remembers_nothing() {
+        let mut h = EvictionHistory::new(0);
+        h.remember(1, true);
+        assert!(h.is_empty());
+        assert_eq!(h.take(1), None);
+    }
+}
