@@ -55,7 +55,9 @@ pub fn write_figure(panels: &[LineChart], path: &Path) -> Result<()> {
         bail!("a figure needs at least one chart");
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let size = (900, if panels.len() == 1 { 600 } else { 460 * panels.len() as u32 });
+    // Up to four panels stack in one column; more go in two columns, row by row.
+    let (columns, rows) = grid(panels.len());
+    let size = (900 * columns as u32, if panels.len() == 1 { 600 } else { 460 * rows as u32 });
     match ext.as_str() {
         "svg" => draw_panels(panels, SVGBackend::new(path, size).into_drawing_area()),
         "png" => draw_panels(panels, BitMapBackend::new(path, size).into_drawing_area()),
@@ -64,12 +66,19 @@ pub fn write_figure(panels: &[LineChart], path: &Path) -> Result<()> {
     .map_err(|e| anyhow!("drawing {}: {e}", path.display()))
 }
 
+/// (columns, rows) of a figure of `n` panels.
+fn grid(n: usize) -> (usize, usize) {
+    let columns = if n > 4 { 2 } else { 1 };
+    (columns, n.div_ceil(columns))
+}
+
 fn draw_panels<DB: DrawingBackend>(panels: &[LineChart], root: DrawingArea<DB, Shift>) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    for (chart, area) in panels.iter().zip(root.split_evenly((panels.len(), 1))) {
+    let (columns, rows) = grid(panels.len());
+    for (chart, area) in panels.iter().zip(root.split_evenly((rows, columns))) {
         chart.draw(area)?;
     }
     root.present().map_err(|e| e.to_string())

@@ -442,6 +442,7 @@ pub fn run(workload: &'static str, concurrency: u32, secs: u64, seed: u64) -> Re
             ("warmup_s".into(), m.warmup.seconds),
             ("steady_state".into(), if m.warmup.steady_state { 1.0 } else { 0.0 }),
         ],
+        series: Vec::new(),
     })
 }
 
@@ -559,6 +560,7 @@ mod tests {
         Row {
             params: vec![("workload".into(), workload.into()), ("concurrency".into(), Value::from(c as u64))],
             metrics: vec![("throughput_mib_s".into(), tp), ("thrash_pages_per_s".into(), thrash)],
+            series: Vec::new(),
         }
     }
 

@@ -8,6 +8,7 @@
 //! depend on how many threads ran it.
 
 pub mod kernel_baseline;
+pub mod prefetch_memory;
 pub mod system_model;
 pub mod vm_sequential;
 
@@ -56,6 +57,9 @@ impl From<u64> for Value {
 pub struct Row {
     pub params: Vec<(String, Value)>,
     pub metrics: Vec<(String, f64)>,
+    /// Curves the job measured over time (a gauge's samples: `(seconds, value)`), for the experiment's
+    /// charts; not written to `results.csv`, which has one row of numbers per job.
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl Row {
@@ -160,7 +164,12 @@ pub trait Experiment: Sync {
 
 /// Every built-in experiment.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&system_model::SystemModel, &vm_sequential::VmSequential, &kernel_baseline::KernelBaseline]
+    vec![
+        &system_model::SystemModel,
+        &vm_sequential::VmSequential,
+        &kernel_baseline::KernelBaseline,
+        &prefetch_memory::PrefetchMemory,
+    ]
 }
 
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {

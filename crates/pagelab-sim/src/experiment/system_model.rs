@@ -334,6 +334,7 @@ fn disk_job(kind: &'static str, region: &'static str, kib: u64, samples: u32, se
             ("mb_s".into(), bytes / total.as_secs_f64() / 1e6),
             ("media_mb_s".into(), kib as f64 * 1024.0 / median_transfer_s / 1e6),
         ],
+        series: Vec::new(),
     }
 }
 
@@ -370,6 +371,7 @@ fn sequential_reader(
             ("mean_service_ms".into(), m.disk.mean_service_ms),
             ("hit_ratio".into(), m.hit_ratio),
         ],
+        series: Vec::new(),
     })
 }
 
@@ -397,6 +399,7 @@ fn random_readers(c: u32, sched: &'static str, secs: u64, seed: u64) -> Result<R
             ("mean_service_ms".into(), m.disk.mean_service_ms),
             ("busy_fraction".into(), m.disk.busy_fraction),
         ],
+        series: Vec::new(),
     })
 }
 

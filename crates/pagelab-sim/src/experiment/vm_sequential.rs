@@ -198,6 +198,7 @@ fn run(mib: u64, seed: u64) -> Result<Row, SimError> {
             ("mean_request_pages".into(), m.disk.mean_request_pages),
             ("disk_busy".into(), m.disk.busy_fraction),
         ],
+        series: Vec::new(),
     })
 }
 

@@ -1,0 +1,965 @@
+//! `prefetch-memory`: Li & Shen, "Managing Prefetch Memory for Data-Intensive Online Servers", FAST 2005
+//! (papers/000 §4): the prefetch cache and its reclamation orders against the Linux baseline, Figures 2
+//! and 5–12, with the paper's kernel and testbed.
+//!
+//! # What is run
+//!
+//! Every run uses what the paper states and the shared system model for the rest: `linux-2.6:512KiB`
+//! (2.6's `page_cache_readahead`, "the maximum prefetching depth at 512KB", §4.2), 512 MiB of memory
+//! (256 MiB for the media clips, §4.3) under the `linux-2.6` memory model, the active/inactive lists (the
+//! paper's AccessHistory is "the original Linux 2.6.10", §4.2 #1), the anticipatory scheduler (§2),
+//! `nr_requests` 128 (2.6's default), 2 CPUs ("dual 2.0GHz Xeon processors", §4), and the paper's class of
+//! disk, the 36.4 GB IBM 10,000 RPM drive (`ultrastar36z10`), which holds the paper's datasets: 6000 files
+//! of 4 MB for the microbenchmarks (§4.1), the 19 GB search index and the 20.4 GB media-clip set. A
+//! thread serves each request and exits with it (§4.1). Closed loop; the automatic warm-up; 120 s measured
+//! ("each round takes 120 seconds", §4) — 30 s with `--quick` — and three seeds per point where the paper
+//! ran four rounds (one with `--quick`). The prefetch cache's constants (`pcache::partition`: epoch 1 s,
+//! adjustment 1 % of memory, a substantial increase = beyond the previous epoch's Poisson noise) are fixed
+//! once for every run.
+//!
+//! The systems compared (§4.2): `access-history` (no prefetch cache), `pc-access-history` (a prefetch
+//! cache reclaimed FIFO, gradient-descent allocation), `pc-longest`, `pc-coldest`, `pc-coldest+`, and for
+//! Figure 6 `pc-optimal` (the request's reads declared when it starts: pages it will not read go first,
+//! then Coldest+).
+//!
+//! Parts, and the figure each reproduces:
+//! - Figures 5 (A)–(D) and 6: One-Whole, One-Rand, Two-Rand, Four-64KB, every system, at 1 to 1000
+//!   handlers (Figure 6's optimal on One-Rand and Two-Rand).
+//! - Figures 2, 7 and 8: the index-searching server (`index-search`), every system: throughput and prefetch
+//!   thrashing per request.
+//! - Figure 9: Apache hosting media clips (`media-clips`) at 256 MiB, every system.
+//! - Figures 10–12: Two-Rand under AccessHistory and PC-Coldest+ at maximum prefetching depths of 128,
+//!   256 and 512 KiB, memory of 512 MiB, 1 and 2 GiB, datasets of 1, 8 and 24 GB (256, 2000, 6000 files),
+//!   at 100, 500 and 1000 handlers (the figures' points are not in the text).
+//! - The prefetch cache over time (1-s samples): Four-64KB's gradient descent (§4.2: "our memory
+//!   partitioning scheme can quickly converge to small prefetch cache allocations"), Two-Rand's and the
+//!   index server's, at 1000 handlers under PC-Coldest+.
+//!
+//! Concurrency levels: 1, 50, 100, 200, 300, 400, 500, 700 and 1000 (the paper names 100, 200, 400, 500
+//! and 1000 in its text; `kernel-baseline` has the finer sweep of the AccessHistory curves). `--quick`: 100
+//! and 1000 handlers, Two-Rand, One-Rand, Four-64KB and the index server, fewer systems.
+//!
+//! # Criteria (fixed before the results were looked at)
+//!
+//! A *gain* is the mean throughput over seeds of a system divided by AccessHistory's at the same point,
+//! minus one. "At high concurrency" is 100 handlers and above (§4.3: "At high concurrency levels (100 and
+//! above)").
+//! - *A system beats AccessHistory by X–Y %* (index searching 11–64 %, media clips, One-Rand 8–97 %):
+//!   reproduced if the largest gain at high concurrency is at least X and no gain there is below −5 %
+//!   (the noise allowance); partly if the largest gain is at least 5 %; otherwise not.
+//! - *Two-Rand 34 % at 400 and two-fold at 500*: reproduced if the gains at 400 and 500 are at least
+//!   half the paper's (17 % and 50 %); partly if both are above 5 %; otherwise not.
+//! - *No gain and no loss* (One-Whole, Four-64KB): every |gain| ≤ 10 % reproduced, ≤ 20 % partly.
+//! - *AccessHistory thrashes at high concurrency* (index searching, Figures 2 and 8: 1000 handlers at
+//!   about 25 % of the peak, 258 thrashed pages per request): reproduced if throughput at 1000 is at most
+//!   half the peak and thrashing per request at 1000 exceeds that at the peak; partly if there is a fall
+//!   (peak ≥ 1.15 × the throughput at 1000); otherwise not.
+//! - *Ordering*: PC-AccessHistory between AccessHistory and PC-Coldest+, and PC-Coldest+ at least PC-Coldest
+//!   and PC-Longest (means over high concurrency, 2 % tolerance), on Two-Rand and index searching: both
+//!   orderings on both workloads reproduced, some partly, none not.
+//! - *PC-Coldest+ 10–32 % below the optimal* (One-Rand, Two-Rand): reproduced if the optimal's largest
+//!   advantage at high concurrency is at least 10 %; partly if at least 3 %; otherwise not.
+//! - *Gradient descent converges to a small prefetch cache on Four-64KB*: the mean allocation over the
+//!   measured period at 1000 handlers below 10 % of memory reproduced, below the initial 25 % partly.
+//! - *Gains grow with prefetch depth, shrink with memory, persist across dataset sizes* (Figures 10–12,
+//!   mean gain over the three concurrency levels): strictly monotone in the stated direction reproduced,
+//!   monotone between the ends partly; persist = a gain above 5 % at every dataset size reproduced, at
+//!   two of three partly.
+
+use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
+use crate::config::{MemoryModel, SimConfig, Warmup};
+use crate::device::DeviceSpec;
+use crate::error::SimError;
+use crate::server::simulate;
+use crate::workload::spec::parse_workload;
+use pagelab_core::memory::WatermarkRule;
+use pagelab_core::pcache::PrefetchCacheConfig;
+use pagelab_core::policy::PolicyKind;
+use pagelab_core::{Nanos, PAGE_SIZE_BYTES};
+use std::fmt::Write as _;
+
+pub struct PrefetchMemory;
+
+/// The systems of Figure 5, in the paper's order (§4.2 #1–#5).
+pub const SYSTEMS: [&str; 5] =
+    ["access-history", "pc-access-history", "pc-longest", "pc-coldest", "pc-coldest+"];
+/// Figure 6's approximated optimal.
+pub const OPTIMAL: &str = "pc-optimal";
+const AH: &str = "access-history";
+const PCC: &str = "pc-coldest+";
+/// §4.1's microbenchmarks, Figure 5's panels (A)–(D).
+pub const MICRO: [&str; 4] = ["one-whole", "one-rand", "two-rand", "four-64kb"];
+pub const INDEX: &str = "index-search";
+pub const CLIPS: &str = "media-clips";
+/// "A dataset of 6000 4MB disk-resident files" (§4.1).
+pub const FILES: u32 = 6000;
+/// The paper's testbed disk class: "a 36.4GB IBM 10KRPM SCSI drive" (§4).
+pub const DEVICE: &str = "ultrastar36z10";
+pub const DEPTH_BYTES: u64 = 512 << 10;
+pub const MEMORY_BYTES: u64 = 512 << 20;
+/// §4.3: "the server memory size at 256MB" for the media clips.
+pub const CLIPS_MEMORY_BYTES: u64 = 256 << 20;
+pub const NR_REQUESTS: u32 = 128;
+pub const CONCURRENCY: [u32; 9] = [1, 50, 100, 200, 300, 400, 500, 700, 1000];
+pub const CONCURRENCY_QUICK: [u32; 2] = [100, 1000];
+/// Figures 10–12's concurrency levels.
+pub const FACTOR_CONCURRENCY: [u32; 3] = [100, 500, 1000];
+pub const DEPTHS_BYTES: [u64; 3] = [128 << 10, 256 << 10, 512 << 10];
+pub const MEMORIES_BYTES: [u64; 3] = [512 << 20, 1 << 30, 2 << 30];
+/// 1 GB, 8 GB and 24 GB of 4 MB files (§4.4: "1GB, 8GB, and 24GB").
+pub const DATASET_FILES: [u32; 3] = [256, 2000, 6000];
+pub const SEEDS: u64 = 3;
+pub const MEASURED_SECS: u64 = 120;
+pub const MEASURED_SECS_QUICK: u64 = 30;
+/// "High concurrency" (§4.3).
+pub const HIGH: u32 = 100;
+/// Gains below this are noise for the criteria.
+pub const NOISE: f64 = 0.05;
+
+/// One simulation of the sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSpec {
+    pub workload: &'static str,
+    pub system: &'static str,
+    pub concurrency: u32,
+    pub memory_bytes: u64,
+    pub depth_bytes: u64,
+    /// Files of the microbenchmarks (the application workloads have their own datasets).
+    pub files: u32,
+    pub seed: u64,
+    pub secs: u64,
+    /// Sample the prefetch cache every second.
+    pub timeline: bool,
+}
+
+impl RunSpec {
+    fn new(workload: &'static str, system: &'static str, concurrency: u32, seed: u64, secs: u64) -> RunSpec {
+        let memory_bytes = if workload == CLIPS { CLIPS_MEMORY_BYTES } else { MEMORY_BYTES };
+        RunSpec {
+            workload,
+            system,
+            concurrency,
+            memory_bytes,
+            depth_bytes: DEPTH_BYTES,
+            files: FILES,
+            seed,
+            secs,
+            timeline: false,
+        }
+    }
+
+    fn workload_spec(&self) -> String {
+        if MICRO.contains(&self.workload) {
+            format!("{}:files={}", self.workload, self.files)
+        } else {
+            self.workload.to_string()
+        }
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "{} {} x{} {} MiB {} KiB files={} seed {}{}",
+            self.workload,
+            self.system,
+            self.concurrency,
+            self.memory_bytes >> 20,
+            self.depth_bytes >> 10,
+            self.files,
+            self.seed,
+            if self.timeline { " (timeline)" } else { "" }
+        )
+    }
+
+    /// The paper's configuration for this run, the shared system model for the rest.
+    pub fn config(&self) -> Result<SimConfig, SimError> {
+        Ok(SimConfig {
+            memory_bytes: self.memory_bytes,
+            memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
+            policy: PolicyKind::TwoList,
+            prefetch_cache: PrefetchCacheConfig::parse(self.system, self.seed)?,
+            prefetcher: format!("linux-2.6:{}KiB", self.depth_bytes >> 10).parse()?,
+            device: DeviceSpec::parse(DEVICE).map_err(|e| SimError::Config(e.to_string()))?,
+            scheduler: "anticipatory".parse()?,
+            nr_requests: Some(NR_REQUESTS),
+            concurrency: self.concurrency,
+            duration: Nanos::from_secs(self.secs),
+            warmup: Warmup::Auto,
+            seed: self.seed,
+            timeline: self.timeline.then_some(Nanos::from_secs(1)),
+            ..SimConfig::default()
+        })
+    }
+
+    /// Run it: one row of results.csv.
+    pub fn run(&self) -> Result<Row, SimError> {
+        let workload = parse_workload(&self.workload_spec())?;
+        let dataset_bytes = workload.file_pages().iter().sum::<u64>() * PAGE_SIZE_BYTES;
+        let m = simulate(self.config()?, workload)?;
+        let mib = |bytes: f64| bytes / (1u64 << 20) as f64;
+        let pages = |bytes: f64| bytes / PAGE_SIZE_BYTES as f64;
+        let pc = m.prefetch_cache.clone().unwrap_or_default();
+        let per_request =
+            |x: f64| if m.requests_completed == 0 { 0.0 } else { x / m.requests_completed as f64 };
+        let mut series = Vec::new();
+        if self.timeline {
+            let t = |f: fn(&crate::metrics::MemorySample) -> u64| {
+                m.timeline.iter().map(|s| (s.t_s, mib(f(s) as f64))).collect::<Vec<_>>()
+            };
+            series.push(("prefetch cache".to_string(), t(|s| s.prefetch_cache_bytes)));
+            series.push(("allocation".to_string(), t(|s| s.prefetch_cache_allocation_bytes)));
+        }
+        Ok(Row {
+            params: vec![
+                ("workload".into(), self.workload.into()),
+                ("policy".into(), self.system.into()),
+                ("concurrency".into(), Value::from(self.concurrency as u64)),
+                ("memory_bytes".into(), Value::from(self.memory_bytes)),
+                ("prefetch_depth_bytes".into(), Value::from(self.depth_bytes)),
+                ("dataset_bytes".into(), Value::from(dataset_bytes)),
+                ("seed".into(), Value::from(self.seed)),
+                ("timeline".into(), Value::from(if self.timeline { "yes" } else { "no" })),
+            ],
+            metrics: vec![
+                ("throughput_mib_s".into(), m.throughput_mib_s),
+                ("thrash_pages_per_s".into(), m.prefetch.thrash_pages_per_s),
+                ("thrash_pages_per_request".into(), per_request(m.prefetch.thrash_pages as f64)),
+                ("prefetch_cache_pages_mean".into(), pages(m.memory.prefetch_cache_bytes_mean)),
+                (
+                    "prefetch_cache_allocation_pages_mean".into(),
+                    pages(m.memory.prefetch_cache_allocation_bytes_mean),
+                ),
+                ("prefetch_cache_allocation_mib_final".into(), mib(pc.allocation_bytes_final as f64)),
+                ("requests_completed".into(), m.requests_completed as f64),
+                ("latency_mean_ms".into(), m.latency_ms.mean),
+                ("hit_ratio".into(), m.hit_ratio),
+                ("pages_prefetched".into(), m.prefetch.pages_prefetched as f64),
+                ("prefetched_used".into(), m.prefetch.prefetched_used as f64),
+                ("evicted_unused".into(), m.prefetch.evicted_unused as f64),
+                ("pc_reclaimed_exited".into(), pc.reclaimed_exited_pages as f64),
+                ("pc_reclaimed_unneeded".into(), pc.reclaimed_unneeded_pages as f64),
+                ("pc_reclaimed_ordered".into(), pc.reclaimed_ordered_pages as f64),
+                ("pc_epochs".into(), pc.epochs as f64),
+                ("pc_reversals".into(), pc.reversals as f64),
+                ("pc_prefetch_misses".into(), pc.prefetch_misses as f64),
+                ("pc_cache_misses".into(), pc.cache_misses as f64),
+                ("space_overhead_paper".into(), pc.space_overhead_paper_fraction),
+                ("space_overhead_pagelab".into(), pc.space_overhead_pagelab_fraction),
+                ("mean_request_pages".into(), m.disk.mean_request_pages),
+                ("disk_busy".into(), m.disk.busy_fraction),
+                ("in_flight_mib_mean".into(), mib(m.memory.in_flight_bytes_mean)),
+                ("prefetched_unused_mib_mean".into(), mib(m.memory.prefetched_unused_bytes_mean)),
+                ("warmup_s".into(), m.warmup.seconds),
+                ("steady_state".into(), if m.warmup.steady_state { 1.0 } else { 0.0 }),
+            ],
+            series,
+        })
+    }
+}
+
+/// The sweep's runs, each once (the figures share points: Figure 5's AccessHistory and PC-Coldest+ at the
+/// defaults are also Figures 6 and 10–12's).
+pub fn sweep(quick: bool, seed: u64) -> Vec<RunSpec> {
+    let mut runs: Vec<RunSpec> = Vec::new();
+    let mut add = |r: RunSpec| {
+        if !runs.contains(&r) {
+            runs.push(r);
+        }
+    };
+    let (levels, secs, seeds): (&[u32], u64, u64) = if quick {
+        (&CONCURRENCY_QUICK, MEASURED_SECS_QUICK, 1)
+    } else {
+        (&CONCURRENCY, MEASURED_SECS, SEEDS)
+    };
+    for s in seed..seed + seeds {
+        if quick {
+            for &c in levels {
+                for w in ["two-rand", "one-rand", INDEX] {
+                    for system in [AH, "pc-access-history", PCC, OPTIMAL] {
+                        if system != OPTIMAL || w != INDEX {
+                            add(RunSpec::new(w, system, c, s, secs));
+                        }
+                    }
+                }
+                add(RunSpec::new("four-64kb", AH, c, s, secs));
+                add(RunSpec::new("four-64kb", PCC, c, s, secs));
+            }
+            continue;
+        }
+        for w in MICRO.iter().copied().chain([INDEX, CLIPS]) {
+            for &c in levels {
+                for system in SYSTEMS {
+                    add(RunSpec::new(w, system, c, s, secs));
+                }
+                if w == "one-rand" || w == "two-rand" {
+                    add(RunSpec::new(w, OPTIMAL, c, s, secs));
+                }
+            }
+        }
+        for &c in &FACTOR_CONCURRENCY {
+            for system in [AH, PCC] {
+                let base = RunSpec::new("two-rand", system, c, s, secs);
+                for depth_bytes in DEPTHS_BYTES {
+                    add(RunSpec { depth_bytes, ..base.clone() });
+                }
+                for memory_bytes in MEMORIES_BYTES {
+                    add(RunSpec { memory_bytes, ..base.clone() });
+                }
+                for files in DATASET_FILES {
+                    add(RunSpec { files, ..base.clone() });
+                }
+            }
+        }
+    }
+    // The prefetch cache over time: one seed.
+    for w in ["four-64kb", "two-rand", INDEX] {
+        add(RunSpec { timeline: true, ..RunSpec::new(w, PCC, 1000, seed, secs) });
+    }
+    runs
+}
+
+impl Experiment for PrefetchMemory {
+    fn name(&self) -> &'static str {
+        "prefetch-memory"
+    }
+
+    fn title(&self) -> &'static str {
+        "Li & Shen's prefetch cache: Longest / Coldest / Coldest+ and gradient-descent partitioning vs Linux (Figures 2, 5-12)"
+    }
+
+    fn description(&self) -> &'static str {
+        "Runs papers/000's evaluation on its kernel and testbed (2.6 readahead with a 512 KiB maximum, 512 MiB \
+         of memory, the active/inactive lists, the anticipatory scheduler, a 36.4 GB 10,000 RPM disk): the \
+         four microbenchmarks, the index-searching server and Apache hosting media clips at 1 to 1000 \
+         handlers under AccessHistory and the prefetch cache reclaimed FIFO, Longest, Coldest, Coldest+ and \
+         the approximated optimal, plus Two-Rand at other prefetch depths, memory and dataset sizes, three \
+         seeds per point, 120 s each (--quick: 4 workloads at 100 and 1000 handlers, one seed, 30 s)."
+    }
+
+    fn jobs(&self, quick: bool, seed: u64) -> Vec<Job> {
+        sweep(quick, seed)
+            .into_iter()
+            .map(|r| {
+                let label = r.label();
+                Job::new(label, move || r.run())
+            })
+            .collect()
+    }
+
+    fn analyze(&self, rows: &[Row], quick: bool) -> Findings {
+        let t = Table { rows };
+        let levels: Vec<u32> = if quick { CONCURRENCY_QUICK.to_vec() } else { CONCURRENCY.to_vec() };
+        let mut checks = Vec::new();
+        checks.push(thrash_check(&t, &levels));
+        checks.push(gain_check(&t, INDEX, 0.11, "PC-Coldest+ outperforms AccessHistory by 11-64 % on the index-searching server at 100 handlers and above", "papers/000 §4.3, Figure 7"));
+        if !quick {
+            checks.push(gain_check(&t, CLIPS, NOISE, "The prefetch-cache systems beat AccessHistory on Apache hosting media clips at every concurrency level, PC-Coldest+ the most", "papers/000 §4.3, Figure 9"));
+        }
+        checks.push(gain_check(
+            &t,
+            "one-rand",
+            0.08,
+            "One-Rand: PC-Coldest+ improves on AccessHistory by 8-97 % at high concurrency",
+            "papers/000 §4.2, Figure 5(B)",
+        ));
+        checks.push(two_rand_check(&t, quick));
+        checks.push(order_check(&t, quick));
+        for w in ["one-whole", "four-64kb"] {
+            if !quick || w == "four-64kb" {
+                checks.push(flat_check(&t, w));
+            }
+        }
+        checks.push(converge_check(&t));
+        checks.push(optimal_check(&t));
+        if !quick {
+            checks.extend(factor_checks(&t));
+        }
+        let charts = charts(&t, &levels, quick);
+        let summary = summary(&t, &levels);
+        Findings { summary, charts, checks, markdown: markdown(&t, &levels, quick) }
+    }
+}
+
+/// The rows, and means over seeds.
+struct Table<'a> {
+    rows: &'a [Row],
+}
+
+/// Which rows: a workload and system at the defaults (or one factor changed).
+#[derive(Clone, Copy)]
+struct Point<'s> {
+    workload: &'s str,
+    system: &'s str,
+    concurrency: u32,
+    memory_bytes: u64,
+    depth_bytes: u64,
+    files: Option<u64>,
+}
+
+impl<'s> Point<'s> {
+    fn at(workload: &'s str, system: &'s str, concurrency: u32) -> Point<'s> {
+        let memory_bytes = if workload == CLIPS { CLIPS_MEMORY_BYTES } else { MEMORY_BYTES };
+        let files = MICRO.contains(&workload).then_some(FILES as u64);
+        Point { workload, system, concurrency, memory_bytes, depth_bytes: DEPTH_BYTES, files }
+    }
+}
+
+impl Table<'_> {
+    fn matching<'p>(&'p self, p: Point<'p>) -> impl Iterator<Item = &'p Row> + 'p {
+        let files_bytes = p.files.map(|f| f * (4 << 20));
+        self.rows.iter().filter(move |r| {
+            r.text("workload") == p.workload
+                && r.text("policy") == p.system
+                && r.num("concurrency") == p.concurrency as f64
+                && r.num("memory_bytes") == p.memory_bytes as f64
+                && r.num("prefetch_depth_bytes") == p.depth_bytes as f64
+                && files_bytes.is_none_or(|b| r.num("dataset_bytes") == b as f64)
+                && r.text("timeline") == "no"
+        })
+    }
+    /// Mean of `metric` over seeds, and its min and max (NaN if no run).
+    fn stat(&self, p: Point, metric: &str) -> (f64, f64, f64) {
+        let v: Vec<f64> = self.matching(p).map(|r| r.metric(metric)).collect();
+        if v.is_empty() {
+            return (f64::NAN, f64::NAN, f64::NAN);
+        }
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        (
+            mean,
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    }
+    fn tp(&self, p: Point) -> f64 {
+        self.stat(p, "throughput_mib_s").0
+    }
+    /// `p`'s system against AccessHistory at the same point: mean throughput ratio − 1.
+    fn gain(&self, p: Point) -> f64 {
+        self.tp(p) / self.tp(Point { system: AH, ..p }) - 1.0
+    }
+    /// Concurrency levels measured for a workload and system at the defaults.
+    fn levels(&self, workload: &str, system: &str) -> Vec<u32> {
+        let mut v: Vec<u32> = CONCURRENCY
+            .iter()
+            .chain(CONCURRENCY_QUICK.iter())
+            .copied()
+            .filter(|&c| self.matching(Point::at(workload, system, c)).next().is_some())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    fn timeline(&self, workload: &str) -> Option<&Row> {
+        self.rows.iter().find(|r| r.text("workload") == workload && r.text("timeline") == "yes")
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.0} %", 100.0 * x)
+}
+
+/// Gains of `system` over AccessHistory at high concurrency, `(concurrency, gain)`.
+fn high_gains(t: &Table, workload: &str, system: &str) -> Vec<(u32, f64)> {
+    t.levels(workload, system)
+        .into_iter()
+        .filter(|&c| c >= HIGH)
+        .map(|c| (c, t.gain(Point::at(workload, system, c))))
+        .filter(|(_, g)| g.is_finite())
+        .collect()
+}
+
+fn gains_text(g: &[(u32, f64)]) -> String {
+    g.iter().map(|(c, x)| format!("{c}: {}", pct(*x))).collect::<Vec<_>>().join(", ")
+}
+
+fn gain_check(t: &Table, workload: &str, claim_min: f64, claim: &str, source: &str) -> Check {
+    let g = high_gains(t, workload, PCC);
+    let max = g.iter().map(|x| x.1).fold(f64::NAN, f64::max);
+    let min = g.iter().map(|x| x.1).fold(f64::NAN, f64::min);
+    let verdict = if max >= claim_min && min >= -NOISE {
+        Verdict::Reproduced
+    } else if max >= NOISE {
+        Verdict::Partial
+    } else {
+        Verdict::NotReproduced
+    };
+    Check {
+        claim: claim.into(),
+        source: source.into(),
+        measured: format!(
+            "PC-Coldest+ over AccessHistory by handlers: {} (criterion: largest ≥ {:.0} %, none below −{:.0} %)",
+            gains_text(&g),
+            100.0 * claim_min,
+            100.0 * NOISE
+        ),
+        verdict,
+    }
+}
+
+fn two_rand_check(t: &Table, quick: bool) -> Check {
+    let at = |c: u32| t.gain(Point::at("two-rand", PCC, c));
+    let g = high_gains(t, "two-rand", PCC);
+    let (g400, g500) = (at(400), at(500));
+    let verdict = if quick {
+        // The quick sweep has neither point: judge the largest gain at high concurrency against 34 %.
+        let max = g.iter().map(|x| x.1).fold(f64::NAN, f64::max);
+        if max >= 0.17 {
+            Verdict::Reproduced
+        } else if max > NOISE {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        }
+    } else if g400 >= 0.17 && g500 >= 0.5 {
+        Verdict::Reproduced
+    } else if g400 > NOISE && g500 > NOISE {
+        Verdict::Partial
+    } else {
+        Verdict::NotReproduced
+    };
+    Check {
+        claim: "Two-Rand: PC-Coldest+ improves on AccessHistory by 34 % at 400 handlers and two-fold at 500".into(),
+        source: "papers/000 §4.2, Figure 5(C)".into(),
+        measured: format!(
+            "gains {} (criterion: ≥ 17 % at 400 and ≥ 50 % at 500, half the paper's; --quick: the largest ≥ 17 %)",
+            gains_text(&g)
+        ),
+        verdict,
+    }
+}
+
+/// Mean throughput over high concurrency.
+fn high_mean(t: &Table, workload: &str, system: &str) -> f64 {
+    let v: Vec<f64> = t
+        .levels(workload, system)
+        .into_iter()
+        .filter(|&c| c >= HIGH)
+        .map(|c| t.tp(Point::at(workload, system, c)))
+        .collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn order_check(t: &Table, quick: bool) -> Check {
+    let tol = 0.02;
+    let mut held = 0;
+    let mut total = 0;
+    let mut text = Vec::new();
+    for w in ["two-rand", INDEX] {
+        let m = |s: &str| high_mean(t, w, s);
+        let (ah, pcah, pcc) = (m(AH), m("pc-access-history"), m(PCC));
+        let between = pcah >= ah * (1.0 - tol) && pcah <= pcc * (1.0 + tol);
+        total += 1;
+        held += between as u32;
+        let mut line = format!("{w}: AH {ah:.2}, PC-AH {pcah:.2}, PC-C+ {pcc:.2} MiB/s");
+        if !quick {
+            let (l, c) = (m("pc-longest"), m("pc-coldest"));
+            let best = pcc >= l.max(c) * (1.0 - tol);
+            total += 1;
+            held += best as u32;
+            let _ = write!(line, ", PC-Longest {l:.2}, PC-Coldest {c:.2}");
+        }
+        text.push(line);
+    }
+    Check {
+        claim: "PC-AccessHistory lies between AccessHistory and PC-Coldest+; PC-Coldest+ is at least PC-Coldest and PC-Longest".into(),
+        source: "papers/000 §4.2 (Figure 5(C)), §4.3 (Figure 7)".into(),
+        measured: format!(
+            "means at 100 handlers and above: {}; {held} of {total} orderings hold (2 % tolerance)",
+            text.join("; ")
+        ),
+        verdict: if held == total {
+            Verdict::Reproduced
+        } else if held > 0 {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
+    }
+}
+
+fn flat_check(t: &Table, workload: &str) -> Check {
+    let g: Vec<(u32, f64)> = t
+        .levels(workload, PCC)
+        .into_iter()
+        .map(|c| (c, t.gain(Point::at(workload, PCC, c))))
+        .filter(|(_, g)| g.is_finite())
+        .collect();
+    let worst = g.iter().map(|x| x.1.abs()).fold(0.0, f64::max);
+    Check {
+        claim: format!("{workload}: the prefetch cache neither gains nor loses against AccessHistory"),
+        source: "papers/000 §4.2, Figure 5(A) and (D)".into(),
+        measured: format!(
+            "PC-Coldest+ over AccessHistory: {} (criterion: every |gain| ≤ 10 %)",
+            gains_text(&g)
+        ),
+        verdict: if worst <= 0.10 {
+            Verdict::Reproduced
+        } else if worst <= 0.20 {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
+    }
+}
+
+fn thrash_check(t: &Table, levels: &[u32]) -> Check {
+    let hi = *levels.last().expect("levels");
+    let tps: Vec<(u32, f64)> =
+        t.levels(INDEX, AH).into_iter().map(|c| (c, t.tp(Point::at(INDEX, AH, c)))).collect();
+    let (c_peak, peak) =
+        tps.iter().copied().fold((0, f64::NAN), |b, x| if b.1.is_nan() || x.1 > b.1 { x } else { b });
+    let end = t.tp(Point::at(INDEX, AH, hi));
+    let per_req = |c: u32| t.stat(Point::at(INDEX, AH, c), "thrash_pages_per_request").0;
+    let (thrash_peak, thrash_end) = (per_req(c_peak), per_req(hi));
+    let ratio = end / peak;
+    Check {
+        claim: "AccessHistory thrashes at high concurrency: the index server at 1000 handlers falls to about 25 % of its peak, with 258 thrashed pages per request, thrashing rising with concurrency".into(),
+        source: "papers/000 §2 (Figure 2), §4.3 (Figure 8)".into(),
+        measured: format!(
+            "peak {peak:.2} MiB/s at {c_peak}, {end:.2} at {hi} ({:.0} % of the peak); thrashing {thrash_peak:.1} \
+             pages/request at the peak, {thrash_end:.1} at {hi} (criterion: ≤ 50 % of the peak and more thrashing)",
+            100.0 * ratio
+        ),
+        verdict: if ratio <= 0.5 && thrash_end > thrash_peak {
+            Verdict::Reproduced
+        } else if peak >= 1.15 * end {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
+    }
+}
+
+fn converge_check(t: &Table) -> Check {
+    let row = t.timeline("four-64kb");
+    let mean_alloc = row.map_or(f64::NAN, |r| r.metric("prefetch_cache_allocation_pages_mean"));
+    let memory_pages = (MEMORY_BYTES / PAGE_SIZE_BYTES) as f64;
+    let share = mean_alloc / memory_pages;
+    let fin = row.map_or(f64::NAN, |r| r.metric("prefetch_cache_allocation_mib_final"));
+    Check {
+        claim: "Four-64KB: the gradient descent quickly converges to a small prefetch cache allocation".into(),
+        source: "papers/000 §4.2 (Figure 5(D))".into(),
+        measured: format!(
+            "PC-Coldest+ at 1000 handlers: mean allocation {:.1} % of memory over the measured period, {fin:.0} \
+             MiB at its end (start: 25 %; criterion: below 10 %)",
+            100.0 * share
+        ),
+        verdict: if share < 0.10 {
+            Verdict::Reproduced
+        } else if share < 0.25 {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
+    }
+}
+
+fn optimal_check(t: &Table) -> Check {
+    let mut best = f64::NAN;
+    let mut text = Vec::new();
+    for w in ["one-rand", "two-rand"] {
+        let g: Vec<(u32, f64)> = t
+            .levels(w, OPTIMAL)
+            .into_iter()
+            .filter(|&c| c >= HIGH)
+            .map(|c| (c, t.tp(Point::at(w, OPTIMAL, c)) / t.tp(Point::at(w, PCC, c)) - 1.0))
+            .filter(|(_, g)| g.is_finite())
+            .collect();
+        best = g.iter().map(|x| x.1).fold(best, f64::max);
+        text.push(format!("{w}: {}", gains_text(&g)));
+    }
+    Check {
+        claim: "PC-Coldest+ is 10-32 % below the approximated optimal at high concurrency".into(),
+        source: "papers/000 §4.2, Figure 6".into(),
+        measured: format!(
+            "the optimal over PC-Coldest+ by handlers: {} (criterion: the largest ≥ 10 %)",
+            text.join("; ")
+        ),
+        verdict: if best >= 0.10 {
+            Verdict::Reproduced
+        } else if best >= 0.03 {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
+    }
+}
+
+/// Mean gain of PC-Coldest+ over AccessHistory on Two-Rand over Figures 10–12's concurrency levels with
+/// one factor changed.
+fn factor_gain(t: &Table, change: impl Fn(Point) -> Point) -> f64 {
+    let g: Vec<f64> = FACTOR_CONCURRENCY
+        .iter()
+        .map(|&c| {
+            let p = change(Point::at("two-rand", PCC, c));
+            t.tp(p) / t.tp(Point { system: AH, ..p }) - 1.0
+        })
+        .collect();
+    g.iter().sum::<f64>() / g.len() as f64
+}
+
+fn factor_checks(t: &Table) -> Vec<Check> {
+    let depth: Vec<f64> =
+        DEPTHS_BYTES.iter().map(|&d| factor_gain(t, |p| Point { depth_bytes: d, ..p })).collect();
+    let memory: Vec<f64> =
+        MEMORIES_BYTES.iter().map(|&m| factor_gain(t, |p| Point { memory_bytes: m, ..p })).collect();
+    let data: Vec<f64> =
+        DATASET_FILES.iter().map(|&f| factor_gain(t, |p| Point { files: Some(f as u64), ..p })).collect();
+    let monotone = |v: &[f64], up: bool| {
+        let ok = |a: f64, b: f64| if up { b > a } else { b < a };
+        if v.windows(2).all(|w| ok(w[0], w[1])) {
+            Verdict::Reproduced
+        } else if ok(v[0], v[v.len() - 1]) {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        }
+    };
+    let list = |v: &[f64], names: &[&str]| {
+        v.iter().zip(names).map(|(g, n)| format!("{n}: {}", pct(*g))).collect::<Vec<_>>().join(", ")
+    };
+    let persist = data.iter().filter(|&&g| g > NOISE).count();
+    vec![
+        Check {
+            claim: "Two-Rand: the gain of PC-Coldest+ over AccessHistory grows with the maximum prefetching depth".into(),
+            source: "papers/000 §4.4, Figure 10".into(),
+            measured: format!("mean gain at 100/500/1000 handlers: {}", list(&depth, &["128 KiB", "256 KiB", "512 KiB"])),
+            verdict: monotone(&depth, true),
+        },
+        Check {
+            claim: "Two-Rand: the gain shrinks with more memory (and stays positive)".into(),
+            source: "papers/000 §4.4, Figure 11".into(),
+            measured: format!("mean gain at 100/500/1000 handlers: {}", list(&memory, &["512 MiB", "1 GiB", "2 GiB"])),
+            verdict: monotone(&memory, false),
+        },
+        Check {
+            claim: "Two-Rand: the gain persists across dataset sizes".into(),
+            source: "papers/000 §4.4, Figure 12".into(),
+            measured: format!(
+                "mean gain at 100/500/1000 handlers: {} (criterion: above 5 % at every size)",
+                list(&data, &["1 GB", "8 GB", "24 GB"])
+            ),
+            verdict: match persist {
+                3 => Verdict::Reproduced,
+                2 => Verdict::Partial,
+                _ => Verdict::NotReproduced,
+            },
+        },
+    ]
+}
+
+fn charts(t: &Table, levels: &[u32], quick: bool) -> Vec<Chart> {
+    let systems: Vec<&str> = SYSTEMS.iter().copied().chain([OPTIMAL]).collect();
+    let curve = |w: &str, s: &str, metric: &str| -> Vec<(f64, f64)> {
+        t.levels(w, s).into_iter().map(|c| (c as f64, t.stat(Point::at(w, s, c), metric).0)).collect()
+    };
+    let panel = |title: String, w: &str, metric: &str, y: &str| Chart {
+        title,
+        x_label: "concurrent request handlers".into(),
+        y_label: y.into(),
+        log_x: levels.len() > 2,
+        series: systems
+            .iter()
+            .map(|s| (s.to_string(), curve(w, s, metric)))
+            .filter(|(_, pts)| !pts.is_empty())
+            .collect(),
+    };
+    let mut charts = Vec::new();
+    let mut workloads: Vec<&str> = MICRO.to_vec();
+    workloads.extend([INDEX, CLIPS]);
+    for w in workloads {
+        if t.levels(w, AH).is_empty() {
+            continue;
+        }
+        charts.push(panel(format!("{w}: throughput"), w, "throughput_mib_s", "throughput (MiB/s)"));
+    }
+    charts.push(panel(
+        format!("{INDEX}: prefetch thrashing"),
+        INDEX,
+        "thrash_pages_per_request",
+        "thrashed pages/request",
+    ));
+    charts.push(panel(
+        "two-rand: prefetch thrashing".into(),
+        "two-rand",
+        "thrash_pages_per_request",
+        "thrashed pages/request",
+    ));
+    if !quick {
+        let factor = |title: &str, change: &dyn Fn(Point) -> Point, label: &str| Chart {
+            title: title.into(),
+            x_label: "concurrent request handlers".into(),
+            y_label: "throughput (MiB/s)".into(),
+            log_x: true,
+            series: [AH, PCC]
+                .iter()
+                .map(|s| {
+                    let pts = FACTOR_CONCURRENCY
+                        .iter()
+                        .map(|&c| (c as f64, t.tp(change(Point::at("two-rand", s, c)))))
+                        .collect();
+                    (format!("{} {label}", if *s == AH { "AH" } else { "PCC+" }), pts)
+                })
+                .collect(),
+        };
+        for d in DEPTHS_BYTES {
+            charts.push(factor(
+                &format!("two-rand, maximum prefetching depth {} KiB", d >> 10),
+                &|p| Point { depth_bytes: d, ..p },
+                &format!("{} KiB", d >> 10),
+            ));
+        }
+        for m in MEMORIES_BYTES {
+            charts.push(factor(
+                &format!("two-rand, memory {} MiB", m >> 20),
+                &|p| Point { memory_bytes: m, ..p },
+                &format!("{} MiB", m >> 20),
+            ));
+        }
+        for f in DATASET_FILES {
+            charts.push(factor(
+                &format!("two-rand, dataset {} files of 4 MiB", f),
+                &|p| Point { files: Some(f as u64), ..p },
+                &format!("{f} files"),
+            ));
+        }
+    }
+    let mut over_time = Chart {
+        title: "PC-Coldest+ at 1000 handlers: the prefetch cache and its allocation over time".into(),
+        x_label: "seconds of the measured period".into(),
+        y_label: "MiB".into(),
+        log_x: false,
+        series: Vec::new(),
+    };
+    for w in ["four-64kb", "two-rand", INDEX] {
+        if let Some(r) = t.timeline(w) {
+            for (name, pts) in &r.series {
+                over_time.series.push((format!("{w} {name}"), pts.clone()));
+            }
+        }
+    }
+    if !over_time.series.is_empty() {
+        charts.push(over_time);
+    }
+    charts
+}
+
+fn summary(t: &Table, levels: &[u32]) -> Vec<(String, f64)> {
+    let hi = *levels.last().expect("levels");
+    let mut s = Vec::new();
+    for w in MICRO.iter().copied().chain([INDEX, CLIPS]) {
+        let key = w.replace('-', "_");
+        for system in [AH, PCC] {
+            let tp = t.tp(Point::at(w, system, hi));
+            if tp.is_finite() {
+                s.push((
+                    format!("{key}_{}_c{hi}_mib_s", system.replace(['-', '+'], "_").trim_end_matches('_')),
+                    tp,
+                ));
+            }
+        }
+        let g = t.gain(Point::at(w, PCC, hi));
+        if g.is_finite() {
+            s.push((format!("{key}_pc_coldest_plus_gain_c{hi}"), g));
+        }
+    }
+    s
+}
+
+fn markdown(t: &Table, levels: &[u32], quick: bool) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "Every run: `linux-2.6:512KiB` readahead, {} MiB of memory (media clips {} MiB) under the `linux-2.6` \
+         memory model, policy `linux` (the active/inactive lists), the anticipatory scheduler, `nr_requests` \
+         {NR_REQUESTS}, the `{DEVICE}` disk (36.4 GB, 10,000 RPM: the paper's class), a thread per request, \
+         closed loop, {} s measured after the automatic warm-up, {} seed(s) per point. The prefetch cache's \
+         gradient descent starts at 25 % of memory with an eviction history of 40 % of the pages; epoch 1 s, \
+         adjustment 1 % of memory.\n",
+        MEMORY_BYTES >> 20,
+        CLIPS_MEMORY_BYTES >> 20,
+        if quick { MEASURED_SECS_QUICK } else { MEASURED_SECS },
+        if quick { 1 } else { SEEDS },
+    );
+    let _ = writeln!(md, "### Throughput, MiB/s (mean over seeds, min–max in brackets)\n");
+    let systems: Vec<&str> = SYSTEMS.iter().copied().chain([OPTIMAL]).collect();
+    let mut workloads: Vec<&str> = MICRO.to_vec();
+    workloads.extend([INDEX, CLIPS]);
+    for w in workloads {
+        let present: Vec<&str> = systems.iter().copied().filter(|s| !t.levels(w, s).is_empty()).collect();
+        if present.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "**{w}**\n\n| handlers | {} |\n|---|{}",
+            present.join(" | "),
+            "---|".repeat(present.len())
+        );
+        for &c in levels {
+            let cells: Vec<String> = present
+                .iter()
+                .map(|s| {
+                    let (mean, lo, hi) = t.stat(Point::at(w, s, c), "throughput_mib_s");
+                    if mean.is_nan() {
+                        "–".into()
+                    } else if lo == hi {
+                        format!("{mean:.2}")
+                    } else {
+                        format!("{mean:.2} [{lo:.2}–{hi:.2}]")
+                    }
+                })
+                .collect();
+            let _ = writeln!(md, "| {c} | {} |", cells.join(" | "));
+        }
+        let _ = writeln!(
+            md,
+            "\nThrashed pages per request and prefetch cache (mean MiB) at each level, AH / PC-C+:\n"
+        );
+        let _ = writeln!(md, "| handlers | AH thrash/req | PC-C+ thrash/req | PC-C+ cache MiB | PC-C+ allocation MiB |\n|---|---|---|---|---|");
+        for &c in levels {
+            let s = |sys: &str, m: &str| t.stat(Point::at(w, sys, c), m).0;
+            let _ = writeln!(
+                md,
+                "| {c} | {:.1} | {:.1} | {:.0} | {:.0} |",
+                s(AH, "thrash_pages_per_request"),
+                s(PCC, "thrash_pages_per_request"),
+                s(PCC, "prefetch_cache_pages_mean") * PAGE_SIZE_BYTES as f64 / (1 << 20) as f64,
+                s(PCC, "prefetch_cache_allocation_pages_mean") * PAGE_SIZE_BYTES as f64 / (1 << 20) as f64,
+            );
+        }
+        md.push('\n');
+    }
+    if let Some(r) = t.rows.iter().find(|r| r.text("policy") == PCC) {
+        let _ = writeln!(
+            md,
+            "Space overhead of the prefetch cache (§3.3): {:.2} % of memory by the paper's accounting (8 bytes per \
+             page, 20 bytes per history entry for 40 % of the pages); pagelab's structures: {:.2} %.\n",
+            100.0 * r.metric("space_overhead_paper"),
+            100.0 * r.metric("space_overhead_pagelab")
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_has_each_run_once_and_the_paper_settings() {
+        let full = sweep(false, 1);
+        for (i, r) in full.iter().enumerate() {
+            assert!(!full[..i].contains(r), "{} twice", r.label());
+        }
+        // Figure 5: 6 workloads x 5 systems x 9 levels, Figure 6: 2 x 9, Figures 10-12: 2 systems x 3 levels x
+        // (2 + 2 + 2 new settings), for each of 3 seeds; 3 timelines.
+        assert_eq!(full.len(), 3 * (6 * 5 * 9 + 2 * 9 + 2 * 3 * 6) + 3);
+        let c = full[0].config().unwrap();
+        assert_eq!(c.memory_bytes, 512 << 20);
+        assert_eq!(c.prefetcher.spec(), "linux-2.6:512KiB");
+        assert_eq!(c.nr_requests, Some(128));
+        assert!(full.iter().any(|r| r.workload == CLIPS && r.memory_bytes == 256 << 20));
+        let quick = sweep(true, 1);
+        assert!(quick.len() <= 40, "{} quick runs", quick.len());
+    }
+}
