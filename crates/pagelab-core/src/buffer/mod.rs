@@ -522,6 +522,9 @@ impl<O: Observer> BufferCache<O> {
     /// A stream (a request handler, an open file handle) begins.
     pub fn stream_opened(&mut self, now: Nanos, stream: StreamId) {
         self.streams.insert(stream.0, StreamRecord { opened: now, cpu_ns: 0 });
+        if let Some(pc) = &mut self.pages.pc {
+            pc.owner_opened(stream);
+        }
         self.observer.stream_opened(now, stream);
     }
 

@@ -423,12 +423,37 @@ impl PrefetchCache {
         let owner = &mut self.owners[o];
         let list = if owner.exited { &mut self.exited } else { &mut self.live };
         self.stream_links.remove(list, s);
-        self.stream_index.remove(&((owner.id.0 as u64) << 32 | stream.file.0 as u64));
+        // The index may already name a newer owner's stream under a reused id (`owner_opened`).
+        let key = (owner.id.0 as u64) << 32 | stream.file.0 as u64;
+        if self.stream_index.get(&key) == Some(&s) {
+            self.stream_index.remove(&key);
+        }
         self.free_streams.push(s);
         owner.streams -= 1;
         if owner.streams == 0 {
-            self.owner_index.remove(&owner.id.0);
+            if self.owner_index.get(&owner.id.0) == Some(&(o as u32)) {
+                self.owner_index.remove(&owner.id.0);
+            }
             self.free_owners.push(o as u32);
+        }
+    }
+
+    /// Stream id `owner` begins. An exited owner of the same id whose pages are still here (a live driver
+    /// reuses ids) keeps them as an exited owner's, under no name: the new owner's pages start their own
+    /// streams.
+    pub fn owner_opened(&mut self, owner: StreamId) {
+        let Some(&o) = self.owner_index.get(&owner.0) else {
+            return;
+        };
+        if !self.owners[o as usize].exited {
+            return;
+        }
+        self.owner_index.remove(&owner.0);
+        let mine: Vec<u32> =
+            self.stream_links.iter(&self.exited).filter(|&s| self.streams[s as usize].owner == o).collect();
+        for s in mine {
+            let key = (owner.0 as u64) << 32 | self.streams[s as usize].file.0 as u64;
+            self.stream_index.remove(&key);
         }
     }
 
@@ -485,7 +510,13 @@ impl PrefetchCache {
             }
         }
         assert_eq!(pages, self.pages, "prefetch cache pages != pages in its streams");
-        assert_eq!(self.stream_index.len() as u32, self.streams(), "stream index out of step");
+        assert!(self.stream_index.len() as u32 <= self.streams(), "stream index names a freed stream");
+        for (&key, &s) in &self.stream_index {
+            let stream = &self.streams[s as usize];
+            let id = self.owners[stream.owner as usize].id;
+            assert_eq!(key, (id.0 as u64) << 32 | stream.file.0 as u64, "stream index out of step");
+            assert!(!stream.pages.is_empty(), "stream index names an empty stream");
+        }
         assert!(self.fifo.len() <= self.pages);
         if self.order == ReclaimOrder::AccessHistory {
             assert_eq!(self.fifo.len(), self.pages, "FIFO out of step");

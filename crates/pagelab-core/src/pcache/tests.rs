@@ -193,3 +193,19 @@ fn space_overhead_is_about_four_tenths_of_a_percent() {
     assert!((0.0035..0.0045).contains(&o.paper_fraction));
     assert!(o.pagelab_fraction > 0.0 && o.pagelab_fraction < 0.02, "{o:?}");
 }
+
+/// A live driver reuses stream ids: an exited owner's pages stay victims of heuristic #1, and a new owner
+/// of the same id starts streams of its own.
+#[test]
+fn a_reused_owner_id_does_not_inherit_exited_pages() {
+    let mut pc = cache(ReclaimOrder::Coldest);
+    prefetch(&mut pc, A, 1, &[0, 1], 10);
+    prefetch(&mut pc, B, 2, &[5], 5);
+    pc.owner_exited(A);
+    pc.owner_opened(A);
+    pc.check();
+    prefetch(&mut pc, A, 1, &[2, 3], 20);
+    assert_eq!(pc.streams(), 3);
+    // The old A's pages first (exited), then by coldness: B (t=5), then the new A (t=20).
+    assert_eq!(victims(&mut pc, 5), [1, 0, 5, 3, 2]);
+}

@@ -962,4 +962,84 @@ mod tests {
         let quick = sweep(true, 1);
         assert!(quick.len() <= 40, "{} quick runs", quick.len());
     }
+
+    fn row(w: &str, system: &str, c: u32, tp: f64, thrash_per_request: f64) -> Row {
+        let memory = if w == CLIPS { CLIPS_MEMORY_BYTES } else { MEMORY_BYTES };
+        let dataset = if MICRO.contains(&w) { FILES as u64 * (4 << 20) } else { 19 << 30 };
+        Row {
+            params: vec![
+                ("workload".into(), w.into()),
+                ("policy".into(), system.into()),
+                ("concurrency".into(), Value::from(c as u64)),
+                ("memory_bytes".into(), Value::from(memory)),
+                ("prefetch_depth_bytes".into(), Value::from(DEPTH_BYTES)),
+                ("dataset_bytes".into(), Value::from(dataset)),
+                ("seed".into(), Value::from(1u64)),
+                ("timeline".into(), Value::from("no")),
+            ],
+            metrics: vec![
+                ("throughput_mib_s".into(), tp),
+                ("thrash_pages_per_request".into(), thrash_per_request),
+            ],
+            series: Vec::new(),
+        }
+    }
+
+    fn verdict(f: &Findings, claim_start: &str) -> Verdict {
+        f.checks.iter().find(|c| c.claim.starts_with(claim_start)).expect(claim_start).verdict
+    }
+
+    /// Synthetic curves of known shape get the verdicts the stated criteria give (the quick sweep's points).
+    #[test]
+    fn verdicts_follow_the_stated_criteria() {
+        let mut rows = Vec::new();
+        // The index server: AH peaks at 100 and falls to 20 % at 1000 with thrashing rising; PC-C+ gains
+        // 20 % and 50 %, PC-AH between.
+        for (c, ah, pcah, pcc, th) in [(100, 10.0, 10.5, 12.0, 5.0), (1000, 2.0, 2.5, 3.0, 250.0)] {
+            rows.push(row(INDEX, AH, c, ah, th));
+            rows.push(row(INDEX, "pc-access-history", c, pcah, th));
+            rows.push(row(INDEX, PCC, c, pcc, th / 2.0));
+        }
+        // One-Rand: no gain at all (the criteria must say not reproduced); Two-Rand: 40 % and 60 %.
+        for c in CONCURRENCY_QUICK {
+            rows.push(row("one-rand", AH, c, 10.0, 0.0));
+            rows.push(row("one-rand", PCC, c, 10.1, 0.0));
+            rows.push(row("one-rand", OPTIMAL, c, 10.2, 0.0));
+            let g = if c == 100 { 1.4 } else { 1.6 };
+            rows.push(row("two-rand", AH, c, 8.0, 10.0));
+            rows.push(row("two-rand", "pc-access-history", c, 8.0 * 1.1, 5.0));
+            rows.push(row("two-rand", PCC, c, 8.0 * g, 1.0));
+            rows.push(row("two-rand", OPTIMAL, c, 8.0 * g * 1.2, 0.5));
+            rows.push(row("four-64kb", AH, c, 6.0, 0.0));
+            rows.push(row("four-64kb", PCC, c, 6.3, 0.0));
+        }
+        let f = PrefetchMemory.analyze(&rows, true);
+        assert_eq!(verdict(&f, "AccessHistory thrashes"), Verdict::Reproduced);
+        assert_eq!(
+            verdict(&f, "PC-Coldest+ outperforms AccessHistory by 11-64 % on the index"),
+            Verdict::Reproduced
+        );
+        assert_eq!(verdict(&f, "One-Rand"), Verdict::NotReproduced);
+        assert_eq!(verdict(&f, "Two-Rand"), Verdict::Reproduced);
+        assert_eq!(verdict(&f, "PC-AccessHistory lies between"), Verdict::Reproduced);
+        assert_eq!(verdict(&f, "four-64kb"), Verdict::Reproduced);
+        assert_eq!(verdict(&f, "PC-Coldest+ is 10-32 % below"), Verdict::Reproduced);
+        // No timeline row: the convergence claim cannot be judged reproduced.
+        assert_eq!(verdict(&f, "Four-64KB: the gradient descent"), Verdict::NotReproduced);
+        // A flat index server is not a fall.
+        let flat: Vec<Row> = rows
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if r.text("workload") == INDEX && r.text("policy") == AH {
+                    r.metrics[0].1 = 10.0;
+                }
+                r
+            })
+            .collect();
+        assert_eq!(
+            verdict(&PrefetchMemory.analyze(&flat, true), "AccessHistory thrashes"),
+            Verdict::NotReproduced
+        );
+    }
 }
