@@ -5,8 +5,10 @@
 //! DiskSim-validated Seagate Cheetah 9LP, the shared default; `ultrastar36lzx` (also `ultrastar`, and
 //! `ultrastar36z10`, the name issue 14 first gave it) is the IBM Ultrastar 36LZX built from its published
 //! figures ([`super::ultrastar36lzx`]), the default device of Li & Shen's workloads
-//! ([`crate::workload::Workload::default_device`]). `:nocache` turns a drive's on-board cache off. A `.toml` file describes
-//! any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in as a starting point.
+//! ([`crate::workload::Workload::default_device`]). `:nocache` turns a drive's on-board cache off.
+//!
+//! A `.toml` file describes any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in
+//! as a starting point.
 //! Times are decimal milliseconds (`_ms`, as DiskSim's parameter files) or microseconds (`_us`); sizes
 //! are 512-byte sectors unless the key says bytes. Unknown keys are errors, not silently ignored.
 //!
