@@ -13,23 +13,23 @@
 //! IBM) is what the model reproduces. `ultrastar36z10` is accepted as an alias, the name issue 14 used.
 //!
 //! Sources (stored copies of public pages; the addresses are where they were published):
-//! - [IBM] IBM, "Hard disk drive specifications, Ultrastar 36LZX", Revision 2.1, S31L-8989-05 (9 June
+//! - \[IBM\] IBM, "Hard disk drive specifications, Ultrastar 36LZX", Revision 2.1, S31L-8989-05 (9 June
 //!   2000), copies at <https://pdfkiwi.com/documents/ultrastar-36lzx-5c97e6eb0357b> and
 //!   <https://manualshive.com/en/manual/ibm/ultrastar-36lzx/4136210>. Readable there: the title and model
 //!   list, and p. 117, Mode Page 0Ch: "Maximum Number of Notches = 0Bh", i.e. 11 zones. Its performance
 //!   chapter was not in the stored copies.
-//! - [CSAPP] Bryant & O'Hallaron, Computer Systems: A Programmer's Perspective, 1st ed., Fig. 6.13 "IBM
+//! - \[CSAPP\] Bryant & O'Hallaron, Computer Systems: A Programmer's Perspective, 1st ed., Fig. 6.13 "IBM
 //!   Ultrastar 36LZX geometry and performance. Source: www.storage.ibm.com" (second-hand: the figure's
 //!   text on <https://www.coursehero.com/file/5936594/>, also `shared/reference/devices.md` §2.5):
 //!   6 platters, 12 surfaces, 512-byte sectors, 11 zones, 15,110 cylinders, 36 GB; 10,000 RPM, average
 //!   rotational latency 2.99 ms, average seek 4.9 ms, sustained transfer rate 21–36 MB/s.
-//! - [LKML-1] linux-kernel, 1 Aug 2003, "Badness in device_release at drivers/base/core.c:84"
+//! - \[LKML-1\] linux-kernel, 1 Aug 2003, "Badness in device_release at drivers/base/core.c:84"
 //!   (<20030801182207.GA3759@blazebox.homeip.net>), a boot log of an IBM DDYS-T36950N: "SCSI device sdb:
 //!   71687340 512-byte hdwr sectors (36704 MB)", the drive's READ CAPACITY.
-//! - [LKML-2] linux-kernel, 16 Jan 2004, "Oops with ksymoops trace" (<1074288537.9850.561.camel@localhost>),
+//! - \[LKML-2\] linux-kernel, 16 Jan 2004, "Oops with ksymoops trace" (<1074288537.9850.561.camel@localhost>),
 //!   a boot log of two IBM DDYS-T36950M on an Adaptec aic7899: "160.000MB/s transfers (80.000MHz DT, offset
 //!   63, 16bit)", Ultra160.
-//! - [146Z10] IBM, "Hard disk drive specifications, Ultrastar 146Z10", Revision 2.2, S07N9742-03 (2 Feb
+//! - \[146Z10\] IBM, "Hard disk drive specifications, Ultrastar 146Z10", Revision 2.2, S07N9742-03 (2 Feb
 //!   2002), the 36LZX's successor in IBM's 10K line, copies at
 //!   <https://www.manualowl.com/m/IBM/IC35L036UWDY10/Manual/335309?page=29> (§4.5.2: average seek 4.7 ms
 //!   read, 5.3 ms write for the 18–73 GB models; full stroke 10.5 ms read, 11.5 ms write) and
@@ -93,7 +93,7 @@
 //! - The on-board cache: neither the 36LZX's buffer size nor its segmentation was found. pagelab keeps
 //!   the Cheetah 9LP's validated configuration (3 segments × 561 sectors, read-ahead up to 561 sectors),
 //!   so that the two drives differ only where their figures do.
-//! - Instantaneous (media) rates per zone, recording and track densities are published ([CSAPP]: 352,000
+//! - Instantaneous (media) rates per zone, recording and track densities are published (\[CSAPP\]: 352,000
 //!   bits/in., 20,000 tracks/in.) but have no field: the zone table carries them implicitly.
 //!
 //! Model vs figures (tests below): capacity 71,687,340 sectors, exactly; average seek 4.900 ms (4.9);
@@ -105,29 +105,29 @@
 
 use super::spec::{CacheSpec, HddOverheads, HddSpec, SeekSpec, TwoPieceSeek, ZoneSpec};
 
-/// [LKML-1]: the drive's READ CAPACITY, in 512-byte sectors.
+/// \[LKML-1\]: the drive's READ CAPACITY, in 512-byte sectors.
 pub const BLOCK_COUNT: u64 = 71_687_340;
-/// [CSAPP].
+/// \[CSAPP\].
 pub const SURFACES: u32 = 12;
-/// [CSAPP].
+/// \[CSAPP\].
 pub const CYLINDERS: u32 = 15_110;
-/// [CSAPP].
+/// \[CSAPP\].
 pub const RPM: u32 = 10_000;
-/// [CSAPP] (IBM's figure, 4.9 ms; read seeks).
+/// \[CSAPP\] (IBM's figure, 4.9 ms; read seeks).
 pub const SEEK_MS_AVG: f64 = 4.9;
-/// [146Z10] §4.5.2.2, read: the successor's figure, the 36LZX's own was not found.
+/// \[146Z10\] §4.5.2.2, read: the successor's figure, the 36LZX's own was not found.
 pub const SEEK_MS_FULL_STROKE: f64 = 10.5;
-/// [CSAPP]: sustained transfer rate of the outermost and innermost zones, decimal MB/s.
+/// \[CSAPP\]: sustained transfer rate of the outermost and innermost zones, decimal MB/s.
 pub const SUSTAINED_MB_PER_S_OUTER: f64 = 36.0;
 pub const SUSTAINED_MB_PER_S_INNER: f64 = 21.0;
 /// Derived (module doc): the one switch time that makes zone 0 stream at 36 MB/s.
 pub const HEAD_SWITCH_MS: f64 = 1.1;
-/// [146Z10] §4.5.2.1: average write seek 5.3 ms less average read seek 4.7 ms.
+/// \[146Z10\] §4.5.2.1: average write seek 5.3 ms less average read seek 4.7 ms.
 pub const WRITE_SETTLE_MS: f64 = 0.6;
-/// [146Z10] §4.5.1: command overhead "<400 µs" (cache miss) and "<30 µs" (cache hit).
+/// \[146Z10\] §4.5.1: command overhead "<400 µs" (cache miss) and "<30 µs" (cache hit).
 pub const OVERHEAD_MS_MISS: f64 = 0.4;
 pub const OVERHEAD_MS_HIT: f64 = 0.03;
-/// [LKML-2]: Ultra160, 160 MB/s: 512 B / 160e6 B/s = 3.2 µs per sector.
+/// \[LKML-2\]: Ultra160, 160 MB/s: 512 B / 160e6 B/s = 3.2 µs per sector.
 pub const BUS_SECTOR_MS: f64 = 0.0032;
 /// Derived (module doc): the seek fit's boundary, at the Cheetah 9LP fit's fraction of the stroke,
 /// round(1200 / 6894 × 15,109).
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn capacity_is_the_drives_read_capacity() {
-        // [LKML-1]: 71,687,340 sectors. The zone table holds exactly that many LBNs (its surplus is
+        // \[LKML-1\]: 71,687,340 sectors. The zone table holds exactly that many LBNs (its surplus is
         // spares), over 12 surfaces × 15,110 cylinders, and the last LBN is on the last cylinder.
         let hdd = ultrastar(false);
         assert_eq!(hdd.capacity_sectors(), 71_687_340);
@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn seek_curve_reproduces_the_published_seeks() {
         let hdd = ultrastar(false);
-        // Published: average 4.9 ms [CSAPP], full stroke 10.5 ms [146Z10]; to 0.2 % (the fit is exact;
+        // Published: average 4.9 ms \[CSAPP\], full stroke 10.5 ms \[146Z10\]; to 0.2 % (the fit is exact;
         // the model rounds each seek to the nanosecond).
         let avg = weighted_average_seek_ms(&hdd);
         assert!((avg / SEEK_MS_AVG - 1.0).abs() < 0.002, "average seek {avg:.4} ms");
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn random_4k_read_is_overhead_plus_seek_plus_half_a_revolution() {
-        // Published: 0.4 ms overhead [146Z10] + 4.9 ms average seek + 2.99 ms average latency [CSAPP] =
+        // Published: 0.4 ms overhead \[146Z10\] + 4.9 ms average seek + 2.99 ms average latency \[CSAPP\] =
         // 8.29 ms; the 8-sector transfer adds 0.1–0.16 ms. Random LBNs (not cylinders) favour the outer,
         // larger zones, which shortens the seeks a little. To 5 %.
         let want = OVERHEAD_MS_MISS + SEEK_MS_AVG + 2.99;
@@ -390,7 +390,7 @@ mod tests {
 
     #[test]
     fn streaming_rates_are_the_published_sustained_range() {
-        // [CSAPP]: 21–36 MB/s, to the figures' rounding (±0.5 MB/s). Ten cylinders from the first LBN of
+        // \[CSAPP\]: 21–36 MB/s, to the figures' rounding (±0.5 MB/s). Ten cylinders from the first LBN of
         // zone 0 and of zone 10, in 64 KiB and 256 KiB reads.
         let hdd = ultrastar(true);
         let spec = HddSpec::ultrastar_36lzx();
