@@ -220,7 +220,8 @@ struct SimulateReport {
     metrics: RunMetrics,
 }
 
-/// The device a run uses: `--device` if given, else the workload's default, else the shared default.
+/// The device of a run without `--device` whose workload names none ([`Workload::default_device`]): the
+/// Cheetah 9LP. A run uses `--device` if given, else the workload's default, else this.
 pub const SHARED_DEFAULT_DEVICE: &str = "hdd";
 
 /// The simulation configuration the flags describe; every bad value is an error naming the flag.
