@@ -64,8 +64,9 @@
 //!   share is below one cylinder, so the last LBN lies on cylinder 15,109, the last). Real zone widths
 //!   differ (the DIXtrac zone map in CSAPP's Fig. 6.14 was not readable); no slips.
 //! - **Skews and head switch.** Sustained rate = media rate × tracks / (tracks + switches), the form of
-//!   IBM's own definition ("(number of data sectors per cylinder) / ((surfaces − 1) × head switch time +
-//!   cylinder change time + surfaces × revolution)"). With one switch time τ for head and cylinder
+//!   the definition in IBM's (later Hitachi's) specifications: 512 × data sectors per cylinder / ((surfaces
+//!   − 1) × head switch time + cylinder change time + surfaces × revolution) (e.g. Deskstar 7K500, §4.4.4,
+//!   <https://www.easymanua.ls/hitachi/hds725050kla360/manual?p=31>). With one switch time τ for head and cylinder
 //!   switches (the two are not separately published), τ = 1.1 ms makes zone 0 stream at 36.0 MB/s
 //!   (media rate 500 × 512 B × 10,000 / 60 s = 42.67 MB/s) and then zone 10 at 20.9 MB/s. Each zone's
 //!   track and cylinder skew is ⌈τ / revolution × sectors per track⌉ (92 sectors in zone 0, 54 in zone
