@@ -46,13 +46,17 @@ Programs that run to completion (measured whole; the runtime is the result):
                            row_cpu (100ns)
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
-The default disk (the DiskSim-validated Seagate Cheetah 9LP) holds 9.1 GB: Li & Shen's 24 GB dataset of 6000 files does not fit it, hence files=2000 in the examples.
+Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb) run on the
+IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a disk of their testbed's class, unless
+--device says otherwise: their 25 GB dataset of 6000 files does not fit the 9.1 GB
+Seagate Cheetah 9LP that every other workload runs on by default.
 
 Examples:
-  pagelab simulate --workload one-rand:files=2000 --concurrency 100 \\
+  pagelab simulate --workload one-rand --concurrency 100 \\
       --prefetch linux:512KiB --duration 60s
-  pagelab simulate --workload two-rand:files=2000 --concurrency 200 \\
+  pagelab simulate --workload two-rand --concurrency 200 \\
       --memory 256MiB --scheduler deadline --json
+  pagelab simulate --workload one-rand:files=2000 --device hdd --duration 60s
   pagelab simulate --workload random:block=64KiB --device ssd \\
       --concurrency 32 --requests 10000
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
@@ -61,7 +65,7 @@ Examples:
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --prefetch none")]
 pub struct SimulateArgs {
     /// The workload (see below).
-    #[arg(long, default_value = "one-rand:files=2000", conflicts_with = "trace")]
+    #[arg(long, default_value = "one-rand", conflicts_with = "trace")]
     pub workload: String,
     /// Replay a block trace instead: each (volume, process/stream) of the trace becomes a handler that
     /// issues its requests in order, closed loop (a trace without ids replays as one handler).
@@ -112,11 +116,13 @@ pub struct SimulateArgs {
     /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48).
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
-    /// Device: hdd (Seagate Cheetah 9LP, DiskSim-validated), hdd:nocache, ssd, simple (DULO's Table 1:
-    /// 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
-    /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml.
-    #[arg(long, default_value = "hdd")]
-    pub device: String,
+    /// Device: hdd (Seagate Cheetah 9LP, 9.1 GB, DiskSim-validated), hdd:nocache, ultrastar36lzx (IBM
+    /// Ultrastar 36LZX, 36.7 GB, from its published figures), ultrastar36lzx:nocache, ssd, simple (DULO's
+    /// Table 1: 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
+    /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
+    /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb), else hdd.
+    #[arg(long, value_name = "DEVICE")]
+    pub device: Option<String>,
     /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).
     #[arg(long, default_value = "anticipatory")]
     pub scheduler: String,
@@ -225,8 +231,14 @@ struct SimulateReport {
     metrics: RunMetrics,
 }
 
+/// The device of a run without `--device` whose workload names none ([`Workload::default_device`]): the
+/// Cheetah 9LP. A run uses `--device` if given, else the workload's default, else this.
+pub const SHARED_DEFAULT_DEVICE: &str = "hdd";
+
 /// The simulation configuration the flags describe; every bad value is an error naming the flag.
-pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
+/// `workload_device` is the workload's default device ([`Workload::default_device`]), used when
+/// `--device` is absent.
+pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimConfig> {
     let arrival = match args.arrival_rate {
         Some(rate) if rate > 0.0 && rate.is_finite() => {
             Arrival::Open { rate_per_s: rate, poisson: !args.even_arrivals }
@@ -276,7 +288,13 @@ pub fn config(args: &SimulateArgs) -> Result<SimConfig> {
         prefetch_cache: PrefetchCacheConfig::parse(&args.prefetch_cache, args.seed)
             .context("--prefetch-cache")?,
         prefetcher: args.prefetch.parse().context("--prefetch")?,
-        device: DeviceSpec::parse(&args.device).map_err(|e| anyhow!("--device: {e}"))?,
+        device: match &args.device {
+            Some(name) => DeviceSpec::parse(name).map_err(|e| anyhow!("--device: {e}"))?,
+            None => {
+                let name = workload_device.unwrap_or(SHARED_DEFAULT_DEVICE);
+                DeviceSpec::parse(name).map_err(|e| anyhow!("the workload's default device: {e}"))?
+            }
+        },
         scheduler: args.scheduler.parse().context("--scheduler")?,
         concurrency: args.concurrency,
         arrival,
@@ -369,12 +387,17 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
     }
 }
 
-/// The synthetic workload, or the trace to replay (with its counts).
-fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, Option<ReplayCounts>)> {
-    let Some(trace) = &args.trace else {
-        let w = parse_workload(&args.workload).map_err(|e| anyhow!("--workload: {e}"))?;
-        return Ok((w, None));
-    };
+/// The synthetic workload, or `None` for a trace replay (which needs the device's size first).
+fn synthetic_workload(args: &SimulateArgs) -> Result<Option<Box<dyn Workload>>> {
+    match &args.trace {
+        Some(_) => Ok(None),
+        None => Ok(Some(parse_workload(&args.workload).map_err(|e| anyhow!("--workload: {e}"))?)),
+    }
+}
+
+/// The trace to replay, with its counts. Caller guarantees `args.trace` is set.
+fn trace_workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, Option<ReplayCounts>)> {
+    let trace = args.trace.as_ref().expect("a trace replay");
     let writes = WriteMode::parse(&args.writes)
         .ok_or_else(|| anyhow!("bad --writes `{}`: expected {}", args.writes, WriteMode::NAMES))?;
     let device_pages = cfg.device.build().capacity_sectors() / (pagelab_core::PAGE_SIZE_BYTES / 512);
@@ -402,8 +425,15 @@ fn workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workload>, 
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
-    let mut cfg = config(args)?;
-    let (workload, replay) = workload(args, &cfg)?;
+    let synthetic = synthetic_workload(args)?;
+    let workload_device = synthetic.as_ref().and_then(|w| w.default_device());
+    let mut cfg = config(args, workload_device)?;
+    // The report says when the device is the workload's choice rather than the user's or the shared one.
+    let device_from_workload = args.device.is_none() && workload_device.is_some();
+    let (workload, replay) = match synthetic {
+        Some(w) => (w, None),
+        None => trace_workload(args, &cfg)?,
+    };
     if args.duration.is_none() && workload.runs_to_completion() {
         cfg.duration = SimConfig::UNTIL_DONE;
     }
@@ -420,14 +450,15 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         // Wall time is left out: the same command and seed must print the same bytes.
         return print_json(&SimulateReport { config: echo, replay, metrics });
     }
-    let mut text = summary(&echo, &metrics, wall);
+    let mut text = summary(&echo, &metrics, wall, device_from_workload);
     if let Some(r) = replay {
         text += &replay_line(&r);
     }
     emit(&text)
 }
 
-fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
+/// The text report; `device_from_workload`: the device is the workload's default (no `--device`).
+fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
     let handlers = if c.arrival == "closed" { "closed loop" } else { c.arrival.as_str() };
@@ -444,7 +475,8 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64) -> String {
     if c.prefetch_cache != "access-history" {
         let _ = writeln!(out, "prefetch mem  prefetch cache {}", c.prefetch_cache);
     }
-    let _ = writeln!(out, "device        {}", c.device);
+    let device_note = if device_from_workload { " (the workload's default; --device to change)" } else { "" };
+    let _ = writeln!(out, "device        {}{device_note}", c.device);
     let _ = writeln!(out, "handlers      {} ({handlers})", c.concurrency);
     let w = &m.warmup;
     let speed =

@@ -98,6 +98,44 @@ fn simulate_json_is_byte_identical_for_a_seed_and_has_the_documented_fields() {
     assert_ne!(a.stdout, other.stdout, "the seed must matter");
 }
 
+/// Li & Shen's workloads run at the paper's scale (6000 files of 4 MiB, 25 GB) on their default device,
+/// the Ultrastar 36LZX, and say so; `--device` wins, and a disk too small for the dataset is refused with
+/// the device named and the ways out.
+#[test]
+fn li_shen_workloads_run_at_full_scale_on_the_ultrastar_by_default() {
+    let o = pagelab(&["simulate", "--workload", "one-rand", "--duration", "2s"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("workload      one-rand:files=6000,"), "{text}");
+    assert!(
+        text.contains(
+            "device        IBM Ultrastar 36LZX (DDYS-T36950) (the workload's default; --device to change)"
+        ),
+        "{text}"
+    );
+    let json = pagelab(&["simulate", "--workload", "four-64kb", "--duration", "2s", "--json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["config"]["device"], "IBM Ultrastar 36LZX (DDYS-T36950)");
+    assert!(v["requests_completed"].as_u64().unwrap() > 0);
+    // Another workload keeps the shared default; the user's choice wins over the workload's.
+    let other = pagelab(&["simulate", "--workload", "random", "--duration", "1s", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&other.stdout).unwrap();
+    assert_eq!(v["config"]["device"], "Seagate ST39102LW (Cheetah 9LP)");
+    let chosen =
+        pagelab(&["simulate", "--workload", "one-rand:files=2000", "--device", "hdd", "--duration", "1s"]);
+    let text = String::from_utf8_lossy(&chosen.stdout);
+    assert!(text.contains("device        Seagate ST39102LW (Cheetah 9LP)\n"), "{text}{}", stderr(&chosen));
+    let refused = pagelab(&["simulate", "--workload", "one-rand", "--device", "hdd", "--duration", "1s"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let e = stderr(&refused);
+    assert!(
+        e.contains("(Seagate ST39102LW (Cheetah 9LP), 9.1 GB)") && e.contains("--device ultrastar36lzx"),
+        "{e}"
+    );
+    assert!(e.contains("fewer files") && !e.contains("panicked"), "{e}");
+}
+
 #[test]
 fn trace_replay_runs_until_the_trace_ends() {
     let o = pagelab(&["simulate", "--trace", &trace_path("lirs/multi1.trace.gz"), "--json"]);

@@ -294,7 +294,7 @@ impl Server {
                 }
             }
             None => FileLayout::build(workload.file_pages(), &cfg.layout, device_pages, &mut rng)
-                .map_err(|e| SimError::Config(format!("{e} ({})", device.name())))?,
+                .map_err(|e| dataset_does_not_fit(e, &device.name(), device_pages))?,
         };
         let concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
         if workload.runs_to_completion() && matches!(cfg.arrival, Arrival::Open { .. }) {
@@ -1375,6 +1375,26 @@ fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
     (on, off)
 }
 
+/// The layout's refusal of a dataset larger than the disk (its only refusal), naming the device and the
+/// ways out: fewer files, or a larger disk (the Ultrastar 36LZX, when the device is smaller than it).
+fn dataset_does_not_fit(layout_error: SimError, device: &str, device_pages: u64) -> SimError {
+    let gb = |pages: u64| pages as f64 * PAGE_SIZE_BYTES as f64 / 1e9;
+    let ultrastar_pages = crate::device::ultrastar36lzx::BLOCK_COUNT / SECTORS_PER_PAGE;
+    let larger = if device_pages < ultrastar_pages {
+        format!(
+            "a larger device (--device {}: the {:.1} GB IBM Ultrastar 36LZX, of Li & Shen's testbed class) or ",
+            crate::device::spec::ULTRASTAR,
+            gb(ultrastar_pages)
+        )
+    } else {
+        String::new()
+    };
+    SimError::Config(format!(
+        "{layout_error} ({device}, {:.1} GB); choose {larger}fewer files (the workload's files=N)",
+        gb(device_pages)
+    ))
+}
+
 /// Build and run one simulation.
 pub fn simulate(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<RunMetrics, SimError> {
     Server::new(cfg, workload)?.run()
@@ -1411,6 +1431,36 @@ mod tests {
         // 1000 arrivals a microsecond apart, while the one handler serves its first request: about 1 ms.
         assert!(at_s < 0.01, "{at_s}");
         assert!(message.contains("lower --arrival-rate or raise --concurrency"), "{message}");
+    }
+
+    /// Li & Shen's dataset (6000 files of 4 MiB, 25.2 GB) does not fit the 9.1 GB Cheetah: the
+    /// refusal names the device and both ways out; on the Ultrastar 36LZX it fits.
+    #[test]
+    fn a_dataset_larger_than_the_disk_names_the_device_and_the_ways_out() {
+        let cheetah = SimConfig { duration: Nanos::from_secs(1), ..SimConfig::default() };
+        let err = Server::new(cheetah.clone(), parse_workload("one-rand").unwrap()).err().expect("refused");
+        let message = err.to_string();
+        assert!(matches!(err, SimError::Config(_)), "{message}");
+        for needle in [
+            "the dataset needs 6144000 pages of disk",
+            "(Seagate ST39102LW (Cheetah 9LP), 9.1 GB)",
+            "--device ultrastar36lzx: the 36.7 GB IBM Ultrastar 36LZX",
+            "fewer files (the workload's files=N)",
+        ] {
+            assert!(message.contains(needle), "`{needle}` not in: {message}");
+        }
+        let ultrastar =
+            SimConfig { device: crate::device::DeviceSpec::parse("ultrastar36lzx").unwrap(), ..cheetah };
+        Server::new(ultrastar.clone(), parse_workload("one-rand").unwrap()).map(|_| ()).unwrap();
+        // On the larger disk already, only fewer files can help.
+        let message = Server::new(ultrastar, parse_workload("one-rand:files=9000").unwrap())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            message.contains("(IBM Ultrastar 36LZX (DDYS-T36950), 36.7 GB); choose fewer files"),
+            "{message}"
+        );
     }
 
     /// 64 KiB random reads of a 200 MiB dataset through `memory_mib` of memory.

@@ -1,7 +1,14 @@
-//! Naming a device: `--device hdd | hdd:nocache | ssd | simple | path/to/device.toml`.
+//! Naming a device: `--device hdd | hdd:nocache | ultrastar36lzx | ultrastar36lzx:nocache | ssd | simple |
+//! path/to/device.toml`.
 //!
-//! The built-in names are the validated models with their documented defaults. A `.toml` file describes
-//! any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in as a starting point.
+//! The built-in names are the models with their documented defaults: `hdd` (also `cheetah9lp`) is the
+//! DiskSim-validated Seagate Cheetah 9LP, the shared default; `ultrastar36lzx` (also `ultrastar`, and
+//! `ultrastar36z10`, the name issue 14 first gave it) is the IBM Ultrastar 36LZX built from its published
+//! figures ([`super::ultrastar36lzx`]), the default device of Li & Shen's workloads
+//! ([`crate::workload::Workload::default_device`]). `:nocache` turns a drive's on-board cache off.
+//!
+//! A `.toml` file describes any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in
+//! as a starting point.
 //! Times are decimal milliseconds (`_ms`, as DiskSim's parameter files) or microseconds (`_us`); sizes
 //! are 512-byte sectors unless the key says bytes. Unknown keys are errors, not silently ignored.
 //!
@@ -80,8 +87,13 @@ use std::str::FromStr;
 use thiserror::Error;
 
 /// What `--device` accepts besides a `.toml` path.
-pub const BUILTIN_NAMES: &str =
-    "hdd, hdd:nocache, ssd, simple, simple:RATE (MB/s, e.g. simple:25MB/s), or a path to a .toml device file";
+pub const BUILTIN_NAMES: &str = "hdd, hdd:nocache, ultrastar36lzx, ultrastar36lzx:nocache, ssd, simple, \
+     simple:RATE (MB/s, e.g. simple:25MB/s), or a path to a .toml device file";
+
+/// The device Li & Shen's workloads run on unless `--device` says otherwise
+/// ([`crate::workload::Workload::default_device`]): their 24 GB dataset needs a disk of their testbed's
+/// class.
+pub const ULTRASTAR: &str = "ultrastar36lzx";
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum DeviceSpecError {
@@ -262,13 +274,21 @@ impl DeviceSpec {
         if trimmed.to_ascii_lowercase().ends_with(".toml") {
             return DeviceSpec::from_toml_file(Path::new(trimmed));
         }
-        match trimmed.to_ascii_lowercase().as_str() {
-            "hdd" | "cheetah9lp" => Ok(DeviceSpec::Hdd(HddSpec::cheetah_9lp())),
-            "hdd:nocache" | "cheetah9lp:nocache" => {
-                let mut spec = HddSpec::cheetah_9lp();
-                spec.cache.enabled = false;
-                Ok(DeviceSpec::Hdd(spec))
-            }
+        let lower = trimmed.to_ascii_lowercase();
+        let (drive, nocache) = match lower.strip_suffix(":nocache") {
+            Some(drive) => (drive, true),
+            None => (lower.as_str(), false),
+        };
+        let hdd = match drive {
+            "hdd" | "cheetah9lp" => Some(HddSpec::cheetah_9lp()),
+            "ultrastar36lzx" | "ultrastar" | "ultrastar36z10" => Some(HddSpec::ultrastar_36lzx()),
+            _ => None,
+        };
+        if let Some(mut spec) = hdd {
+            spec.cache.enabled = !nocache;
+            return Ok(DeviceSpec::Hdd(spec));
+        }
+        match lower.as_str() {
             "ssd" => Ok(DeviceSpec::Ssd(SsdSpec::p4500())),
             "simple" => Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1())),
             name => match name.strip_prefix("simple:") {
@@ -578,9 +598,18 @@ mod tests {
         assert_eq!(n.zones, h.zones);
         assert!(matches!(DeviceSpec::parse("ssd").unwrap(), DeviceSpec::Ssd(_)));
         assert!(matches!("simple".parse::<DeviceSpec>().unwrap(), DeviceSpec::Simple(_)));
-        for name in ["hdd", "hdd:nocache", "ssd", "simple"] {
+        let DeviceSpec::Hdd(u) = DeviceSpec::parse("Ultrastar36LZX").unwrap() else { panic!() };
+        assert!(u.cache.enabled);
+        assert_eq!(u.capacity_sectors, 71_687_340);
+        let DeviceSpec::Hdd(n) = DeviceSpec::parse("ultrastar:nocache").unwrap() else { panic!() };
+        assert!(!n.cache.enabled);
+        assert_eq!(n.zones, u.zones);
+        assert_eq!(DeviceSpec::parse(ULTRASTAR).unwrap(), DeviceSpec::Hdd(u));
+        for name in ["hdd", "hdd:nocache", "ultrastar36lzx", "ultrastar36lzx:nocache", "ssd", "simple"] {
             DeviceSpec::parse(name).unwrap().validate(name).unwrap();
         }
+        // `:nocache` belongs to the drives only.
+        assert!(matches!(DeviceSpec::parse("ssd:nocache"), Err(DeviceSpecError::UnknownName { .. })));
     }
 
     #[test]
@@ -603,12 +632,15 @@ mod tests {
     fn unknown_name_lists_the_choices() {
         let err = DeviceSpec::parse("floppy").unwrap_err();
         assert_eq!(err, DeviceSpecError::UnknownName { got: "floppy".into() });
-        assert!(err.to_string().contains("hdd, hdd:nocache, ssd, simple"), "{err}");
+        assert!(
+            err.to_string().contains("hdd, hdd:nocache, ultrastar36lzx, ultrastar36lzx:nocache, ssd, simple"),
+            "{err}"
+        );
     }
 
     #[test]
     fn every_builtin_round_trips_through_toml() {
-        for name in ["hdd", "hdd:nocache", "ssd", "simple"] {
+        for name in ["hdd", "hdd:nocache", "ultrastar36lzx", "ssd", "simple"] {
             let spec = DeviceSpec::parse(name).unwrap();
             let text = spec.to_toml();
             let back = DeviceSpec::from_toml_str(&text, "<round trip>").unwrap();

@@ -9,7 +9,7 @@
 //! (256 MiB for the media clips, §4.3) under the `linux-2.6` memory model, the active/inactive lists (the
 //! paper's AccessHistory is "the original Linux 2.6.10", §4.2 #1), the anticipatory scheduler (§2),
 //! `nr_requests` 128 (2.6's default), 2 CPUs ("dual 2.0GHz Xeon processors", §4), and the paper's class of
-//! disk, the 36.4 GB IBM 10,000 RPM drive (`ultrastar36z10`), which holds the paper's datasets: 6000 files
+//! disk, a 36.4 GB IBM 10,000 RPM drive (the Ultrastar 36LZX, `ultrastar36lzx`), which holds the paper's datasets: 6000 files
 //! of 4 MB for the microbenchmarks (§4.1), the 19 GB search index and the 20.4 GB media-clip set. A
 //! thread serves each request and exits with it (§4.1). Closed loop; the automatic warm-up; 120 s measured
 //! ("each round takes 120 seconds", §4) — 30 s with `--quick` — and three seeds per point where the paper
@@ -93,8 +93,9 @@ pub const INDEX: &str = "index-search";
 pub const CLIPS: &str = "media-clips";
 /// "A dataset of 6000 4MB disk-resident files" (§4.1).
 pub const FILES: u32 = 6000;
-/// The paper's testbed disk class: "a 36.4GB IBM 10KRPM SCSI drive" (§4).
-pub const DEVICE: &str = "ultrastar36z10";
+/// The paper's testbed disk class: "a 36.4GB IBM 10KRPM SCSI drive" (§4): the IBM Ultrastar 36LZX
+/// (`device/ultrastar36lzx.rs`).
+pub const DEVICE: &str = "ultrastar36lzx";
 pub const DEPTH_BYTES: u64 = 512 << 10;
 pub const MEMORY_BYTES: u64 = 512 << 20;
 /// §4.3: "the server memory size at 256MB" for the media clips.
@@ -871,7 +872,7 @@ fn markdown(t: &Table, levels: &[u32], quick: bool) -> String {
         md,
         "Every run: `linux-2.6:512KiB` readahead, {} MiB of memory (media clips {} MiB) under the `linux-2.6` \
          memory model, policy `linux` (the active/inactive lists), the anticipatory scheduler, `nr_requests` \
-         {NR_REQUESTS}, the `{DEVICE}` disk (36.4 GB, 10,000 RPM: the paper's class), a thread per request, \
+         {NR_REQUESTS}, the `{DEVICE}` disk (IBM Ultrastar 36LZX, 36.7 GB, 10,000 RPM: the paper's class), a thread per request, \
          closed loop, {} s measured after the automatic warm-up, {} seed(s) per point. The prefetch cache's \
          gradient descent starts at 25 % of memory with an eviction history of 40 % of the pages; epoch 1 s, \
          adjustment 1 % of memory.\n",

@@ -64,6 +64,10 @@ pub struct Pattern {
     pub think: Nanos,
 }
 
+/// Li & Shen's microbenchmarks (papers/000 §4.1), the patterns that run on their testbed's class of disk
+/// by default ([`Workload::default_device`]).
+pub const LI_SHEN: [&str; 4] = ["one-whole", "one-rand", "two-rand", "four-64kb"];
+
 impl Pattern {
     fn li_shen(
         name: &str,
@@ -272,6 +276,13 @@ impl Workload for PatternWorkload {
         &self.file_pages
     }
 
+    /// The Ultrastar 36LZX for Li & Shen's four named patterns, with or without parameters
+    /// (`one-rand:files=2000` too: the paper's workload on the paper's class of disk); a TOML pattern
+    /// keeps the name of its `base` unless it sets `name`.
+    fn default_device(&self) -> Option<&'static str> {
+        LI_SHEN.contains(&self.pattern.name.as_str()).then_some(crate::device::spec::ULTRASTAR)
+    }
+
     fn next_request(&mut self, _slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
         let files = self.choose_files(rng);
         let shared = self.draw_blocks(rng);
@@ -312,6 +323,7 @@ impl Workload for PatternWorkload {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::DeviceSpec;
     use rand::SeedableRng;
 
     fn reads(p: &RequestProgram) -> Vec<(u32, u64)> {
@@ -379,6 +391,22 @@ mod tests {
         assert_eq!(*lens.iter().max().unwrap(), 4 << 20);
         let mean = lens.iter().sum::<u64>() as f64 / lens.len() as f64;
         assert!((mean / (2.03 * 1048576.0) - 1.0).abs() < 0.05, "mean {mean}");
+    }
+
+    #[test]
+    fn li_shen_patterns_default_to_the_ultrastar() {
+        for p in [Pattern::one_whole(), Pattern::one_rand(), Pattern::two_rand(), Pattern::four_64kb()] {
+            let name = p.name.clone();
+            let w = PatternWorkload::new(p);
+            assert_eq!(w.default_device(), Some("ultrastar36lzx"), "{name}");
+            let DeviceSpec::Hdd(h) = DeviceSpec::parse(w.default_device().unwrap()).unwrap() else {
+                panic!()
+            };
+            assert!(w.file_pages().iter().sum::<u64>() * 8 <= h.capacity_sectors, "{name} fits");
+        }
+        for p in [Pattern::seq(), Pattern::random()] {
+            assert_eq!(PatternWorkload::new(p).default_device(), None);
+        }
     }
 
     #[test]
