@@ -98,6 +98,42 @@ fn simulate_json_is_byte_identical_for_a_seed_and_has_the_documented_fields() {
     assert_ne!(a.stdout, other.stdout, "the seed must matter");
 }
 
+/// Li & Shen's applications at the paper's scale: their 19.0 and 20.4 GB datasets fit the 2 TB `ssd` (the
+/// default 9.1 GB disk cannot hold them), and a short run completes requests.
+#[test]
+fn paper_applications_parse_and_run_briefly() {
+    for (workload, prefix) in [
+        ("index-search", "index-search:terms=500000,zipf=1,keywords=web,block=64KiB"),
+        ("media-clips:zipf=0.9", "media-clips:files=137432,zipf=0.9,block=64KiB"),
+    ] {
+        let args = [
+            "simulate",
+            "--workload",
+            workload,
+            "--device",
+            "ssd",
+            "--concurrency",
+            "16",
+            "--memory",
+            "64MiB",
+            "--warmup",
+            "0s",
+            "--duration",
+            "2s",
+            "--json",
+        ];
+        let o = pagelab(&args);
+        assert!(o.status.success(), "{workload}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["config"]["workload"].as_str().unwrap().starts_with(prefix), "{}", v["config"]);
+        assert!(v["requests_completed"].as_u64().unwrap() > 0, "{workload}: no request completed");
+    }
+    // On the default disk the dataset does not fit, and the message says so.
+    let o = pagelab(&["simulate", "--workload", "index-search", "--duration", "1s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the dataset needs"), "{}", stderr(&o));
+}
+
 #[test]
 fn trace_replay_runs_until_the_trace_ends() {
     let o = pagelab(&["simulate", "--trace", &trace_path("lirs/multi1.trace.gz"), "--json"]);
