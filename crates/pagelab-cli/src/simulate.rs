@@ -37,6 +37,16 @@ use std::time::Instant;
         same_length, start (zero|random), choice (random|round-robin), think
   write                    file writes: files, file_size, block, mode (random|seq),
                            read_fraction
+Li & Shen's applications (datasets of 19.0 and 20.4 GB: a disk larger than the
+default's 9.1 GB, e.g. --device ssd):
+  index-search             Ask Jeeves index server: 522 MiB mapping file (binary
+                           search per keyword), 8 index partitions, a query's
+                           posting lists read as interleaved streams; keys: terms
+                           (500000), zipf (1), keywords (web|N), block (64KiB),
+                           list_max (8MiB), interleave (merge|round-robin)
+  media-clips              Apache serving World Cup '98 media clips: 137432 files
+                           of 24-1416 KiB (mean 152), Zipf popularity, a random
+                           prefix of one clip; keys: files, zipf (1), block (64KiB)
 Programs that run to completion (measured whole; the runtime is the result):
   vm-seq, vm-random        MemRx's VM microbenchmarks: an anonymous allocation
                            scanned or touched at random, repeatedly; keys: size
@@ -59,6 +69,8 @@ Examples:
   pagelab simulate --workload one-rand:files=2000 --device hdd --duration 60s
   pagelab simulate --workload random:block=64KiB --device ssd \\
       --concurrency 32 --requests 10000
+  pagelab simulate --workload index-search --device ssd --concurrency 100
+  pagelab simulate --workload media-clips --device ssd --memory 256MiB
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
   pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --file-size 256KiB

@@ -62,3 +62,16 @@ fn the_committed_corpus_replays_clean() {
     }
     assert!(inputs >= 10, "the corpus holds {inputs} inputs");
 }
+
+/// Li & Shen's application workloads at their largest parameters (2^23 files; the most terms whose lists
+/// fit the partitions, and 2^23 terms, which do not) build or are refused within the heap bound.
+#[test]
+fn the_largest_application_workloads_stay_within_the_heap_bound() {
+    for text in [
+        "media-clips:files=8388608",
+        "index-search:terms=4600000,list_max=4KiB",
+        "index-search:terms=8388608,list_max=4KiB",
+    ] {
+        check(text).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

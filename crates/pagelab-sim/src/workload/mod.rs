@@ -4,8 +4,12 @@
 //! [`Step`]s — file reads and CPU work — that one handler runs from start to end and then exits. Synthetic
 //! workloads are all [`pattern::Pattern`]s (the papers' microbenchmarks are named instances, one file each
 //! where the paper names them); a TOML file describes new ones with the same fields; trace replay turns a
-//! block trace's streams into handlers.
+//! block trace's streams into handlers. Li & Shen's two application workloads have their own datasets and
+//! request programs: [`index_search`] (the Ask Jeeves index server) and [`media_clips`] (Apache serving
+//! the World Cup '98 media clips).
 
+pub mod index_search;
+pub mod media_clips;
 pub mod memory;
 pub mod pattern;
 pub mod replay;

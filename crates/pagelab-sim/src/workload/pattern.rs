@@ -191,7 +191,7 @@ impl Pattern {
 }
 
 /// `4MiB`, `64KiB`, `1000B`: the largest binary unit that divides the size, as a spec would write it.
-fn compact_bytes(bytes: u64) -> String {
+pub(crate) fn compact_bytes(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}GiB", b >> 30),
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}MiB", b >> 20),

@@ -6,7 +6,13 @@
 //! `uniform`), `length_min`, `length_max` (uniform), `length_bytes` (fixed), `same_length`, `start`
 //! (`zero`, `random`), `choice` (`random`, `round-robin`), `think` (CPU after each read, e.g. `2ms`).
 //! A TOML file may also set `base` (a built-in name to start from; default `one-rand`) and `name`.
+//!
+//! Li & Shen's application workloads ([`APP_WORKLOADS`]) take their own keys: `index-search` `terms`,
+//! `zipf`, `keywords` (`web` or a number), `block`, `list_max`, `interleave` (`merge`, `round-robin`);
+//! `media-clips` `files`, `zipf`, `block` (see their modules).
 
+use super::index_search::IndexSearch;
+use super::media_clips::MediaClips;
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
 use super::Workload;
@@ -58,18 +64,34 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if let Some(w) = memory_workload(&spec).map_err(in_spec)? {
         return Ok(w);
     }
+    if let Some(w) = app_workload(&spec).map_err(in_spec)? {
+        return Ok(w);
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
         SimError::invalid(
             format!("unknown workload `{}`", spec.name),
             format!(
-                "expected one of {}, {} or a .toml file",
+                "expected one of {}, {}, {} or a .toml file",
                 BUILTIN.join(", "),
+                APP_WORKLOADS.join(", "),
                 MEMORY_WORKLOADS.join(", ")
             ),
         )
     })?;
     let pattern = apply(base, &spec).map_err(in_spec)?;
     Ok(Box::new(PatternWorkload::new(pattern)))
+}
+
+/// Li & Shen's application workloads (papers/000 §4.1): `workload::index_search`, `workload::media_clips`.
+pub const APP_WORKLOADS: [&str; 2] = ["index-search", "media-clips"];
+
+/// `index-search:...` or `media-clips:...`; `None` for another name.
+fn app_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimError> {
+    Ok(Some(match spec.name.as_str() {
+        "index-search" => Box::new(IndexSearch::from_spec(spec)?),
+        "media-clips" => Box::new(MediaClips::from_spec(spec)?),
+        _ => return Ok(None),
+    }))
 }
 
 /// The workloads that write or page (`workload::memory`).
@@ -271,6 +293,20 @@ mod tests {
         );
         let e = message("vm-seq:passes=0");
         assert_eq!(e, "workload `vm-seq:passes=0`: passes=0: expected 1 to 1000000");
+        let e = message("five-rand");
+        assert!(e.contains("index-search, media-clips"), "{e}");
+        let e = message("media-clips:files=0");
+        assert!(e.starts_with("workload `media-clips:files=0`: files=0: expected 1 to"), "{e}");
+    }
+
+    #[test]
+    fn application_workloads_by_name() {
+        let w = parse_workload("media-clips:files=1000,zipf=0.8,block=8KiB").unwrap();
+        assert_eq!(w.describe(), "media-clips:files=1000,zipf=0.8,block=8KiB");
+        assert_eq!(w.file_pages().len(), 1000);
+        let w = parse_workload("index-search:terms=20000,keywords=2").unwrap();
+        assert!(w.describe().starts_with("index-search:terms=20000,zipf=1,keywords=2,"), "{}", w.describe());
+        assert_eq!(w.file_pages().len(), 9);
     }
 
     #[test]
