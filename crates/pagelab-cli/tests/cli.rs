@@ -300,3 +300,44 @@ fn experiment_quick_writes_every_artifact() {
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
 }
+
+/// `--prefetch-cache`: the JSON reports the prefetch cache (its spec, its pages, why they left) and the
+/// memory gauges hold its mean size; without it there is no such object; a bad order or share is refused.
+#[test]
+fn the_prefetch_cache_is_chosen_and_reported() {
+    let run = |pc: &str| {
+        let args = [
+            "simulate",
+            "--workload",
+            "two-rand:files=200",
+            "--concurrency",
+            "50",
+            "--memory",
+            "64MiB",
+            "--prefetch",
+            "linux-2.6:512KiB",
+            "--duration",
+            "5s",
+            "--prefetch-cache",
+            pc,
+            "--json",
+        ];
+        let o = pagelab(&args);
+        assert!(o.status.success(), "{pc}: {}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = run("pc-coldest+:fixed=10%");
+    assert_eq!(v["config"]["prefetch_cache"], "pc-coldest+:fixed=10%");
+    let pc = &v["prefetch_cache"];
+    assert!(pc["inserted_pages"].as_u64().unwrap() > 0, "{pc}");
+    assert_eq!(pc["allocation_bytes_final"], 6_709_248u64, "10 % of 64 MiB, in whole pages");
+    assert!(v["memory"]["prefetch_cache_bytes_mean"].as_f64().unwrap() > 0.0);
+    let none = run("access-history");
+    assert!(none.get("prefetch_cache").is_none(), "{none}");
+    assert_eq!(none["memory"]["prefetch_cache_bytes_mean"], 0.0);
+    for bad in ["pc-warmest", "pc-coldest:fixed=200%"] {
+        let o = pagelab(&["simulate", "--workload", "two-rand:files=20", "--prefetch-cache", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("--prefetch-cache"), "{}", stderr(&o));
+    }
+}
