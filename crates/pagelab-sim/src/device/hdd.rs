@@ -800,6 +800,21 @@ impl Device for Hdd {
     }
 }
 
+/// Reads `sectors` sectors from `first` in `chunk`-sector requests, each issued when the previous
+/// completes; returns the rate in decimal MB/s from the first request's completion to the last's. Shared by
+/// the drives' tests.
+#[cfg(test)]
+pub(crate) fn stream_mb_per_s(hdd: &mut Hdd, first: u64, sectors: u64, chunk: u32) -> f64 {
+    let mut now = hdd.service(Nanos::ZERO, &DiskRequest::read(first, chunk)).total();
+    let start = now;
+    let mut at = first + chunk as u64;
+    while at < first + sectors {
+        now += hdd.service(now, &DiskRequest::read(at, chunk)).total();
+        at += chunk as u64;
+    }
+    (at - first - chunk as u64) as f64 * 512.0 / (now - start).0 as f64 * 1e3
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1075,19 +1090,6 @@ mod tests {
         assert!((mean / 8.9 - 1.0).abs() < 0.05, "mean random 4 KiB read {mean:.4} ms");
         let mean = random_4k_mean_ms(&mut cheetah(false), 43, 4_000);
         assert!((mean / 8.9 - 1.0).abs() < 0.05, "without the cache {mean:.4} ms");
-    }
-
-    /// Reads `sectors` sectors from `first` in `chunk`-sector requests, each issued when the previous
-    /// completes; returns the rate in decimal MB/s from the first request's completion to the last's.
-    fn stream_mb_per_s(hdd: &mut Hdd, first: u64, sectors: u64, chunk: u32) -> f64 {
-        let mut now = hdd.service(Nanos::ZERO, &DiskRequest::read(first, chunk)).total();
-        let start = now;
-        let mut at = first + chunk as u64;
-        while at < first + sectors {
-            now += hdd.service(now, &DiskRequest::read(at, chunk)).total();
-            at += chunk as u64;
-        }
-        (at - first - chunk as u64) as f64 * 512.0 / (now - start).0 as f64 * 1e3
     }
 
     #[test]

@@ -229,7 +229,7 @@ pub fn seek_fit() -> TwoPieceSeek {
 mod tests {
     use super::*;
     use crate::device::cheetah9lp;
-    use crate::device::hdd::Hdd;
+    use crate::device::hdd::{stream_mb_per_s, Hdd};
     use crate::device::{Device, DeviceSpec};
     use crate::io::DiskRequest;
     use pagelab_core::Nanos;
@@ -374,19 +374,6 @@ mod tests {
             let mean = random_4k_mean_ms(&mut ultrastar(cache), seed, 4_000);
             assert!((mean / want - 1.0).abs() < 0.05, "cache {cache}: {mean:.4} ms vs {want:.2} ms");
         }
-    }
-
-    /// Reads `sectors` sectors from `first` in `chunk`-sector requests, each issued when the previous
-    /// completes; the rate in decimal MB/s from the first request's completion to the last's.
-    fn stream_mb_per_s(hdd: &mut Hdd, first: u64, sectors: u64, chunk: u32) -> f64 {
-        let mut now = hdd.service(Nanos::ZERO, &DiskRequest::read(first, chunk)).total();
-        let start = now;
-        let mut at = first + chunk as u64;
-        while at < first + sectors {
-            now += hdd.service(now, &DiskRequest::read(at, chunk)).total();
-            at += chunk as u64;
-        }
-        (at - first - chunk as u64) as f64 * 512.0 / (now - start).0 as f64 * 1e3
     }
 
     #[test]

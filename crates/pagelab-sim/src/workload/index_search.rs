@@ -535,17 +535,6 @@ mod tests {
         IndexSearch::from_spec(&Spec::parse("index-search").unwrap()).unwrap()
     }
 
-    /// (file, offset, length) of each read.
-    fn reads(p: &RequestProgram) -> Vec<(u32, u64, u64)> {
-        p.steps
-            .iter()
-            .map(|s| match *s {
-                Step::Read { file, offset_bytes, len_bytes } => (file.0, offset_bytes, len_bytes),
-                other => panic!("a query only reads, found {other:?}"),
-            })
-            .collect()
-    }
-
     #[test]
     fn dataset_matches_the_papers_figures() {
         let w = paper();
@@ -602,7 +591,7 @@ mod tests {
     fn a_query_searches_the_mapping_file_then_interleaves_its_lists() {
         let w = paper();
         let ranks = [1, 7, 300];
-        let r = reads(&w.program(&ranks));
+        let r = w.program(&ranks).reads();
         let probes = r.iter().take_while(|x| x.0 == 0).count();
         let mut expected_probes = Vec::new();
         let mut pages = Vec::new();
@@ -642,7 +631,7 @@ mod tests {
         let order = |interleave: Interleave, ranks: &[u64]| {
             let mut w = paper();
             w.interleave = interleave;
-            let r = reads(&w.program(ranks));
+            let r = w.program(ranks).reads();
             let starts: Vec<(u32, u64)> = ranks
                 .iter()
                 .map(|&k| {
@@ -702,7 +691,7 @@ mod tests {
             let k = w.draw_keywords(&mut rng);
             let ranks = w.draw_terms(k, &mut rng);
             assert_eq!(ranks.len(), k as usize);
-            let r = reads(&w.program(&ranks));
+            let r = w.program(&ranks).reads();
             keywords += u64::from(k);
             histogram[k as usize] += 1;
             probes += r.iter().filter(|x| x.0 == 0).count() as u64;

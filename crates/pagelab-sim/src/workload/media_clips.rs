@@ -225,17 +225,6 @@ mod tests {
         MediaClips::new(FILES_PAPER, ZIPF_DEFAULT, BLOCK_DEFAULT_BYTES).unwrap()
     }
 
-    /// (file, offset, length) of each read.
-    fn reads(p: &RequestProgram) -> Vec<(u32, u64, u64)> {
-        p.steps
-            .iter()
-            .map(|s| match *s {
-                Step::Read { file, offset_bytes, len_bytes } => (file.0, offset_bytes, len_bytes),
-                other => panic!("a media request only reads, found {other:?}"),
-            })
-            .collect()
-    }
-
     #[test]
     fn population_matches_the_papers_figures() {
         let w = paper();
@@ -280,7 +269,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let (mut whole, mut partial) = (0, 0);
         for _ in 0..2000 {
-            let r = reads(&w.next_request(0, &mut rng).unwrap());
+            let r = w.next_request(0, &mut rng).unwrap().reads();
             let file = r[0].0;
             let file_bytes = w.file_pages()[file as usize] * PAGE_SIZE_BYTES;
             let mut expected_offset = 0;

@@ -42,6 +42,18 @@ pub struct RequestProgram {
 }
 
 impl RequestProgram {
+    /// (file, offset, length) of each step, which must all be reads (the workloads' tests).
+    #[cfg(test)]
+    pub(crate) fn reads(&self) -> Vec<(u32, u64, u64)> {
+        self.steps
+            .iter()
+            .map(|s| match *s {
+                Step::Read { file, offset_bytes, len_bytes } => (file.0, offset_bytes, len_bytes),
+                other => panic!("a request of reads only, found {other:?}"),
+            })
+            .collect()
+    }
+
     pub fn bytes_read(&self) -> u64 {
         self.steps.iter().map(|s| if let Step::Read { len_bytes, .. } = s { *len_bytes } else { 0 }).sum()
     }
