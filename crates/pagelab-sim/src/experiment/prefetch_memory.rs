@@ -1097,6 +1097,38 @@ mod tests {
         assert!(quick.len() <= 40, "{} quick runs", quick.len());
     }
 
+    /// One real run, short: the row has the columns and the prefetch cache's timeline.
+    #[test]
+    fn a_run_yields_the_columns_and_the_timeline() {
+        let spec = RunSpec { timeline: true, ..RunSpec::new("two-rand", PCC, 20, 1, 5) };
+        let r = spec.run().unwrap();
+        for p in [
+            "workload",
+            "policy",
+            "concurrency",
+            "memory_bytes",
+            "prefetch_depth_bytes",
+            "dataset_bytes",
+            "seed",
+        ] {
+            assert!(r.param(p).is_some(), "{p}");
+        }
+        assert_eq!(r.num("dataset_bytes"), 6000.0 * (4 << 20) as f64);
+        for m in [
+            "throughput_mib_s",
+            "thrash_pages_per_s",
+            "thrash_pages_per_request",
+            "prefetch_cache_pages_mean",
+        ] {
+            assert!(r.metric(m).is_finite(), "{m}");
+        }
+        assert!(r.metric("throughput_mib_s") > 0.0);
+        assert!(r.metric("prefetch_cache_pages_mean") > 0.0, "readahead pages wait in the prefetch cache");
+        let names: Vec<&str> = r.series.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["prefetch cache", "allocation"]);
+        assert!(r.series[0].1.len() >= 5, "a sample a second over 5 s");
+    }
+
     fn row(w: &str, system: &str, c: u32, tp: f64, thrash_per_request: f64) -> Row {
         let memory = if w == CLIPS { CLIPS_MEMORY_BYTES } else { MEMORY_BYTES };
         let dataset = if MICRO.contains(&w) { FILES as u64 * (4 << 20) } else { 19 << 30 };
