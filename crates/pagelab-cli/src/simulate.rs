@@ -120,7 +120,8 @@ pub struct SimulateArgs {
     /// policy), pc-access-history (FIFO), pc-longest, pc-coldest, pc-coldest+ (pages of exited handlers
     /// first, then the stream whose owner used the most CPU since it last read it), pc-optimal (the
     /// request's reads declared at its start; pages it will not read go first). The allocation follows the
-    /// paper's gradient descent from 25 % of memory, or a fixed share: pc-coldest+:fixed=25%.
+    /// paper's gradient descent from 25 % of memory (1-s epochs, steps of 1 % of memory; to explore others:
+    /// pc-coldest+:epoch=10s,step=2%), or a fixed share: pc-coldest+:fixed=25%.
     #[arg(long, default_value = "access-history", value_name = "ORDER")]
     pub prefetch_cache: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);

@@ -48,7 +48,7 @@ mod order;
 pub mod partition;
 
 pub use order::ReclaimOrder;
-pub use partition::{Partition, PartitionStats};
+pub use partition::{Descent, Partition, PartitionStats};
 
 use crate::error::CoreError;
 use crate::hash::KeyMap;
@@ -96,27 +96,63 @@ impl PrefetchCacheConfig {
             }
         };
         let partition = match spec.string("fixed") {
-            None => Partition::GradientDescent,
-            Some(share) => {
-                let percent = share.trim_end_matches('%').trim().parse::<u32>().ok().filter(|p| *p <= 100);
-                let percent = percent.ok_or_else(|| CoreError::InvalidParameter {
-                    what: "prefetch cache share",
-                    why: format!("`fixed={share}`: expected a percentage of memory, 0% to 100%"),
-                })?;
-                Partition::Fixed { percent }
-            }
+            None => Partition::GradientDescent(descent(&spec)?),
+            Some(share) => Partition::Fixed { percent: percent(&share, "fixed")? },
         };
-        spec.finish(&["fixed"])?;
+        spec.finish(&["fixed", "epoch", "step"])?;
         Ok(Some(PrefetchCacheConfig { order, partition, seed }))
     }
 
     /// The name and parameters, as `parse` reads them.
     pub fn spec(&self) -> String {
         match self.partition {
-            Partition::GradientDescent => self.order.name().to_string(),
+            Partition::GradientDescent(d) if d == Descent::DEFAULT => self.order.name().to_string(),
+            Partition::GradientDescent(d) => {
+                format!("{}:epoch={},step={}%", self.order.name(), epoch_text(d.epoch), d.step_percent)
+            }
             Partition::Fixed { percent } => format!("{}:fixed={percent}%", self.order.name()),
         }
     }
+}
+
+/// An epoch as `epoch=` reads it: whole seconds, else milliseconds (the parser takes 1 ms steps at least).
+fn epoch_text(epoch: Nanos) -> String {
+    if epoch.0 % 1_000_000_000 == 0 {
+        format!("{}s", epoch.0 / 1_000_000_000)
+    } else {
+        format!("{}ms", epoch.0 / 1_000_000)
+    }
+}
+
+/// A percentage of memory, 0 % to 100 %, from `key=`'s value.
+fn percent(text: &str, key: &'static str) -> Result<u32, CoreError> {
+    let value = text.trim_end_matches('%').trim().parse::<u32>().ok().filter(|p| *p <= 100);
+    value.ok_or_else(|| CoreError::InvalidParameter {
+        what: "prefetch cache",
+        why: format!("`{key}={text}`: expected a percentage of memory, 0% to 100%"),
+    })
+}
+
+/// The descent's constants: the defaults, or `epoch=` (a duration, 1 ms to 1 h) and `step=` (1 % to 100 %)
+/// for exploration.
+fn descent(spec: &Spec) -> Result<Descent, CoreError> {
+    let epoch_ns = spec.duration_ns("epoch", Descent::DEFAULT.epoch.0)?;
+    if !(1_000_000..=3_600_000_000_000).contains(&epoch_ns) {
+        return Err(CoreError::InvalidParameter {
+            what: "prefetch cache",
+            why: format!("`epoch={epoch_ns}ns`: expected 1ms to 1h"),
+        });
+    }
+    let step_percent = match spec.string("step") {
+        None => Descent::DEFAULT.step_percent,
+        Some(text) => {
+            Some(percent(&text, "step")?).filter(|p| *p > 0).ok_or_else(|| CoreError::InvalidParameter {
+                what: "prefetch cache",
+                why: "`step=0%`: expected 1% to 100%".to_string(),
+            })?
+        }
+    };
+    Ok(Descent { epoch: Nanos(epoch_ns), step_percent })
 }
 
 /// A prefetch stream: pages one owner prefetched from one file, not yet accessed.

@@ -28,6 +28,8 @@
 //!   (say 5 %) would be noise at a few hundred misses per epoch and insensitive at tens of thousands;
 //!   this one is neither, and has no constant.
 //! - **The first direction** is drawn from the configuration's seed (the paper: "randomly").
+//! - The epoch and the unit can be changed for exploration (`pc-coldest+:epoch=10s,step=2%`,
+//!   [`Descent`]); every experiment uses the defaults above ([`Descent::DEFAULT`]).
 //! - **Bounds**: 0 to all usable memory; a step that would leave the range turns the direction around
 //!   instead (the paper does not say: without it, a descent that reaches a bound would stay there, since
 //!   an allocation that cannot move cannot raise the miss rate to reverse it).
@@ -50,7 +52,20 @@ pub enum Partition {
     /// A fixed share of physical memory, in percent.
     Fixed { percent: u32 },
     /// Li & Shen's gradient descent from 25 %.
-    GradientDescent,
+    GradientDescent(Descent),
+}
+
+/// The gradient descent's constants the paper leaves unstated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Descent {
+    pub epoch: Nanos,
+    /// The adjustment unit, in percent of physical memory (1 to 100).
+    pub step_percent: u32,
+}
+
+impl Descent {
+    /// pagelab's choice (module doc), used by every experiment.
+    pub const DEFAULT: Descent = Descent { epoch: EPOCH, step_percent: UNIT_PERCENT };
 }
 
 /// Misses and accesses counted in the current epoch.
@@ -92,6 +107,7 @@ pub struct Partitioner {
     partition: Partition,
     allocation_pages: u32,
     unit_pages: u32,
+    epoch_length: Nanos,
     max_pages: u32,
     /// The direction of the last adjustment.
     growing: bool,
@@ -109,14 +125,16 @@ impl Partitioner {
     /// pages. `seed` draws the gradient descent's first direction.
     pub fn new(partition: Partition, total_pages: u32, usable_pages: u32, seed: u64) -> Partitioner {
         let percent_of = |p: u32| (total_pages as u64 * p as u64 / 100) as u32;
-        let (allocation_pages, history_pages) = match partition {
-            Partition::Fixed { percent } => (percent_of(percent), 0),
-            Partition::GradientDescent => (percent_of(INITIAL_PERCENT), percent_of(HISTORY_PERCENT)),
+        let (allocation_pages, history_pages, descent) = match partition {
+            Partition::Fixed { percent } => (percent_of(percent), 0, Descent::DEFAULT),
+            Partition::GradientDescent(d) => (percent_of(INITIAL_PERCENT), percent_of(HISTORY_PERCENT), d),
         };
+        assert!(descent.epoch > Nanos::ZERO, "a descent's epoch must be positive");
         Partitioner {
             partition,
             allocation_pages: allocation_pages.min(usable_pages),
-            unit_pages: percent_of(UNIT_PERCENT).max(1),
+            unit_pages: percent_of(descent.step_percent).max(1),
+            epoch_length: descent.epoch,
             max_pages: usable_pages,
             growing: splitmix64(seed) & 1 == 1,
             epoch_end: None,
@@ -144,7 +162,7 @@ impl Partitioner {
         self.stats
     }
     fn adaptive(&self) -> bool {
-        self.partition == Partition::GradientDescent
+        matches!(self.partition, Partition::GradientDescent(_))
     }
 
     /// A page access (hit, miss or wait) at `now`.
@@ -179,14 +197,15 @@ impl Partitioner {
     /// Close every epoch that ended by `now`. Only the first of several ended epochs has counts; the rest
     /// were empty and change nothing, so the loop is bounded by one adjustment.
     pub fn advance(&mut self, now: Nanos) {
-        let end = *self.epoch_end.get_or_insert(now + EPOCH);
+        let epoch = self.epoch_length;
+        let end = *self.epoch_end.get_or_insert(now + epoch);
         if now < end {
             return;
         }
         self.end_epoch();
         // The next epoch starts at the boundary `now` falls in (empty epochs are skipped at once).
-        let skipped = (now.0 - end.0) / EPOCH.0;
-        self.epoch_end = Some(Nanos(end.0 + (skipped + 1) * EPOCH.0));
+        let skipped = (now.0 - end.0) / epoch.0;
+        self.epoch_end = Some(Nanos(end.0 + (skipped + 1) * epoch.0));
     }
 
     fn end_epoch(&mut self) {
@@ -249,7 +268,7 @@ mod tests {
 
     /// 100 pages of memory: the unit is 1 page, the start 25 pages, the history 40 entries.
     fn descent(growing: bool) -> Partitioner {
-        let mut p = Partitioner::new(Partition::GradientDescent, 100, 100, 0);
+        let mut p = Partitioner::new(Partition::GradientDescent(Descent::DEFAULT), 100, 100, 0);
         p.set_direction(growing);
         p
     }
@@ -277,7 +296,7 @@ mod tests {
 
     #[test]
     fn starts_at_a_quarter_of_memory_with_a_history_of_forty_percent() {
-        let p = Partitioner::new(Partition::GradientDescent, 131_072, 125_000, 7);
+        let p = Partitioner::new(Partition::GradientDescent(Descent::DEFAULT), 131_072, 125_000, 7);
         assert_eq!(p.allocation_pages(), 32_768);
         assert_eq!(p.unit_pages(), 1_310);
         assert_eq!(p.history_capacity(), 52_428);
@@ -329,7 +348,7 @@ mod tests {
 
     #[test]
     fn a_bound_turns_the_descent_around() {
-        let mut p = Partitioner::new(Partition::GradientDescent, 100, 26, 0);
+        let mut p = Partitioner::new(Partition::GradientDescent(Descent::DEFAULT), 100, 26, 0);
         p.set_direction(true);
         for e in 0..4 {
             epoch(&mut p, e, 100, 0, 0);

@@ -167,14 +167,26 @@ fn the_spec_names_every_order() {
             None => assert_eq!(name, "access-history"),
             Some(c) => {
                 assert_eq!(c.spec(), name);
-                assert_eq!(c.partition, Partition::GradientDescent);
+                assert_eq!(c.partition, Partition::GradientDescent(Descent::DEFAULT));
             }
         }
     }
     let fixed = PrefetchCacheConfig::parse("pc-coldest+:fixed=30%", 1).unwrap().unwrap();
     assert_eq!(fixed.partition, Partition::Fixed { percent: 30 });
     assert_eq!(fixed.spec(), "pc-coldest+:fixed=30%");
-    for bad in ["pc-warmest", "pc-coldest:fixed=120%", "pc-coldest:fixed=x", "pc-coldest:epoch=2s"] {
+    let explored = PrefetchCacheConfig::parse("pc-coldest+:epoch=10s,step=2%", 1).unwrap().unwrap();
+    let descent = Descent { epoch: Nanos::from_secs(10), step_percent: 2 };
+    assert_eq!(explored.partition, Partition::GradientDescent(descent));
+    assert_eq!(explored.spec(), "pc-coldest+:epoch=10s,step=2%");
+    assert_eq!(PrefetchCacheConfig::parse(&explored.spec(), 1).unwrap(), Some(explored));
+    for bad in [
+        "pc-warmest",
+        "pc-coldest:fixed=120%",
+        "pc-coldest:fixed=x",
+        "pc-coldest:epoch=0s",
+        "pc-coldest:step=0%",
+        "pc-coldest:window=2s",
+    ] {
         assert!(PrefetchCacheConfig::parse(bad, 1).is_err(), "{bad}");
     }
 }
@@ -184,7 +196,7 @@ fn the_spec_names_every_order() {
 fn space_overhead_is_about_four_tenths_of_a_percent() {
     let config = PrefetchCacheConfig {
         order: ReclaimOrder::ColdestPlus,
-        partition: Partition::GradientDescent,
+        partition: Partition::GradientDescent(Descent::DEFAULT),
         seed: 0,
     };
     let pc = PrefetchCache::new(config, 131_072, 131_072, 125_000);
