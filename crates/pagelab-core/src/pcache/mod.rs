@@ -117,7 +117,7 @@ impl PrefetchCacheConfig {
 
 /// An epoch as `epoch=` reads it: whole seconds, else milliseconds (the parser takes 1 ms steps at least).
 fn epoch_text(epoch: Nanos) -> String {
-    if epoch.0 % 1_000_000_000 == 0 {
+    if epoch.0.is_multiple_of(1_000_000_000) {
         format!("{}s", epoch.0 / 1_000_000_000)
     } else {
         format!("{}ms", epoch.0 / 1_000_000)
