@@ -641,8 +641,10 @@ impl<O: Observer> BufferCache<O> {
                 self.drop_page(now, frame);
                 continue;
             }
+            // Only the prefetch cache reads the owner's CPU time: no stream lookup per page without one.
             let owner = self.pages.meta[frame as usize].owner;
-            let owner_cpu_ns = self.streams.get(&owner.0).map(|r| r.cpu_ns);
+            let owner_cpu_ns =
+                self.pages.pc.as_ref().and_then(|_| self.streams.get(&owner.0)).map(|r| r.cpu_ns);
             self.pages.complete(frame, now, owner_cpu_ns);
             let f = frame as usize;
             let key = PageKey::from_raw(self.pages.table.key(frame));

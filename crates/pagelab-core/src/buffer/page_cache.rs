@@ -210,17 +210,24 @@ impl PageCache {
         self.meta[f].flags &= !flag::PREFETCHED;
         self.prefetched_unused -= was as u32;
         if was && self.pc.as_mut().is_some_and(|pc| pc.take_out(frame, now)) {
-            let access = Access {
-                key: self.table.key(frame),
-                vtime: self.tick(),
-                next_vtime: NEVER,
-                lbn: self.meta[f].lbn,
-                prefetch: true,
-            };
-            let history = std::mem::take(&mut self.meta[f].history);
-            self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
+            self.join_policy(frame, true);
         }
         was
+    }
+
+    /// The valid page in `frame` joins the policy: `on_insert` with the history its `on_miss` returned
+    /// (`prefetch`: a readahead page, not a reference).
+    fn join_policy(&mut self, frame: FrameId, prefetch: bool) {
+        let f = frame as usize;
+        let access = Access {
+            key: self.table.key(frame),
+            vtime: self.tick(),
+            next_vtime: NEVER,
+            lbn: self.meta[f].lbn,
+            prefetch,
+        };
+        let history = std::mem::take(&mut self.meta[f].history);
+        self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
     }
 
     /// The frame of page `key`, resident or in flight.
@@ -274,7 +281,8 @@ impl PageCache {
     /// The fetch of `frame` completed at `now`: the page becomes valid and joins the policy (`on_insert`
     /// with the history its `on_miss` returned) — or, a readahead page under a prefetch cache, the prefetch
     /// cache (its history waits in its record for its first use). `owner_cpu_ns`: the CPU time of the page's
-    /// owner, `None` if it has exited (the prefetch cache's Coldest+ and heuristic #1 read them).
+    /// owner, `None` if it has exited (the prefetch cache's Coldest+ and heuristic #1 read them; without a
+    /// prefetch cache it is not read).
     pub fn complete(&mut self, frame: FrameId, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
         debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
@@ -286,15 +294,7 @@ impl PageCache {
             pc.insert(frame, page, owner_cpu_ns.is_some(), owner_cpu_ns.unwrap_or(0), now);
             return;
         }
-        let access = Access {
-            key: self.table.key(frame),
-            vtime: self.tick(),
-            next_vtime: NEVER,
-            lbn: self.meta[f].lbn,
-            prefetch: self.meta[f].flags & flag::DEMANDED == 0,
-        };
-        let history = std::mem::take(&mut self.meta[f].history);
-        self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
+        self.join_policy(frame, self.meta[f].flags & flag::DEMANDED == 0);
     }
 
     /// A reader referenced the resident page in `frame`.
@@ -455,8 +455,8 @@ impl CacheSection for PageCache {
     fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
         let mut from_pc = 0;
         let mut written = 0u64;
+        let policy_pages = self.policy_pages();
         if let Some(pc) = &mut self.pc {
-            let policy_pages = self.table.len() - self.in_flight - pc.pages();
             let want = if policy_pages == 0 { target } else { pc.excess_pages() };
             let mut batch = std::mem::take(&mut self.victims);
             batch.clear();

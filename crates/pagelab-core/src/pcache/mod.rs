@@ -155,6 +155,11 @@ fn descent(spec: &Spec) -> Result<Descent, CoreError> {
     Ok(Descent { epoch: Nanos(epoch_ns), step_percent })
 }
 
+/// The index key of the stream of (`owner`, `file`).
+fn stream_key(owner: StreamId, file: FileId) -> u64 {
+    (owner.0 as u64) << 32 | file.0 as u64
+}
+
 /// A prefetch stream: pages one owner prefetched from one file, not yet accessed.
 #[derive(Clone, Copy, Debug)]
 struct PrefetchStream {
@@ -360,7 +365,7 @@ impl PrefetchCache {
 
     /// The stream of (`owner`, `file`), created empty if it has no pages.
     fn stream_for(&mut self, owner: StreamId, file: FileId, open: bool, cpu_ns: u64, now: Nanos) -> u32 {
-        let key = (owner.0 as u64) << 32 | file.0 as u64;
+        let key = stream_key(owner, file);
         if let Some(&s) = self.stream_index.get(&key) {
             return s;
         }
@@ -460,7 +465,7 @@ impl PrefetchCache {
         let list = if owner.exited { &mut self.exited } else { &mut self.live };
         self.stream_links.remove(list, s);
         // The index may already name a newer owner's stream under a reused id (`owner_opened`).
-        let key = (owner.id.0 as u64) << 32 | stream.file.0 as u64;
+        let key = stream_key(owner.id, stream.file);
         if self.stream_index.get(&key) == Some(&s) {
             self.stream_index.remove(&key);
         }
@@ -485,12 +490,14 @@ impl PrefetchCache {
             return;
         }
         self.owner_index.remove(&owner.0);
-        let mine: Vec<u32> =
-            self.stream_links.iter(&self.exited).filter(|&s| self.streams[s as usize].owner == o).collect();
-        for s in mine {
-            let key = (owner.0 as u64) << 32 | self.streams[s as usize].file.0 as u64;
-            self.stream_index.remove(&key);
+        for s in self.streams_of(o, &self.exited) {
+            self.stream_index.remove(&stream_key(owner, self.streams[s as usize].file));
         }
+    }
+
+    /// The streams of owner slot `o` in `list` (live or exited); bounded by the list's length.
+    fn streams_of(&self, o: u32, list: &List) -> Vec<u32> {
+        self.stream_links.iter(list).filter(|&s| self.streams[s as usize].owner == o).collect()
     }
 
     /// `owner` used `cpu_ns` more CPU (Coldest+ ranks streams by their owner's CPU since last access).
@@ -513,9 +520,7 @@ impl PrefetchCache {
         }
         record.exited = true;
         // Its streams move from the live list to the exited list; bounded by the live streams.
-        let mine: Vec<u32> =
-            self.stream_links.iter(&self.live).filter(|&s| self.streams[s as usize].owner == o).collect();
-        for s in mine {
+        for s in self.streams_of(o, &self.live) {
             self.stream_links.remove(&mut self.live, s);
             self.stream_links.push_front(&mut self.exited, s);
         }
@@ -550,7 +555,7 @@ impl PrefetchCache {
         for (&key, &s) in &self.stream_index {
             let stream = &self.streams[s as usize];
             let id = self.owners[stream.owner as usize].id;
-            assert_eq!(key, (id.0 as u64) << 32 | stream.file.0 as u64, "stream index out of step");
+            assert_eq!(key, stream_key(id, stream.file), "stream index out of step");
             assert!(!stream.pages.is_empty(), "stream index names an empty stream");
         }
         assert!(self.fifo.len() <= self.pages);
