@@ -821,10 +821,8 @@ impl Server {
     fn declare_reads(&mut self, stream: StreamId, program: &RequestProgram) {
         for step in &program.steps {
             if let Step::Read { file, offset_bytes, len_bytes } = *step {
-                let file_pages = self.layout.file_pages(file);
-                let first = offset_bytes / PAGE_SIZE_BYTES;
-                let last = (offset_bytes + len_bytes).div_ceil(PAGE_SIZE_BYTES).min(file_pages);
-                self.cache.declare_read(stream, file, first, last);
+                let (pages, _) = self.read_pages(file, offset_bytes, len_bytes);
+                self.cache.declare_read(stream, file, pages.start, pages.end);
             }
         }
     }
@@ -881,11 +879,18 @@ impl Server {
         self.sched.owner_exited(stream);
     }
 
+    /// The whole pages covering `len` bytes at `offset` of `file`, clipped to the file, and the file's size
+    /// in pages.
+    fn read_pages(&self, file: FileId, offset: u64, len: u64) -> (std::ops::Range<u64>, u64) {
+        let file_pages = self.layout.file_pages(file);
+        let last = (offset + len).div_ceil(PAGE_SIZE_BYTES).min(file_pages);
+        (offset / PAGE_SIZE_BYTES..last, file_pages)
+    }
+
     /// A read step as a cache cursor: whole pages covering the byte range, clipped to the file.
     fn open_read(&mut self, slot: Slot, file: FileId, offset: u64, len: u64) -> Option<ReadCursor> {
-        let file_pages = self.layout.file_pages(file);
-        let first = offset / PAGE_SIZE_BYTES;
-        let last = (offset + len).div_ceil(PAGE_SIZE_BYTES).min(file_pages);
+        let (pages, file_pages) = self.read_pages(file, offset, len);
+        let (first, last) = (pages.start, pages.end);
         if len == 0 || first >= last {
             return None;
         }

@@ -494,7 +494,11 @@ impl Table<'_> {
     }
     /// `p`'s system against AccessHistory at the same point: mean throughput ratio − 1.
     fn gain(&self, p: Point) -> f64 {
-        self.tp(p) / self.tp(Point { system: AH, ..p }) - 1.0
+        self.gain_over(p, AH)
+    }
+    /// `p`'s system against `base` at the same point: mean throughput ratio − 1.
+    fn gain_over(&self, p: Point, base: &str) -> f64 {
+        self.tp(p) / self.tp(Point { system: base, ..p }) - 1.0
     }
     /// Concurrency levels measured for a workload and system at the defaults.
     fn levels(&self, workload: &str, system: &str) -> Vec<u32> {
@@ -519,10 +523,15 @@ fn pct(x: f64) -> String {
 
 /// Gains of `system` over AccessHistory at high concurrency, `(concurrency, gain)`.
 fn high_gains(t: &Table, workload: &str, system: &str) -> Vec<(u32, f64)> {
+    gains(t, workload, system, AH, HIGH)
+}
+
+/// Gains of `system` over `base` at every measured level from `c_min` handlers, `(concurrency, gain)`.
+fn gains(t: &Table, workload: &str, system: &str, base: &str, c_min: u32) -> Vec<(u32, f64)> {
     t.levels(workload, system)
         .into_iter()
-        .filter(|&c| c >= HIGH)
-        .map(|c| (c, t.gain(Point::at(workload, system, c))))
+        .filter(|&c| c >= c_min)
+        .map(|c| (c, t.gain_over(Point::at(workload, system, c), base)))
         .filter(|(_, g)| g.is_finite())
         .collect()
 }
@@ -637,12 +646,7 @@ fn order_check(t: &Table, quick: bool) -> Check {
 }
 
 fn flat_check(t: &Table, workload: &str) -> Check {
-    let g: Vec<(u32, f64)> = t
-        .levels(workload, PCC)
-        .into_iter()
-        .map(|c| (c, t.gain(Point::at(workload, PCC, c))))
-        .filter(|(_, g)| g.is_finite())
-        .collect();
+    let g = gains(t, workload, PCC, AH, 0);
     let worst = g.iter().map(|x| x.1.abs()).fold(0.0, f64::max);
     Check {
         claim: format!("{workload}: the prefetch cache neither gains nor loses against AccessHistory"),
@@ -717,13 +721,7 @@ fn optimal_check(t: &Table) -> Check {
     let mut best = f64::NAN;
     let mut text = Vec::new();
     for w in ["one-rand", "two-rand"] {
-        let g: Vec<(u32, f64)> = t
-            .levels(w, OPTIMAL)
-            .into_iter()
-            .filter(|&c| c >= HIGH)
-            .map(|c| (c, t.tp(Point::at(w, OPTIMAL, c)) / t.tp(Point::at(w, PCC, c)) - 1.0))
-            .filter(|(_, g)| g.is_finite())
-            .collect();
+        let g = gains(t, w, OPTIMAL, PCC, HIGH);
         best = g.iter().map(|x| x.1).fold(best, f64::max);
         text.push(format!("{w}: {}", gains_text(&g)));
     }
@@ -747,13 +745,8 @@ fn optimal_check(t: &Table) -> Check {
 /// Mean gain of PC-Coldest+ over AccessHistory on Two-Rand over Figures 10–12's concurrency levels with
 /// one factor changed.
 fn factor_gain(t: &Table, change: impl Fn(Point) -> Point) -> f64 {
-    let g: Vec<f64> = FACTOR_CONCURRENCY
-        .iter()
-        .map(|&c| {
-            let p = change(Point::at("two-rand", PCC, c));
-            t.tp(p) / t.tp(Point { system: AH, ..p }) - 1.0
-        })
-        .collect();
+    let g: Vec<f64> =
+        FACTOR_CONCURRENCY.iter().map(|&c| t.gain(change(Point::at("two-rand", PCC, c)))).collect();
     g.iter().sum::<f64>() / g.len() as f64
 }
 
