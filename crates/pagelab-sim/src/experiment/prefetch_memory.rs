@@ -896,23 +896,25 @@ fn charts(t: &Table, levels: &[u32], quick: bool) -> Vec<Chart> {
     charts
 }
 
+/// A name as a `summary.json` key: `pc-coldest+` → `pc_coldest_plus`.
+fn summary_key(name: &str) -> String {
+    name.replace('+', "_plus").replace('-', "_")
+}
+
 fn summary(t: &Table, levels: &[u32]) -> Vec<(String, f64)> {
     let hi = *levels.last().expect("levels");
     let mut s = Vec::new();
     for w in MICRO.iter().copied().chain([INDEX, CLIPS]) {
-        let key = w.replace('-', "_");
+        let key = summary_key(w);
         for system in [AH, PCC] {
             let tp = t.tp(Point::at(w, system, hi));
             if tp.is_finite() {
-                s.push((
-                    format!("{key}_{}_c{hi}_mib_s", system.replace(['-', '+'], "_").trim_end_matches('_')),
-                    tp,
-                ));
+                s.push((format!("{key}_{}_c{hi}_mib_s", summary_key(system)), tp));
             }
         }
         let g = t.gain(Point::at(w, PCC, hi));
         if g.is_finite() {
-            s.push((format!("{key}_pc_coldest_plus_gain_c{hi}"), g));
+            s.push((format!("{key}_{}_gain_c{hi}", summary_key(PCC)), g));
         }
     }
     s
