@@ -37,8 +37,8 @@ use std::time::Instant;
         same_length, start (zero|random), choice (random|round-robin), think
   write                    file writes: files, file_size, block, mode (random|seq),
                            read_fraction
-Li & Shen's applications (datasets of 19.0 and 20.4 GB: a disk larger than the
-default's 9.1 GB, e.g. --device ssd):
+Li & Shen's applications (datasets of 19.0 and 20.4 GB, on the Ultrastar 36LZX by
+default):
   index-search             Ask Jeeves index server: 522 MiB mapping file (binary
                            search per keyword), 8 index partitions, a query's
                            posting lists read as interleaved streams; keys: terms
@@ -56,10 +56,10 @@ Programs that run to completion (measured whole; the runtime is the result):
                            row_cpu (100ns)
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
-Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb) run on the
-IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a disk of their testbed's class, unless
---device says otherwise: their 25 GB dataset of 6000 files does not fit the 9.1 GB
-Seagate Cheetah 9LP that every other workload runs on by default.
+Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
+index-search, media-clips) run on the IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a
+disk of their testbed's class, unless --device says otherwise: their 19-25 GB datasets
+do not fit the 9.1 GB Seagate Cheetah 9LP that every other workload runs on by default.
 
 Examples:
   pagelab simulate --workload one-rand --concurrency 100 \\
@@ -69,8 +69,8 @@ Examples:
   pagelab simulate --workload one-rand:files=2000 --device hdd --duration 60s
   pagelab simulate --workload random:block=64KiB --device ssd \\
       --concurrency 32 --requests 10000
-  pagelab simulate --workload index-search --device ssd --concurrency 100
-  pagelab simulate --workload media-clips --device ssd --memory 256MiB
+  pagelab simulate --workload index-search --concurrency 100
+  pagelab simulate --workload media-clips --memory 256MiB --prefetch-cache pc-coldest+
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
   pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --file-size 256KiB
@@ -133,7 +133,8 @@ pub struct SimulateArgs {
     /// Ultrastar 36LZX, 36.7 GB, from its published figures), ultrastar36lzx:nocache, ssd, simple (DULO's
     /// Table 1: 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
     /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
-    /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb), else hdd.
+    /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb,
+    /// index-search, media-clips), else hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
     /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).

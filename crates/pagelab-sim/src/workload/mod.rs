@@ -83,8 +83,8 @@ pub trait Workload: Send {
 
     /// The built-in device ([`crate::device::DeviceSpec::parse`] name) this workload runs on when the user
     /// names none; `None`: the shared default (`hdd`, the Cheetah 9LP). Li & Shen's microbenchmarks
-    /// name the Ultrastar 36LZX ([`crate::device::spec::ULTRASTAR`]): their 24 GB dataset needs a disk
-    /// of their testbed's class. A user's `--device` always wins.
+    /// and application workloads name the Ultrastar 36LZX ([`crate::device::spec::ULTRASTAR`]): their
+    /// 19–25 GB datasets need a disk of their testbed's class. A user's `--device` always wins.
     fn default_device(&self) -> Option<&'static str> {
         None
     }
