@@ -286,9 +286,6 @@ impl PrefetchCache {
     pub fn partition_stats(&self) -> PartitionStats {
         self.partitioner.stats()
     }
-    pub fn partitioner(&self) -> &Partitioner {
-        &self.partitioner
-    }
     pub fn partitioner_mut(&mut self) -> &mut Partitioner {
         &mut self.partitioner
     }

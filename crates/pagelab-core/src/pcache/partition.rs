@@ -145,9 +145,6 @@ impl Partitioner {
         }
     }
 
-    pub fn partition(&self) -> Partition {
-        self.partition
-    }
     /// Pages the prefetch cache may hold before reclaim takes its excess first.
     pub fn allocation_pages(&self) -> u32 {
         self.allocation_pages

@@ -85,14 +85,13 @@
 //! in a server that opens each partition once per thread.
 
 use super::pattern::compact_bytes;
-use super::{RequestProgram, Step, Workload};
+use super::{RequestProgram, Step, Workload, ZipfRanks};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
 use pagelab_core::{FileId, PAGE_SIZE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Zipf};
 
 /// "a 522MB mapping file".
 pub const MAPPING_BYTES: u64 = 522 << 20;
@@ -177,7 +176,7 @@ pub struct IndexSearch {
     file_pages: Vec<u64>,
     /// The list of the term of rank `r` (1-based) is at `places[r - 1]`, packed ([`IndexSearch::place`]).
     places: Vec<u32>,
-    zipf: Zipf<f64>,
+    zipf: ZipfRanks,
 }
 
 /// One posting list being read.
@@ -241,9 +240,7 @@ impl IndexSearch {
                 format!("expected at least as many terms as a query's keywords ({})", keywords.most()),
             ));
         }
-        if !(zipf_alpha >= 0.0 && zipf_alpha.is_finite()) {
-            return Err(SimError::invalid(format!("zipf={zipf_alpha}"), "expected a finite exponent >= 0"));
-        }
+        let zipf = ZipfRanks::new(terms, zipf_alpha)?;
         let page = PAGE_SIZE_BYTES;
         if block_bytes == 0 || !block_bytes.is_multiple_of(page) {
             return Err(SimError::invalid(
@@ -273,8 +270,6 @@ impl IndexSearch {
                 ),
             )
         })?;
-        let zipf = Zipf::new(terms, zipf_alpha)
-            .map_err(|why| SimError::invalid(format!("zipf={zipf_alpha}"), why.to_string()))?;
         let mut file_pages = vec![MAPPING_BYTES / page];
         file_pages.extend([PARTITION_PAGES; PARTITIONS as usize]);
         Ok(IndexSearch {
@@ -327,8 +322,7 @@ impl IndexSearch {
             if chosen.len() == k {
                 return chosen;
             }
-            // The sampler returns a float in 1..=terms; the clamp guards its floating-point edge.
-            let rank = (self.zipf.sample(rng) as u64).clamp(1, self.terms);
+            let rank = self.zipf.draw(rng);
             if !chosen.contains(&rank) {
                 chosen.push(rank);
             }

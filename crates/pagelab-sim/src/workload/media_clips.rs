@@ -61,14 +61,14 @@
 //! - **CPU.** None beyond the simulator's per-page processing cost, as for the microbenchmarks.
 
 use super::pattern::compact_bytes;
-use super::{RequestProgram, Step, Workload};
+use super::{RequestProgram, Step, Workload, ZipfRanks};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
 use pagelab_core::{FileId, PAGE_SIZE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, LogNormal, Zipf};
+use rand_distr::{Distribution, LogNormal};
 
 /// The paper's dataset: 20,400 MiB of files averaging 152 KiB (see the module doc).
 pub const FILES_PAPER: u64 = 137_432;
@@ -106,7 +106,7 @@ pub struct MediaClips {
     file_pages: Vec<u64>,
     /// The file of popularity rank `r` (1-based) is `rank_file[r - 1]`.
     rank_file: Vec<u32>,
-    zipf: Zipf<f64>,
+    zipf: ZipfRanks,
 }
 
 impl MediaClips {
@@ -127,9 +127,7 @@ impl MediaClips {
                 format!("expected 1 to {FILES_MAX} (file ids below the anonymous regions')"),
             ));
         }
-        if !(zipf_alpha >= 0.0 && zipf_alpha.is_finite()) {
-            return Err(SimError::invalid(format!("zipf={zipf_alpha}"), "expected a finite exponent >= 0"));
-        }
+        let zipf = ZipfRanks::new(files, zipf_alpha)?;
         if block_bytes == 0 || !block_bytes.is_multiple_of(PAGE_SIZE_BYTES) {
             return Err(SimError::invalid(
                 format!("block ({block_bytes} B)"),
@@ -140,16 +138,12 @@ impl MediaClips {
         let file_pages = population(files, &mut rng);
         let mut rank_file: Vec<u32> = (0..files as u32).collect();
         rank_file.shuffle(&mut rng);
-        let zipf = Zipf::new(files, zipf_alpha)
-            .map_err(|why| SimError::invalid(format!("zipf={zipf_alpha}"), why.to_string()))?;
         Ok(MediaClips { zipf_alpha, block_bytes, file_pages, rank_file, zipf })
     }
 
     /// The file of a Zipf-drawn popularity rank.
     fn draw_file(&self, rng: &mut ChaCha8Rng) -> u32 {
-        let n = self.rank_file.len() as u64;
-        // The sampler returns a float in 1..=n; the clamp guards its floating-point edge.
-        let rank = (self.zipf.sample(rng) as u64).clamp(1, n);
+        let rank = self.zipf.draw(rng);
         self.rank_file[(rank - 1) as usize]
     }
 }

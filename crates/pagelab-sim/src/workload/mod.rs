@@ -15,8 +15,36 @@ pub mod pattern;
 pub mod replay;
 pub mod spec;
 
+use crate::error::SimError;
 use pagelab_core::{FileId, Nanos};
 use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Zipf};
+
+/// Zipf-distributed popularity ranks `1..=n` (Li & Shen's application workloads: query terms, media
+/// files).
+#[derive(Clone, Debug)]
+pub struct ZipfRanks {
+    zipf: Zipf<f64>,
+    n: u64,
+}
+
+impl ZipfRanks {
+    /// Ranks `1..=n` (`n >= 1`, checked by the caller) with exponent `zipf_alpha` (`zipf=`), refused unless
+    /// finite and non-negative.
+    pub fn new(n: u64, zipf_alpha: f64) -> Result<ZipfRanks, SimError> {
+        let bad = |why: String| SimError::invalid(format!("zipf={zipf_alpha}"), why);
+        if !(zipf_alpha >= 0.0 && zipf_alpha.is_finite()) {
+            return Err(bad("expected a finite exponent >= 0".to_string()));
+        }
+        let zipf = Zipf::new(n, zipf_alpha).map_err(|why| bad(why.to_string()))?;
+        Ok(ZipfRanks { zipf, n })
+    }
+
+    /// One rank. The sampler returns a float in `1..=n`; the clamp guards its floating-point edge.
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> u64 {
+        (self.zipf.sample(rng) as u64).clamp(1, self.n)
+    }
+}
 
 /// One thing a request handler does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
