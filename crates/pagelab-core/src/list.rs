@@ -184,6 +184,23 @@ impl Links {
         })
     }
 
+    /// Nodes from back (the eviction end) to front; bounded by the list length.
+    pub fn iter_back<'a>(&'a self, list: &List) -> impl Iterator<Item = u32> + 'a {
+        let mut cur = list.tail;
+        let mut left = list.len;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                assert_eq!(left, 0, "list shorter than its length");
+                return None;
+            }
+            assert!(left > 0, "list longer than its length (cycle?)");
+            left -= 1;
+            let node = cur;
+            cur = self.links[node as usize].prev;
+            Some(node)
+        })
+    }
+
     /// Nodes front to back, collected (for tests and reports).
     pub fn to_vec(&self, list: &List) -> Vec<u32> {
         self.iter(list).collect()

@@ -15,10 +15,12 @@
 //! Victims are chosen a run at a time where that changes nothing: taking a stream's pages does not change
 //! its coldness (wall or CPU), so Coldest and Coldest+ take up to the whole batch from the chosen stream;
 //! Longest takes pages from the longest stream until it is no longer than the second longest, then chooses
-//! again (ties go to the oldest stream). The result is the order page-by-page choice would give.
+//! again. The result is the order page-by-page choice would give.
+//!
+//! Live streams are scanned from the oldest (the back of their list) to the newest, so every order's ties go
+//! to the first met, the oldest stream.
 
 use super::{PrefetchCache, NIL};
-use crate::list::List;
 use crate::policy::FrameId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,26 +106,10 @@ fn evict(pc: &mut PrefetchCache, frame: FrameId, reason: Reason, out: &mut Vec<F
     out.push(frame);
 }
 
-/// Live streams from the oldest (the back of the list) to the newest. Ties in every order go to the first
-/// met, the oldest stream. Bounded by the list's length.
-fn oldest_first<'a>(pc: &'a PrefetchCache, list: &List) -> impl Iterator<Item = u32> + 'a {
-    let mut cur = list.back().unwrap_or(NIL);
-    let mut left = list.len();
-    std::iter::from_fn(move || {
-        if cur == NIL || left == 0 {
-            return None;
-        }
-        left -= 1;
-        let s = cur;
-        cur = pc.stream_links.prev(s).unwrap_or(NIL);
-        Some(s)
-    })
-}
-
 /// The longest stream, and how many pages to take before it is no longer than the second longest.
 fn longest(pc: &PrefetchCache) -> (u32, u32) {
     let (mut best, mut best_len, mut second_len) = (NIL, 0u32, 0u32);
-    for s in oldest_first(pc, &pc.live) {
+    for s in pc.stream_links.iter_back(&pc.live) {
         let len = pc.streams[s as usize].pages.len();
         if len > best_len {
             second_len = best_len;
@@ -139,7 +125,7 @@ fn longest(pc: &PrefetchCache) -> (u32, u32) {
 /// The stream least recently accessed by wall clock.
 fn coldest(pc: &PrefetchCache) -> u32 {
     let mut best = NIL;
-    for s in oldest_first(pc, &pc.live) {
+    for s in pc.stream_links.iter_back(&pc.live) {
         if best == NIL || pc.streams[s as usize].last_access < pc.streams[best as usize].last_access {
             best = s;
         }
@@ -155,7 +141,7 @@ fn coldest_plus(pc: &PrefetchCache) -> u32 {
         pc.owners[stream.owner as usize].cpu_ns - stream.cpu_at_access_ns
     };
     let mut best = NIL;
-    for s in oldest_first(pc, &pc.live) {
+    for s in pc.stream_links.iter_back(&pc.live) {
         let better = best == NIL || {
             let (c, b) = (cpu_since(s), cpu_since(best));
             c > b || (c == b && pc.streams[s as usize].last_access < pc.streams[best as usize].last_access)
