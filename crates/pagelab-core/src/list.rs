@@ -169,25 +169,18 @@ impl Links {
 
     /// Nodes from front (MRU) to back; bounded by the list length.
     pub fn iter<'a>(&'a self, list: &List) -> impl Iterator<Item = u32> + 'a {
-        let mut cur = list.head;
-        let mut left = list.len;
-        std::iter::from_fn(move || {
-            if cur == NIL {
-                assert_eq!(left, 0, "list shorter than its length");
-                return None;
-            }
-            assert!(left > 0, "list longer than its length (cycle?)");
-            left -= 1;
-            let node = cur;
-            cur = self.links[node as usize].next;
-            Some(node)
-        })
+        self.walk(list.head, list.len, |l| l.next)
     }
 
     /// Nodes from back (the eviction end) to front; bounded by the list length.
     pub fn iter_back<'a>(&'a self, list: &List) -> impl Iterator<Item = u32> + 'a {
-        let mut cur = list.tail;
-        let mut left = list.len;
+        self.walk(list.tail, list.len, |l| l.prev)
+    }
+
+    /// `len` nodes from `first`, following `step`; asserts the links agree with the length.
+    fn walk<'a>(&'a self, first: u32, len: u32, step: fn(&Link) -> u32) -> impl Iterator<Item = u32> + 'a {
+        let mut cur = first;
+        let mut left = len;
         std::iter::from_fn(move || {
             if cur == NIL {
                 assert_eq!(left, 0, "list shorter than its length");
@@ -196,7 +189,7 @@ impl Links {
             assert!(left > 0, "list longer than its length (cycle?)");
             left -= 1;
             let node = cur;
-            cur = self.links[node as usize].prev;
+            cur = step(&self.links[node as usize]);
             Some(node)
         })
     }
