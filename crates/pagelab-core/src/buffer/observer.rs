@@ -136,6 +136,29 @@ impl Observer for () {}
 
 macro_rules! forward {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        forward_pair!($($name($($arg: $ty),*);)*);
+        forward_option!($($name($($arg: $ty),*);)*);
+    };
+}
+
+macro_rules! forward_option {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        /// An observer chosen at run time (MemRx behind `--whatif`): one branch per event when absent.
+        impl<A: Observer> Observer for Option<A> {
+            $(
+                #[inline(always)]
+                fn $name(&mut self, $($arg: $ty),*) {
+                    if let Some(a) = self {
+                        a.$name($($arg),*);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! forward_pair {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
         /// Both observers see every event, the first first.
         impl<A: Observer, B: Observer> Observer for (A, B) {
             $(

@@ -1,0 +1,632 @@
+//! MemRx's virtual extended cache (VEC): which memory increment would have kept an evicted page in memory
+//! (papers/003 §3.3, §4.2, Figure 2).
+//!
+//! "When a page is evicted, a reference to the page's location on disk is inserted at the head of a queue
+//! maintained in LRU order by the VEC. Subsequent evictions push previous references deeper in the queue.
+//! When a previously evicted page is read from disk … the reference to that page is removed from the queue
+//! and its distance (D) from the head of the queue is computed" — and `size_page × (D + 1)` more memory
+//! would have kept it. Memory increment `i` (0-based) is the `i + 1`-th increment: a reload at distance `D`
+//! belongs to increment `D / increment_pages`. Three ways to find `D`, chosen by [`VecMode`]:
+//!
+//! - [`SubQueueVec`] — the paper's structure (§4.2): the queue cut into sub-queues of one increment each;
+//!   "When a sub-queue exceeds its maximum length, the tail entry is moved to the head of the next deeper
+//!   sub-queue … When the last sub-queue overflows, that queue entry is discarded"; each entry knows its
+//!   sub-queue, so a reload finds its increment in O(1) through a hash table. The sub-queue is an
+//!   approximation of `D`, as in the paper: a reload removes an entry from its sub-queue and entries
+//!   below it do not move up, so a deeper entry may be reported one increment too deep.
+//! - [`ExactVec`] — the precise `D` from an order-statistic structure (the exact stack-distance engine's
+//!   [`LruStack`]: a Fenwick tree over eviction times), for the issue's exactness test: with LRU and exact
+//!   memory the predicted miss-ratio curve then equals the actual one.
+//! - [`ShadowVec`] — Linux's refault distance (`mm/workingset.c`, `../shared/reference/refault-and-shrinkers.md`):
+//!   an eviction counter stamped into the evicted page's shadow entry; the distance is the number of
+//!   evictions since, which counts the evictions of pages reloaded meanwhile too (so it can only be deeper
+//!   than the VEC's `D`).
+//!
+//! Departures, and why:
+//! - Memory: the paper's prototype spends 32 bytes per simulated page (§5.3). [`SubQueueVec`] spends 16
+//!   bytes a node (key, next, and the previous index packed with the sub-queue number) and an open-addressing
+//!   table of 4-byte node indices at a load of at most 3/4 (5.3 bytes a page): about 21.4 bytes per
+//!   simulated page, allocated ahead of time as the prototype's was. The packing bounds a VEC to 2^24 − 2
+//!   pages (64 GiB of simulated memory at 4 KiB) and 255 increments (asserted by [`VecGeometry::new`]).
+//! - [`ExactVec`] keeps every evicted page that has not come back, however deep (its Fenwick tree cannot
+//!   drop the bottom of the queue); its memory is bounded by the distinct pages the workload evicts.
+//!   [`ShadowVec`] forgets a shadow once as many evictions followed it as the VEC holds pages (a ring of the
+//!   last `capacity` evicted keys), as Linux bounds its shadow nodes.
+
+use super::stack_distance::LruStack;
+use crate::hash::{mix64, KeyMap};
+
+/// How the VEC finds a reload's distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VecMode {
+    /// The paper's sub-queues (§4.2).
+    SubQueue,
+    /// The exact eviction distance.
+    Exact,
+    /// Linux's refault distance (an eviction counter in shadow entries).
+    Shadow,
+}
+
+impl VecMode {
+    pub const ALL: [VecMode; 3] = [VecMode::SubQueue, VecMode::Exact, VecMode::Shadow];
+
+    /// The name users type and reports print (`subqueue`, `exact`, `shadow`).
+    pub fn name(self) -> &'static str {
+        match self {
+            VecMode::SubQueue => "subqueue",
+            VecMode::Exact => "exact",
+            VecMode::Shadow => "shadow",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<VecMode> {
+        VecMode::ALL.into_iter().find(|m| m.name() == text)
+    }
+}
+
+/// The VEC's size: `increments` increments of `increment_pages` pages each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VecGeometry {
+    pub increment_pages: u32,
+    pub increments: u32,
+}
+
+/// Most increments a VEC models (the sub-queue number is packed in 8 bits).
+pub const INCREMENTS_MAX: u32 = 255;
+/// Most pages a VEC models (node indices are packed in 24 bits, one value reserved).
+pub const PAGES_MAX: u64 = (1 << 24) - 2;
+
+impl VecGeometry {
+    /// Caller guarantees `increment_pages >= 1`, `1 <= increments <= 255` and a product of at most
+    /// [`PAGES_MAX`] pages (drivers check and say so before they get here).
+    pub fn new(increment_pages: u32, increments: u32) -> VecGeometry {
+        assert!(increment_pages >= 1, "a VEC increment of no pages");
+        assert!((1..=INCREMENTS_MAX).contains(&increments), "{increments} VEC increments");
+        assert!(
+            increment_pages as u64 * increments as u64 <= PAGES_MAX,
+            "a VEC of {increments} x {increment_pages} pages"
+        );
+        VecGeometry { increment_pages, increments }
+    }
+
+    /// Pages the VEC models in all.
+    pub fn capacity_pages(self) -> u32 {
+        self.increment_pages * self.increments
+    }
+
+    /// The increment of a reload at distance `d` (entries evicted after it), if the VEC reaches it.
+    fn increment_of(self, d: u64) -> Option<u32> {
+        let i = d / self.increment_pages as u64;
+        (i < self.increments as u64).then_some(i as u32)
+    }
+}
+
+/// One of the three VECs.
+#[derive(Clone, Debug)]
+pub enum AnyVec {
+    SubQueue(SubQueueVec),
+    Exact(ExactVec),
+    Shadow(ShadowVec),
+}
+
+impl AnyVec {
+    pub fn new(mode: VecMode, geometry: VecGeometry) -> AnyVec {
+        match mode {
+            VecMode::SubQueue => AnyVec::SubQueue(SubQueueVec::new(geometry)),
+            VecMode::Exact => AnyVec::Exact(ExactVec::new(geometry)),
+            VecMode::Shadow => AnyVec::Shadow(ShadowVec::new(geometry)),
+        }
+    }
+
+    pub fn mode(&self) -> VecMode {
+        match self {
+            AnyVec::SubQueue(_) => VecMode::SubQueue,
+            AnyVec::Exact(_) => VecMode::Exact,
+            AnyVec::Shadow(_) => VecMode::Shadow,
+        }
+    }
+
+    /// Page `key` was evicted: it enters at the head of the queue.
+    #[inline]
+    pub fn evicted(&mut self, key: u64) {
+        match self {
+            AnyVec::SubQueue(v) => v.evicted(key),
+            AnyVec::Exact(v) => v.evicted(key),
+            AnyVec::Shadow(v) => v.evicted(key),
+        }
+    }
+
+    /// Page `key` comes back into memory: it leaves the VEC, and the increment that would have kept it is
+    /// returned (`None`: it was never evicted, or deeper than the VEC reaches).
+    #[inline]
+    pub fn reloaded(&mut self, key: u64) -> Option<u32> {
+        match self {
+            AnyVec::SubQueue(v) => v.reloaded(key),
+            AnyVec::Exact(v) => v.reloaded(key),
+            AnyVec::Shadow(v) => v.reloaded(key),
+        }
+    }
+
+    /// Bytes of heap the VEC holds now.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            AnyVec::SubQueue(v) => v.heap_bytes(),
+            AnyVec::Exact(v) => v.stack.heap_bytes(),
+            AnyVec::Shadow(v) => v.heap_bytes(),
+        }
+    }
+}
+
+/// "No node": the 24-bit null of a packed previous index.
+const NIL: u32 = (1 << 24) - 1;
+const INDEX_MASK: u32 = NIL;
+const SUB_SHIFT: u32 = 24;
+
+/// A queue entry: 16 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    key: u64,
+    /// The next node towards the sub-queue's tail (older), or [`NIL`]; the free list's link when free.
+    next: u32,
+    /// The previous node (newer) in the low 24 bits, the sub-queue number in the high 8.
+    prev_sub: u32,
+}
+
+impl Node {
+    fn prev(self) -> u32 {
+        self.prev_sub & INDEX_MASK
+    }
+    fn sub(self) -> u32 {
+        self.prev_sub >> SUB_SHIFT
+    }
+    fn set_prev(&mut self, prev: u32) {
+        self.prev_sub = (self.prev_sub & !INDEX_MASK) | prev;
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SubQueue {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+const EMPTY_QUEUE: SubQueue = SubQueue { head: NIL, tail: NIL, len: 0 };
+
+/// The paper's VEC: sub-queues of one increment each, entries rippling from one to the next, a hash table
+/// from key to entry.
+#[derive(Clone, Debug)]
+pub struct SubQueueVec {
+    geometry: VecGeometry,
+    nodes: Vec<Node>,
+    /// Head of the free list of nodes (linked through `next`).
+    free: u32,
+    queues: Vec<SubQueue>,
+    table: NodeTable,
+}
+
+impl SubQueueVec {
+    pub fn new(geometry: VecGeometry) -> SubQueueVec {
+        // One node more than the capacity: an eviction inserts before the last sub-queue overflows.
+        let nodes_max = geometry.capacity_pages() + 1;
+        let nodes = (0..nodes_max)
+            .map(|i| Node { key: 0, next: if i + 1 < nodes_max { i + 1 } else { NIL }, prev_sub: NIL })
+            .collect();
+        SubQueueVec {
+            geometry,
+            nodes,
+            free: 0,
+            queues: vec![EMPTY_QUEUE; geometry.increments as usize],
+            table: NodeTable::with_capacity(nodes_max),
+        }
+    }
+
+    /// Entries in the VEC.
+    pub fn len(&self) -> u32 {
+        self.queues.iter().map(|q| q.len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The entries of sub-queue `q`, head (newest) first (tests).
+    pub fn sub_queue(&self, q: usize) -> Vec<u64> {
+        let mut keys = Vec::new();
+        let mut at = self.queues[q].head;
+        for _ in 0..self.queues[q].len {
+            keys.push(self.nodes[at as usize].key);
+            at = self.nodes[at as usize].next;
+        }
+        assert_eq!(at, NIL, "sub-queue {q} longer than its count");
+        keys
+    }
+
+    pub fn evicted(&mut self, key: u64) {
+        // A page can be evicted only while resident, and it left the VEC when it came back; a driver that
+        // skipped the return is forgiven: the entry moves to the head.
+        self.reloaded(key);
+        let n = self.free;
+        assert!(n != NIL, "VEC nodes exhausted ({} entries)", self.len());
+        self.free = self.nodes[n as usize].next;
+        self.nodes[n as usize].key = key;
+        self.table.insert(key, n, &self.nodes);
+        self.push_front(0, n);
+        // Ripple (Figure 2 B): each sub-queue that overflows hands its tail to the next; the last discards.
+        for q in 0..self.queues.len() {
+            if self.queues[q].len <= self.geometry.increment_pages {
+                break;
+            }
+            let tail = self.pop_back(q);
+            if q + 1 < self.queues.len() {
+                self.push_front(q + 1, tail);
+            } else {
+                let k = self.nodes[tail as usize].key;
+                self.table.remove(k, &self.nodes);
+                self.release(tail);
+            }
+        }
+        debug_assert!(self.len() <= self.geometry.capacity_pages());
+    }
+
+    pub fn reloaded(&mut self, key: u64) -> Option<u32> {
+        let n = self.table.remove(key, &self.nodes)?;
+        let q = self.nodes[n as usize].sub();
+        self.unlink(q as usize, n);
+        self.release(n);
+        Some(q)
+    }
+
+    fn release(&mut self, n: u32) {
+        self.nodes[n as usize] = Node { key: 0, next: self.free, prev_sub: NIL };
+        self.free = n;
+    }
+
+    fn push_front(&mut self, q: usize, n: u32) {
+        let head = self.queues[q].head;
+        self.nodes[n as usize].next = head;
+        self.nodes[n as usize].prev_sub = ((q as u32) << SUB_SHIFT) | NIL;
+        if head == NIL {
+            self.queues[q].tail = n;
+        } else {
+            self.nodes[head as usize].set_prev(n);
+        }
+        self.queues[q].head = n;
+        self.queues[q].len += 1;
+    }
+
+    fn pop_back(&mut self, q: usize) -> u32 {
+        let tail = self.queues[q].tail;
+        assert!(tail != NIL, "pop from empty sub-queue {q}");
+        self.unlink(q, tail);
+        tail
+    }
+
+    fn unlink(&mut self, q: usize, n: u32) {
+        let node = self.nodes[n as usize];
+        debug_assert_eq!(node.sub() as usize, q);
+        let (prev, next) = (node.prev(), node.next);
+        if prev == NIL {
+            self.queues[q].head = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.queues[q].tail = prev;
+        } else {
+            self.nodes[next as usize].set_prev(prev);
+        }
+        self.queues[q].len -= 1;
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.queues.capacity() * std::mem::size_of::<SubQueue>()
+            + self.table.heap_bytes()
+    }
+}
+
+/// The VEC's hash table (§4.2: "each entry is entered into a hash table when it is added to the queue"):
+/// open addressing with linear probing over 4-byte node indices, the key read from the node. Its size is
+/// fixed at 4/3 of the most nodes, so the load never exceeds 3/4 and a lookup probes a few slots on
+/// average; deletion shifts later entries back (no tombstones), so probe lengths do not grow over a run.
+#[derive(Clone, Debug)]
+struct NodeTable {
+    slots: Vec<u32>,
+}
+
+const FREE_SLOT: u32 = u32::MAX;
+
+impl NodeTable {
+    fn with_capacity(nodes: u32) -> NodeTable {
+        let size = (nodes as u64 * 4).div_ceil(3).max(8) as usize;
+        NodeTable { slots: vec![FREE_SLOT; size] }
+    }
+
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        ((mix64(key) as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+
+    #[inline]
+    fn next(&self, i: usize) -> usize {
+        if i + 1 == self.slots.len() {
+            0
+        } else {
+            i + 1
+        }
+    }
+
+    /// Caller guarantees `key` is not in the table and the table has a free slot.
+    fn insert(&mut self, key: u64, node: u32, nodes: &[Node]) {
+        let mut i = self.home(key);
+        for _ in 0..self.slots.len() {
+            if self.slots[i] == FREE_SLOT {
+                self.slots[i] = node;
+                return;
+            }
+            debug_assert_ne!(nodes[self.slots[i] as usize].key, key, "key {key} inserted twice");
+            i = self.next(i);
+        }
+        unreachable!("the VEC table is full");
+    }
+
+    /// The slot holding `key`, if any.
+    fn find(&self, key: u64, nodes: &[Node]) -> Option<usize> {
+        let mut i = self.home(key);
+        for _ in 0..self.slots.len() {
+            let n = self.slots[i];
+            if n == FREE_SLOT {
+                return None;
+            }
+            if nodes[n as usize].key == key {
+                return Some(i);
+            }
+            i = self.next(i);
+        }
+        None
+    }
+
+    /// Remove `key`; returns its node.
+    fn remove(&mut self, key: u64, nodes: &[Node]) -> Option<u32> {
+        let mut hole = self.find(key, nodes)?;
+        let node = self.slots[hole];
+        self.slots[hole] = FREE_SLOT;
+        // Backward-shift deletion: move each later entry of the run into the hole when its home does not
+        // lie cyclically after the hole (so it stays reachable from its home).
+        let mut j = self.next(hole);
+        for _ in 0..self.slots.len() {
+            let n = self.slots[j];
+            if n == FREE_SLOT {
+                break;
+            }
+            let home = self.home(nodes[n as usize].key);
+            let stays = if hole <= j { hole < home && home <= j } else { hole < home || home <= j };
+            if !stays {
+                self.slots[hole] = n;
+                self.slots[j] = FREE_SLOT;
+                hole = j;
+            }
+            j = self.next(j);
+        }
+        Some(node)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+/// The exact VEC: the reload's distance from an order-statistic structure over eviction times.
+#[derive(Clone, Debug)]
+pub struct ExactVec {
+    geometry: VecGeometry,
+    stack: LruStack,
+}
+
+impl ExactVec {
+    pub fn new(geometry: VecGeometry) -> ExactVec {
+        ExactVec { geometry, stack: LruStack::new() }
+    }
+
+    pub fn evicted(&mut self, key: u64) {
+        self.stack.access(key);
+    }
+
+    /// The exact distance: `LruStack::access` gives the key's stack distance (1 = the newest entry), so
+    /// `D` is one less; then the key leaves.
+    pub fn reloaded(&mut self, key: u64) -> Option<u32> {
+        let d = self.stack.access(key);
+        self.stack.remove(key);
+        self.geometry.increment_of(d? as u64 - 1)
+    }
+}
+
+/// Linux's refault distance: an eviction counter stamped in shadow entries.
+#[derive(Clone, Debug)]
+pub struct ShadowVec {
+    geometry: VecGeometry,
+    /// Evictions so far (`nonresident_age`).
+    evictions: u64,
+    /// Key → the eviction counter when it was evicted.
+    shadows: KeyMap<u64, u64>,
+    /// The key evicted at each counter value modulo the capacity: its shadow is forgotten when the counter
+    /// comes round (a distance the VEC cannot reach).
+    ring: Vec<u64>,
+}
+
+impl ShadowVec {
+    pub fn new(geometry: VecGeometry) -> ShadowVec {
+        let cap = geometry.capacity_pages() as usize;
+        ShadowVec { geometry, evictions: 0, shadows: KeyMap::default(), ring: vec![0; cap] }
+    }
+
+    pub fn evicted(&mut self, key: u64) {
+        let cap = self.ring.len() as u64;
+        let at = (self.evictions % cap) as usize;
+        if self.evictions >= cap {
+            let old = self.ring[at];
+            if self.shadows.get(&old) == Some(&(self.evictions - cap)) {
+                self.shadows.remove(&old);
+            }
+        }
+        self.ring[at] = key;
+        self.shadows.insert(key, self.evictions);
+        self.evictions += 1;
+    }
+
+    pub fn reloaded(&mut self, key: u64) -> Option<u32> {
+        let stamp = self.shadows.remove(&key)?;
+        self.geometry.increment_of(self.evictions - stamp - 1)
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        // hashbrown: one control byte and one (key, stamp) entry per bucket.
+        self.ring.capacity() * 8 + self.shadows.capacity() * (std::mem::size_of::<(u64, u64)>() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::VecDeque;
+
+    /// Figure 2 by hand: sub-queues of two entries, three of them.
+    #[test]
+    fn evictions_ripple_from_sub_queue_to_sub_queue_and_the_last_discards() {
+        let mut v = SubQueueVec::new(VecGeometry::new(2, 3));
+        for key in 1..=7 {
+            v.evicted(key);
+        }
+        assert_eq!((v.sub_queue(0), v.sub_queue(1), v.sub_queue(2)), (vec![7, 6], vec![5, 4], vec![3, 2]));
+        assert_eq!(v.reloaded(1), None, "the last sub-queue's overflow is forgotten");
+        assert_eq!(v.reloaded(4), Some(1));
+        v.evicted(8);
+        // Sub-queue 0 overflows into 1, which has room after the reload: the ripple stops there.
+        assert_eq!((v.sub_queue(0), v.sub_queue(1), v.sub_queue(2)), (vec![8, 7], vec![6, 5], vec![3, 2]));
+        assert_eq!(v.reloaded(8), Some(0));
+        assert_eq!(v.reloaded(2), Some(2));
+        assert_eq!(v.reloaded(2), None, "a reload takes the entry out");
+        assert_eq!(v.len(), 4);
+    }
+
+    /// The paper's algorithm written plainly: a deque per sub-queue, searched linearly.
+    #[derive(Default)]
+    struct Model {
+        queues: Vec<VecDeque<u64>>,
+        per: usize,
+    }
+
+    impl Model {
+        fn evicted(&mut self, key: u64) {
+            self.reloaded(key);
+            self.queues[0].push_front(key);
+            for q in 0..self.queues.len() {
+                if self.queues[q].len() > self.per {
+                    let tail = self.queues[q].pop_back().unwrap();
+                    if q + 1 < self.queues.len() {
+                        self.queues[q + 1].push_front(tail);
+                    }
+                }
+            }
+        }
+        fn reloaded(&mut self, key: u64) -> Option<u32> {
+            for (q, queue) in self.queues.iter_mut().enumerate() {
+                if let Some(at) = queue.iter().position(|&k| k == key) {
+                    queue.remove(at);
+                    return Some(q as u32);
+                }
+            }
+            None
+        }
+    }
+
+    /// Operations: evict (true) or reload (false) of a key from a small range, so both hit often.
+    fn ops() -> impl Strategy<Value = Vec<(bool, u64)>> {
+        proptest::collection::vec((any::<bool>(), 0u64..40), 0..400)
+    }
+
+    proptest! {
+        #[test]
+        fn sub_queues_match_the_plain_algorithm(per in 1u32..5, n in 1u32..5, ops in ops()) {
+            let mut v = SubQueueVec::new(VecGeometry::new(per, n));
+            let mut m = Model { queues: vec![VecDeque::new(); n as usize], per: per as usize };
+            for (evict, key) in ops {
+                // Keys spread over the table's range (sequential keys would all hash near each other).
+                let key = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                if evict {
+                    v.evicted(key);
+                    m.evicted(key);
+                } else {
+                    prop_assert_eq!(v.reloaded(key), m.reloaded(key));
+                }
+            }
+            for q in 0..n as usize {
+                prop_assert_eq!(v.sub_queue(q), m.queues[q].iter().copied().collect::<Vec<_>>());
+            }
+        }
+
+        /// The exact VEC's increment is the true position in one LRU queue of evictions.
+        #[test]
+        fn the_exact_vec_reports_the_true_distance(per in 1u32..5, n in 1u32..5, ops in ops()) {
+            let g = VecGeometry::new(per, n);
+            let mut v = ExactVec::new(g);
+            let mut queue: Vec<u64> = Vec::new(); // newest first
+            for (evict, key) in ops {
+                let at = queue.iter().position(|&k| k == key);
+                if let Some(at) = at {
+                    queue.remove(at);
+                }
+                if evict {
+                    v.evicted(key);
+                    queue.insert(0, key);
+                } else {
+                    let expected = at.and_then(|d| g.increment_of(d as u64));
+                    prop_assert_eq!(v.reloaded(key), expected);
+                }
+            }
+        }
+
+        /// The shadow VEC's distance is the evictions since the page's own.
+        #[test]
+        fn the_shadow_vec_counts_evictions_since(per in 1u32..5, n in 1u32..5, ops in ops()) {
+            let g = VecGeometry::new(per, n);
+            let mut v = ShadowVec::new(g);
+            let mut stamps = std::collections::HashMap::new();
+            let mut evictions = 0u64;
+            for (evict, key) in ops {
+                if evict {
+                    v.evicted(key);
+                    stamps.insert(key, evictions);
+                    evictions += 1;
+                } else {
+                    let expected = stamps.remove(&key).and_then(|s| g.increment_of(evictions - s - 1));
+                    prop_assert_eq!(v.reloaded(key), expected);
+                }
+            }
+        }
+    }
+
+    /// MemRx's issue sets the goal at 24 bytes of VEC state per simulated page (the paper: 32); Table 5's
+    /// configurations, 32 MiB increments of 4 KiB pages.
+    #[test]
+    fn the_sub_queue_vec_costs_at_most_24_bytes_a_simulated_page() {
+        for simulated_mib in [384u32, 512, 896, 3968, 4096] {
+            let g = VecGeometry::new(8192, simulated_mib / 32);
+            let v = SubQueueVec::new(g);
+            let per_page = v.heap_bytes() as f64 / g.capacity_pages() as f64;
+            assert!(per_page <= 24.0, "{simulated_mib} MiB: {per_page:.2} bytes a page");
+            assert!(per_page >= 21.0, "{simulated_mib} MiB: {per_page:.2} bytes a page: not all counted?");
+        }
+    }
+
+    #[test]
+    fn geometry_bounds_are_checked() {
+        assert!(std::panic::catch_unwind(|| VecGeometry::new(1, 256)).is_err());
+        assert!(std::panic::catch_unwind(|| VecGeometry::new(1 << 24, 1)).is_err());
+        assert_eq!(VecGeometry::new(8192, 12).capacity_pages(), 98_304);
+        assert_eq!(VecMode::parse("shadow"), Some(VecMode::Shadow));
+        assert_eq!(VecMode::parse("lru"), None);
+    }
+}
