@@ -342,7 +342,7 @@ mod tests {
         // 51,412 is the smallest cylinder count whose zones (equal widths, the same tracks) hold the
         // capacity: one cylinder fewer takes a cylinder off zone 3, 6 × 870 sectors, more than the 600
         // spare.
-        assert!(total - 6 * ZONES[3].2 as u64 < BLOCK_COUNT);
+        assert!(total - 6 * (ZONES[3].2 as u64) < BLOCK_COUNT);
         // 944 is the smallest zone-0 track reaching the 50 MB/s stand-in (to its rounding, 0.01 MB/s).
         let outer = |spt: u32| {
             let skew = |ms: f64| (ms / REVOLUTION_MS * spt as f64).ceil() as u32;
