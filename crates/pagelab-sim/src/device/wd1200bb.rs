@@ -112,8 +112,8 @@
 //!
 //! Model vs figures (tests below): capacity 234,441,648 sectors, exactly; average seek 8.900 ms (8.9);
 //! full stroke 21.000 ms (21); single-cylinder seek 2.000 ms (2.0); average rotational latency 4.167
-//! ms (4.2); random 4 KiB reads 13.1–13.2 ms against 0.3 + 8.9 + 4.2 = 13.4 ms (random LBNs favour the
-//! larger outer zones, which shortens the seeks); back-to-back sequential reads stream at 49.99 MB/s in
+//! ms (4.2); random 4 KiB reads 13.28 / 13.32 ms (cache off / on, 4,000 reads) against 0.3 + 8.9 +
+//! 4.2 = 13.4 ms (random LBNs favour the larger outer zones, which shortens the seeks); back-to-back sequential reads stream at 49.99 MB/s in
 //! zone 0 (50, stand-in) and 30.50 MB/s in zone 15 (30.5, derived), on media rates of 58.0 and 35.4
 //! MB/s. The seek curve's fitted constants: 1.9642 + 0.035786·√d ms below 2575 cylinders, 2.8722 +
 //! 0.0003526·d ms from there.
