@@ -8,14 +8,16 @@
 //!   read-ahead (`../shared/reference/devices.md` §1–2).
 //!   The same model also runs [`ultrastar36lzx`], the IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a drive
 //!   of the class of Li & Shen's testbed disk (papers/000 §4), built from its published figures: the
-//!   default device of their workloads, whose 24 GB dataset the 9.1 GB Cheetah cannot hold.
+//!   default device of their workloads, whose 24 GB dataset the 9.1 GB Cheetah cannot hold. And
+//!   [`wd1200bb`], the Western Digital Caviar WD1200BB (120 GB, 7,200 RPM, ATA-100), the disk of the
+//!   MemRx paper's testbed (papers/003 §5), built from its published figures the same way.
 //! - [`ssd::Ssd`]: an NVMe SSD as a c-server queue with a sequential fast path and a shared link
 //!   (devices.md §3, Intel DC P4500 anchor).
 //! - [`simple::SimpleDisk`]: the back-of-the-envelope disk of DULO's Table 1 (papers/001 §1): a fixed
 //!   average seek plus average rotation for every non-sequential request.
 //!
 //! [`spec::DeviceSpec`] names a device on the command line (`hdd`, `hdd:nocache`, `ultrastar36lzx`,
-//! `ssd`, `simple`, or a `.toml` file; the schema is in [`spec`]) and builds it.
+//! `wd1200bb`, `ssd`, `simple`, or a `.toml` file; the schema is in [`spec`]) and builds it.
 //!
 //! Time is [`Nanos`], passed in by the simulator: a device never reads a clock and owns no randomness, so
 //! the same request sequence at the same times always gets the same service times. A device's state
@@ -28,6 +30,7 @@ pub mod simple;
 pub mod spec;
 pub mod ssd;
 pub mod ultrastar36lzx;
+pub mod wd1200bb;
 
 pub use spec::{DeviceSpec, DeviceSpecError};
 

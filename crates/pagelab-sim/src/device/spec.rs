@@ -1,11 +1,13 @@
-//! Naming a device: `--device hdd | hdd:nocache | ultrastar36lzx | ultrastar36lzx:nocache | ssd | simple |
-//! path/to/device.toml`.
+//! Naming a device: `--device hdd | hdd:nocache | ultrastar36lzx | ultrastar36lzx:nocache | wd1200bb |
+//! wd1200bb:nocache | ssd | simple | path/to/device.toml`.
 //!
 //! The built-in names are the models with their documented defaults: `hdd` (also `cheetah9lp`) is the
 //! DiskSim-validated Seagate Cheetah 9LP, the shared default; `ultrastar36lzx` (also `ultrastar`, and
 //! `ultrastar36z10`, the name issue 14 first gave it) is the IBM Ultrastar 36LZX built from its published
 //! figures ([`super::ultrastar36lzx`]), the default device of Li & Shen's workloads
-//! ([`crate::workload::Workload::default_device`]). `:nocache` turns a drive's on-board cache off.
+//! ([`crate::workload::Workload::default_device`]); `wd1200bb` is the Western Digital Caviar WD1200BB
+//! (120 GB, 7,200 RPM, ATA-100) built from its published figures ([`super::wd1200bb`]), the disk of the
+//! MemRx paper's testbed. `:nocache` turns a drive's on-board cache off.
 //!
 //! A `.toml` file describes any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in
 //! as a starting point.
@@ -88,12 +90,16 @@ use thiserror::Error;
 
 /// What `--device` accepts besides a `.toml` path.
 pub const BUILTIN_NAMES: &str = "hdd, hdd:nocache, ultrastar36lzx, ultrastar36lzx:nocache, ssd, simple, \
-     simple:RATE (MB/s, e.g. simple:25MB/s), or a path to a .toml device file";
+     simple:RATE (MB/s, e.g. simple:25MB/s), wd1200bb, wd1200bb:nocache, or a path to a .toml device file";
 
 /// The device Li & Shen's workloads run on unless `--device` says otherwise
 /// ([`crate::workload::Workload::default_device`]): their 24 GB dataset needs a disk of their testbed's
 /// class.
 pub const ULTRASTAR: &str = "ultrastar36lzx";
+
+/// The Western Digital WD1200BB, the disk of the MemRx paper's testbed (papers/003 §5; [`super::wd1200bb`]),
+/// for the MemRx workloads.
+pub const WD1200BB: &str = "wd1200bb";
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum DeviceSpecError {
@@ -282,6 +288,7 @@ impl DeviceSpec {
         let hdd = match drive {
             "hdd" | "cheetah9lp" => Some(HddSpec::cheetah_9lp()),
             "ultrastar36lzx" | "ultrastar" | "ultrastar36z10" => Some(HddSpec::ultrastar_36lzx()),
+            "wd1200bb" => Some(HddSpec::wd1200bb()),
             _ => None,
         };
         if let Some(mut spec) = hdd {
@@ -610,6 +617,25 @@ mod tests {
         }
         // `:nocache` belongs to the drives only.
         assert!(matches!(DeviceSpec::parse("ssd:nocache"), Err(DeviceSpecError::UnknownName { .. })));
+    }
+
+    #[test]
+    fn the_wd1200bb_parses_by_name() {
+        let DeviceSpec::Hdd(w) = DeviceSpec::parse("WD1200BB").unwrap() else { panic!() };
+        assert!(w.cache.enabled);
+        assert_eq!(w.capacity_sectors, 234_441_648);
+        let DeviceSpec::Hdd(n) = DeviceSpec::parse("wd1200bb:nocache").unwrap() else { panic!() };
+        assert!(!n.cache.enabled);
+        assert_eq!(n.zones, w.zones);
+        assert_eq!(DeviceSpec::parse(WD1200BB).unwrap(), DeviceSpec::Hdd(w));
+        for name in ["wd1200bb", "wd1200bb:nocache"] {
+            DeviceSpec::parse(name).unwrap().validate(name).unwrap();
+            let spec = DeviceSpec::parse(name).unwrap();
+            let back = DeviceSpec::from_toml_str(&spec.to_toml(), "<round trip>").unwrap();
+            assert_eq!(back, spec, "{name} changed through TOML");
+        }
+        let err = DeviceSpec::parse("floppy").unwrap_err().to_string();
+        assert!(err.contains("wd1200bb, wd1200bb:nocache"), "{err}");
     }
 
     #[test]
