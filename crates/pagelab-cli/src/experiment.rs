@@ -63,7 +63,7 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     let findings = exp.analyze(&rows, args.quick);
     let wall = start.elapsed().as_secs_f64();
     // Each file is written beside its destination and renamed into place only when complete.
-    write_atomically(&out.join("results.csv"), &[], |p| write_results_csv(&rows, p))?;
+    write_atomically(&out.join("results.csv"), &[], |p| write_results_csv(&exp.result_rows(&rows), p))?;
     write_atomically(&out.join("summary.json"), &[], |p| write_summary(exp, args, &findings, p))?;
     let panels: Vec<LineChart> = findings.charts.iter().map(to_line_chart).collect();
     if !panels.is_empty() {

@@ -13,6 +13,7 @@ pub mod progress;
 pub mod simulate;
 pub mod trace_cmd;
 pub mod traceio;
+pub mod whatif;
 
 /// This process's peak resident set size (Linux `VmHWM`), for memory reports; `None` elsewhere.
 pub fn peak_rss_bytes() -> Option<u64> {

@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use pagelab_cli::output::{is_broken_pipe, note, Failed};
-use pagelab_cli::{bench, cachesim, experiment, mrc, simulate, trace_cmd};
+use pagelab_cli::{bench, cachesim, experiment, mrc, simulate, trace_cmd, whatif};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -41,6 +41,8 @@ enum Command {
     /// Inspect or convert traces.
     #[command(subcommand)]
     Trace(trace_cmd::TraceCommand),
+    /// MemRx what-if: predicted runtime and miss ratio at larger memory sizes from one run; --validate reruns.
+    Whatif(Box<whatif::WhatIfArgs>),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Mrc(a) => mrc::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Trace(t) => trace_cmd::run(t),
+        Command::Whatif(a) => whatif::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,7 +12,7 @@ use clap::Args;
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
-use pagelab_sim::config::{Arrival, MemoryModel, SimConfig, Warmup};
+use pagelab_sim::config::{Arrival, MemoryModel, SimConfig, Warmup, WhatIfConfig};
 use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::layout::{LayoutSpec, Placement};
 use pagelab_sim::metrics::RunMetrics;
@@ -189,6 +189,13 @@ pub struct SimulateArgs {
     /// Seed of the run's one random generator: the same seed gives byte-identical results.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// MemRx's what-if prediction (papers/003) of this run at larger memories: up-to=SIZE (the largest
+    /// memory predicted, default 512MiB), step=SIZE (the increment, default 32MiB), vec=subqueue|exact|shadow|all
+    /// (how evicted pages' distances are found: the paper's sub-queues, the exact distance, Linux's
+    /// refault distance). Prints the predicted runtime and miss ratio at each size (JSON: `whatif`).
+    /// `pagelab whatif` runs this and can rerun each size to check the prediction.
+    #[arg(long, value_name = "SPEC")]
+    pub whatif: Option<String>,
     /// One JSON object on stdout (field names documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -327,7 +334,14 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
             ..LayoutSpec::default()
         },
         thrash_history_pages: None,
+        whatif: match &args.whatif {
+            Some(text) => Some(WhatIfConfig::parse(text).map_err(|e| anyhow!("--whatif: {e}"))?),
+            None => None,
+        },
     };
+    if let Some(w) = &cfg.whatif {
+        w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("{e}"))?;
+    }
     if cfg.policy.needs_future() {
         bail!("--policy opt needs the future of every reference, which a running server does not have");
     }
@@ -438,7 +452,16 @@ fn trace_workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workl
     Ok((Box::new(replay), Some(counts)))
 }
 
-pub fn run(args: &SimulateArgs) -> Result<()> {
+/// The run's configuration and workload, as `pagelab simulate` would run them (`pagelab whatif` reruns them).
+pub fn prepare(args: &SimulateArgs) -> Result<(SimConfig, Box<dyn Workload>)> {
+    let (cfg, workload, _, _) = prepare_with_counts(args)?;
+    Ok((cfg, workload))
+}
+
+/// [`prepare`], with the replay's counts and whether the device is the workload's default.
+fn prepare_with_counts(
+    args: &SimulateArgs,
+) -> Result<(SimConfig, Box<dyn Workload>, Option<ReplayCounts>, bool)> {
     let synthetic = synthetic_workload(args)?;
     let workload_device = synthetic.as_ref().and_then(|w| w.default_device());
     let mut cfg = config(args, workload_device)?;
@@ -451,6 +474,11 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     if args.duration.is_none() && workload.runs_to_completion() {
         cfg.duration = SimConfig::UNTIL_DONE;
     }
+    Ok((cfg, workload, replay, device_from_workload))
+}
+
+pub fn run(args: &SimulateArgs) -> Result<()> {
+    let (cfg, workload, replay, device_from_workload) = prepare_with_counts(args)?;
     let mut echo = echo(&cfg, workload.describe());
     echo.runs_to_completion = workload.runs_to_completion();
     let server = Server::new(cfg, workload).map_err(|e| match &args.trace {
@@ -467,6 +495,10 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     let mut text = summary(&echo, &metrics, wall, device_from_workload);
     if let Some(r) = replay {
         text += &replay_line(&r);
+    }
+    if let Some(w) = &metrics.whatif {
+        text.push('\n');
+        text += &crate::whatif::table(w, &[]);
     }
     emit(&text)
 }

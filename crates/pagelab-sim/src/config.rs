@@ -1,6 +1,7 @@
 //! Everything a run is configured by, with every default stated here and nowhere else.
 
 use crate::device::DeviceSpec;
+use crate::error::SimError;
 use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
@@ -8,6 +9,9 @@ use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkR
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::prefetch::AnyPrefetcher;
+use pagelab_core::units::fmt_bytes;
+use pagelab_core::whatif::vec::{self, VecGeometry, VecMode};
+use pagelab_core::whatif::MemRxConfig;
 use pagelab_core::Nanos;
 
 /// How requests arrive.
@@ -121,6 +125,87 @@ pub struct SimConfig {
     /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: 40 % of memory, the
     /// eviction-history bound Li & Shen use (papers/000 §3.3).
     pub thrash_history_pages: Option<u32>,
+    /// MemRx's what-if prediction (papers/003) observes the run: `RunMetrics::whatif`.
+    pub whatif: Option<WhatIfConfig>,
+}
+
+/// `--whatif up-to=512MiB,step=32MiB[,vec=subqueue|exact|shadow|all]`: predict the run at every memory size
+/// from this run's plus `step` up to `up_to_bytes`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhatIfConfig {
+    /// The largest memory predicted (the server's whole memory, as `--memory`).
+    pub up_to_bytes: u64,
+    /// The VEC's increment (papers/003 §4.2: 32 MB).
+    pub step_bytes: u64,
+    /// The VECs that run, one prediction each.
+    pub vecs: Vec<VecMode>,
+}
+
+impl WhatIfConfig {
+    /// The paper's evaluation: 32 MB increments up to 512 MB, the paper's sub-queue VEC.
+    pub fn paper() -> WhatIfConfig {
+        WhatIfConfig {
+            up_to_bytes: 512 << 20,
+            step_bytes: MemRxConfig::INCREMENT_BYTES,
+            vecs: vec![VecMode::SubQueue],
+        }
+    }
+
+    /// Parse `up-to=512MiB,step=32MiB,vec=subqueue` (every key optional; `vec=all` runs the three).
+    pub fn parse(text: &str) -> Result<WhatIfConfig, SimError> {
+        let mut c = WhatIfConfig::paper();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').ok_or_else(|| {
+                SimError::invalid(
+                    format!("`{part}`"),
+                    "expected key=value: up-to=SIZE, step=SIZE or vec=MODE",
+                )
+            })?;
+            let bytes = || {
+                pagelab_core::units::parse_bytes(value)
+                    .map_err(|e| SimError::invalid(format!("{key}={value}"), e.to_string()))
+            };
+            match key {
+                "up-to" | "up_to" => c.up_to_bytes = bytes()?,
+                "step" => c.step_bytes = bytes()?,
+                "vec" => {
+                    c.vecs = match value {
+                        "all" => VecMode::ALL.to_vec(),
+                        v => vec![VecMode::parse(v).ok_or_else(|| {
+                            SimError::invalid(format!("vec={v}"), "expected subqueue, exact, shadow or all")
+                        })?],
+                    }
+                }
+                other => {
+                    return Err(SimError::invalid(format!("`{other}`"), "expected up-to, step or vec"));
+                }
+            }
+        }
+        let page = pagelab_core::PAGE_SIZE_BYTES;
+        if c.step_bytes == 0 || c.step_bytes % page != 0 || c.step_bytes / page > u32::MAX as u64 {
+            return Err(SimError::invalid(format!("step={}", c.step_bytes), "expected whole 4 KiB pages"));
+        }
+        Ok(c)
+    }
+
+    /// The VEC for a server of `memory_bytes`: whole steps from there to `up_to_bytes`, checked against what
+    /// a VEC can model.
+    pub fn geometry(&self, memory_bytes: u64) -> Result<VecGeometry, SimError> {
+        let steps = self.up_to_bytes.saturating_sub(memory_bytes) / self.step_bytes;
+        let step_pages = self.step_bytes / pagelab_core::PAGE_SIZE_BYTES;
+        let why = format!(
+            "expected 1 to {} steps of {} above the run's memory ({}), at most {} pages in all",
+            vec::INCREMENTS_MAX,
+            fmt_bytes(self.step_bytes),
+            fmt_bytes(memory_bytes),
+            vec::PAGES_MAX
+        );
+        let what = format!("--whatif up-to={}", fmt_bytes(self.up_to_bytes));
+        if steps == 0 || steps > vec::INCREMENTS_MAX as u64 || steps * step_pages > vec::PAGES_MAX {
+            return Err(SimError::invalid(what, why));
+        }
+        Ok(VecGeometry::new(step_pages as u32, steps as u32))
+    }
 }
 
 impl Default for SimConfig {
@@ -158,6 +243,7 @@ impl Default for SimConfig {
             timeline: None,
             swap_bytes: None,
             thrash_history_pages: None,
+            whatif: None,
         }
     }
 }

@@ -244,6 +244,105 @@ pub struct RunMetrics {
     /// A workload that runs to completion (trace replay, `vm-seq`, `smm`) did: every program ended before
     /// the duration (false when it was cut short, and for workloads that never end).
     pub workload_completed: bool,
+    /// MemRx's predictions for larger memories (`--whatif`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whatif: Option<WhatIfMetrics>,
+}
+
+/// MemRx's what-if prediction of the measured period (papers/003): what its work would take, and how many
+/// of its pages would miss, with more memory.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WhatIfMetrics {
+    /// The memory the run had, and the VEC's increment.
+    pub memory_bytes: u64,
+    pub step_bytes: u64,
+    /// The measured period's time (the runtime a prediction starts from).
+    pub runtime_s: f64,
+    /// Pages tasks met, and those they needed that were not in memory (demand allocations).
+    pub accesses: u64,
+    pub misses: u64,
+    /// One prediction per VEC that ran.
+    pub vecs: Vec<WhatIfVec>,
+}
+
+/// One VEC's prediction, with both PPMs.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WhatIfVec {
+    /// `subqueue`, `exact` or `shadow`.
+    pub vec: String,
+    /// Idle time with reloads outstanding (the measured `W_miss`).
+    pub idle_with_reloads_s: f64,
+    /// The optimal operating point by the thread-aware and by the naive PPM.
+    pub optimal_memory_bytes: u64,
+    pub optimal_memory_bytes_naive: u64,
+    /// The VEC's heap, in all and per page of memory it models (papers/003 §5.3: 32 bytes).
+    pub vec_bytes: u64,
+    pub vec_bytes_per_page: f64,
+    /// The run's own memory first, then each step.
+    pub sizes: Vec<WhatIfSize>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WhatIfSize {
+    pub memory_bytes: u64,
+    /// Reloads charged to the increment that ends at this size, and their penalties by each PPM.
+    pub reloads: u64,
+    pub penalty_s: f64,
+    pub naive_penalty_s: f64,
+    pub predicted_runtime_s: f64,
+    pub predicted_runtime_naive_s: f64,
+    pub predicted_misses: u64,
+    pub predicted_miss_ratio: f64,
+}
+
+impl WhatIfMetrics {
+    /// The metrics of `predictions` (one per VEC) for a run of `memory_bytes`.
+    pub fn new(memory_bytes: u64, predictions: &[pagelab_core::whatif::Prediction]) -> WhatIfMetrics {
+        let first = &predictions[0];
+        let at = |step: usize| memory_bytes + step as u64 * first.increment_bytes;
+        WhatIfMetrics {
+            memory_bytes,
+            step_bytes: first.increment_bytes,
+            runtime_s: first.runtime_s,
+            accesses: first.accesses,
+            misses: first.misses,
+            vecs: predictions
+                .iter()
+                .map(|p| WhatIfVec {
+                    vec: p.vec.name().to_string(),
+                    idle_with_reloads_s: p.idle_with_reloads_s,
+                    optimal_memory_bytes: at(p.optimal_step),
+                    optimal_memory_bytes_naive: at(p.optimal_step_naive),
+                    vec_bytes: p.vec_bytes,
+                    vec_bytes_per_page: p.vec_bytes_per_page,
+                    sizes: p
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .map(|(k, s)| WhatIfSize {
+                            memory_bytes: at(k),
+                            reloads: s.reloads,
+                            penalty_s: s.penalty_s,
+                            naive_penalty_s: s.naive_penalty_s,
+                            predicted_runtime_s: s.runtime_s,
+                            predicted_runtime_naive_s: s.runtime_naive_s,
+                            predicted_misses: s.misses,
+                            predicted_miss_ratio: s.miss_ratio,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The actual miss ratio of a run (step 0 of its own prediction).
+    pub fn miss_ratio(&self) -> f64 {
+        if self.accesses == 0 {
+            0.0
+        } else {
+            self.misses as f64 / self.accesses as f64
+        }
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
     CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchCacheMetrics, PrefetchMetrics,
-    RunMetrics, WarmupMetrics, WriteMetrics,
+    RunMetrics, WarmupMetrics, WhatIfMetrics, WriteMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::workload::{RequestProgram, Step, Workload};
@@ -38,6 +38,7 @@ use pagelab_core::buffer::{
 };
 use pagelab_core::hash::KeyMap;
 use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
+use pagelab_core::whatif::{MemRx, MemRxConfig};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -48,9 +49,9 @@ const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
 /// The CPU slot of kswapd's bursts (handlers use `0..concurrency`).
 const KSWAPD: Slot = Slot::MAX;
 
-/// What the simulator observes of its buffer cache: the counters of `simulate --json` and Li & Shen's
-/// prefetch-thrashing detector.
-type SimObserver = (Counters, ThrashDetector);
+/// What the simulator observes of its buffer cache: the counters of `simulate --json`, Li & Shen's
+/// prefetch-thrashing detector, and MemRx's what-if predictor when the run asks for it (`--whatif`).
+type SimObserver = (Counters, (ThrashDetector, Option<MemRx>));
 
 #[derive(Debug)]
 enum Event {
@@ -272,6 +273,8 @@ pub struct Server {
     warmup: WarmupMetrics,
     /// The prefetch cache's counters when measuring began.
     pc_at_start: (PrefetchCacheStats, PartitionStats),
+    /// Handler CPU bursts running or queued: none means no handler can make progress (MemRx's idle).
+    handler_bursts: u32,
 }
 
 impl Server {
@@ -319,9 +322,16 @@ impl Server {
         cache_config.prefetch_cache =
             cfg.prefetch_cache.map(|pc| PrefetchCacheConfig { seed: cfg.seed, ..pc });
         cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
+        let whatif = match &cfg.whatif {
+            Some(w) => Some(MemRx::new(&MemRxConfig {
+                geometry: w.geometry(cfg.memory_bytes)?,
+                vecs: w.vecs.clone(),
+            })),
+            None => None,
+        };
         let cache = BufferCache::with_observer(
             cache_config,
-            (Counters::default(), ThrashDetector::new(thrash_pages)),
+            (Counters::default(), (ThrashDetector::new(thrash_pages), whatif)),
         )?;
         let sched = cfg.scheduler.build();
         let cpu = Cpu::new(cfg.cpus);
@@ -369,6 +379,7 @@ impl Server {
             requests_total: 0,
             warmup: WarmupMetrics::default(),
             pc_at_start: Default::default(),
+            handler_bursts: 0,
         })
     }
 
@@ -475,6 +486,7 @@ impl Server {
                         self.kswapd_continue();
                     }
                 } else {
+                    self.handler_bursts -= 1;
                     self.advance(slot);
                 }
             }
@@ -514,6 +526,10 @@ impl Server {
         if !self.kswapd_running && self.cache.kswapd_awake() {
             self.kswapd_running = true;
             self.kswapd_continue();
+        }
+        let (now, idle) = (self.now(), self.handler_bursts == 0);
+        if let Some(memrx) = &mut self.cache.observer_mut().1 .1 {
+            memrx.set_idle(now, idle);
         }
         let memory = self.cache.memory();
         if self.measuring {
@@ -1021,6 +1037,7 @@ impl Server {
     fn run_cpu(&mut self, slot: Slot, work: Nanos) {
         let h = &mut self.handlers[slot as usize];
         h.cpu_total += work;
+        self.handler_bursts += 1;
         let stream = h.stream;
         self.cache.stream_cpu(self.now(), stream, work.0).expect("a running handler's stream is open");
         if let Some(done_in) = self.cpu.submit(slot, work) {
@@ -1144,7 +1161,10 @@ impl Server {
         self.win = Window::default();
         let observer = self.cache.observer_mut();
         observer.0 = Counters::default();
-        observer.1.thrash_pages = 0;
+        observer.1 .0.thrash_pages = 0;
+        if let Some(memrx) = &mut observer.1 .1 {
+            memrx.begin_window(now);
+        }
         self.cache.reset_memory_stats();
         if let Some(pc) = self.cache.prefetch_cache() {
             self.pc_at_start = (pc.stats(), pc.partition_stats());
@@ -1192,7 +1212,10 @@ impl Server {
         }
         self.gauges.advance(now, &self.cache.memory());
         let secs = (now - self.measure_start).as_secs_f64();
-        let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1.thrash_pages);
+        let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1 .0.thrash_pages);
+        let whatif = self.cache.observer().1 .1.as_ref().map(|memrx| {
+            WhatIfMetrics::new(self.cfg.memory_bytes, &memrx.predict(now, now - self.measure_start))
+        });
         let memory = self.memory_metrics(secs, &s);
         let prefetch_cache = self.prefetch_cache_metrics();
         let w = &mut self.win;
@@ -1275,6 +1298,7 @@ impl Server {
             },
             pages_accessed: w.pages_delivered,
             workload_completed: self.completed,
+            whatif,
         }
     }
 

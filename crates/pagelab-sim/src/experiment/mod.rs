@@ -8,6 +8,7 @@
 //! depend on how many threads ran it.
 
 pub mod kernel_baseline;
+pub mod memrx;
 pub mod prefetch_memory;
 pub mod system_model;
 pub mod vm_sequential;
@@ -160,6 +161,11 @@ pub trait Experiment: Sync {
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job>;
     /// Conclusions from the rows, in the order `jobs` returned them.
     fn analyze(&self, rows: &[Row], quick: bool) -> Findings;
+    /// The rows of `results.csv`: one per job unless an experiment's jobs are parts of a larger unit (MemRx's
+    /// base run and its reruns make one row per predicted size).
+    fn result_rows(&self, rows: &[Row]) -> Vec<Row> {
+        rows.to_vec()
+    }
 }
 
 /// Every built-in experiment.
@@ -169,6 +175,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &vm_sequential::VmSequential,
         &kernel_baseline::KernelBaseline,
         &prefetch_memory::PrefetchMemory,
+        &memrx::MemRxExperiment,
     ]
 }
 

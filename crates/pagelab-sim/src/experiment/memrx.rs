@@ -1,0 +1,647 @@
+//! `memrx`: MemRx's evaluation (papers/003 §5): predicted against actual runtime and miss ratio from 128 MB
+//! to 512 MB in 32 MB steps (Figures 3 and 8), the naive against the thread-aware PPM as threads grow
+//! (Figure 4), readahead's effect on FS Random (Figure 5) and the VEC's memory (Table 5).
+//!
+//! Each workload runs once at 128 MiB with MemRx observing (every VEC mode at once: the paper's sub-queues,
+//! the exact distance, Linux's refault distance; both PPMs), and again at each larger size without a
+//! prediction, to measure what actually happens ("To judge the accuracy of the predictions, we re-run the
+//! workload at each of the memory increments for which performance was predicted", §5.1).
+//!
+//! The system is the shared model with what the paper states of its testbed (§5): one 2.4 GHz Pentium 4
+//! (`cpus = 1`), the Western Digital WD1200BB (`wd1200bb`), memory limited to each size ("a simple
+//! in-kernel balloon"), Linux's page cache. The paper ran Linux 2.4.30; pagelab's kernel is 2.6's memory
+//! model and two-list policy, with 2.6.12–2.6.18's readahead (`linux-2.6`) as the readahead the paper's
+//! kernel had (2.4's `generic_file_readahead` is not modelled). Readahead is on except in FS Random's
+//! no-readahead run ("Linux was modified to disable readahead for all I/O", §5.1.2). The swap area is 1 GiB
+//! at every size (as `vm-sequential` fixes it: the paper does not give it, and a size that followed memory
+//! would move with the variable under study).
+//!
+//! The criteria were fixed before any run (the issue's): the largest error of predicted runtime over all
+//! sizes within 5 % of actual for FS Sequential, FS Random without readahead and FS Sequential-MT (the paper
+//! achieves 10 %); the optimal operating point within one increment; the CPU-bound simulator predicted to
+//! gain almost nothing; the naive PPM's error growing with threads while the thread-aware one stays flat;
+//! with readahead, FS Random's error explained rather than hidden; at most 24 bytes of VEC per simulated
+//! page (the paper: 32).
+
+use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
+use crate::config::{SimConfig, WhatIfConfig};
+use crate::error::SimError;
+use crate::server::simulate;
+use crate::workload::spec::parse_workload;
+use pagelab_core::prefetch::AnyPrefetcher;
+use pagelab_core::whatif::memrx::{optimal_step, PpmMode};
+use pagelab_core::whatif::vec::{SubQueueVec, VecGeometry, VecMode};
+use pagelab_core::PAGE_SIZE_BYTES;
+use std::fmt::Write as _;
+
+pub struct MemRxExperiment;
+
+/// The paper's sizes, MiB: from 128 in 32 MB increments up to 512.
+const BASE_MIB: u64 = 128;
+const STEP_MIB: u64 = 32;
+const TOP_MIB: u64 = 512;
+const QUICK_SIZES_MIB: [u64; 4] = [128, 256, 288, 512];
+const SWAP_BYTES: u64 = 1 << 30;
+/// The issue's accuracy criterion for the microbenchmarks (the paper reaches 10 %).
+const ERROR_MAX: f64 = 0.05;
+/// Figure 4's thread counts (our copy lost the figure; 1 to 16, as the issue asks).
+const THREADS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// One workload as the experiment runs it.
+#[derive(Clone, Debug)]
+struct Case {
+    /// The name in `results.csv` (`workload`).
+    name: String,
+    spec: String,
+    readahead: bool,
+    threads: u32,
+}
+
+fn case(name: &str, spec: &str, readahead: bool, threads: u32) -> Case {
+    Case { name: name.into(), spec: spec.into(), readahead, threads }
+}
+
+fn cases(quick: bool) -> Vec<Case> {
+    let mut v =
+        vec![case("fs-seq", "fs-seq", true, 1), case("fs-random-no-readahead", "fs-random", false, 1)];
+    if quick {
+        v.push(case("fs-seq-mt", "fs-seq:threads=4", true, 4));
+        return v;
+    }
+    v.push(case("fs-random", "fs-random", true, 1));
+    for t in &THREADS[1..] {
+        v.push(case("fs-seq-mt", &format!("fs-seq:threads={t}"), true, *t));
+    }
+    v.extend([
+        case("vm-seq", "vm-seq:size=256MiB,passes=10", true, 1),
+        case("vm-random", "vm-random:size=256MiB,passes=3", true, 1),
+        case("dbench", "dbench", true, 20),
+        case("mogrify", "mogrify", true, 1),
+        case("cpu-sim", "cpu-sim", true, 1),
+    ]);
+    v
+}
+
+fn sizes(quick: bool) -> Vec<u64> {
+    if quick {
+        QUICK_SIZES_MIB.to_vec()
+    } else {
+        (BASE_MIB..=TOP_MIB).step_by(STEP_MIB as usize).collect()
+    }
+}
+
+impl Experiment for MemRxExperiment {
+    fn name(&self) -> &'static str {
+        "memrx"
+    }
+
+    fn title(&self) -> &'static str {
+        "MemRx: predicted vs actual runtime and miss ratio for larger memories, from one run at 128 MB"
+    }
+
+    fn description(&self) -> &'static str {
+        "Runs MemRx's microbenchmarks (FS Sequential, FS Random with and without readahead, FS Sequential-MT \
+         with 1-16 threads, VM Sequential, VM Random) and application models (a dbench-like file server with \
+         20 clients, a mogrify-like image scaler, a CPU-bound simulator) once at 128 MiB with MemRx observing, \
+         and again at every 32 MiB step up to 512 MiB, on the paper's WD1200BB disk and one CPU; sets \
+         predicted beside actual (papers/003 Figures 3, 4, 5, 8, Table 5). The full run is 156 simulations; \
+         --quick runs three workloads at four sizes."
+    }
+
+    fn jobs(&self, quick: bool, seed: u64) -> Vec<Job> {
+        let mut jobs = Vec::new();
+        for c in cases(quick) {
+            for mib in sizes(quick) {
+                let c2 = c.clone();
+                let label = format!("{} at {mib} MiB", c.spec);
+                jobs.push(Job::new(label, move || run(&c2, mib, quick, seed)));
+            }
+        }
+        jobs
+    }
+
+    fn result_rows(&self, rows: &[Row]) -> Vec<Row> {
+        let mut out = Vec::new();
+        for base in rows.iter().filter(|r| r.text("role") == "base") {
+            let key = base.text("case_key");
+            let actual =
+                |mib: f64| rows.iter().find(|r| r.text("case_key") == key && r.num("memory_mib") == mib);
+            for vec in VecMode::ALL {
+                for ppm in PpmMode::ALL {
+                    let Some((_, runtime)) =
+                        base.series.iter().find(|(n, _)| *n == series_key("runtime", vec, Some(ppm)))
+                    else {
+                        continue;
+                    };
+                    let misses = base.series.iter().find(|(n, _)| *n == series_key("miss_ratio", vec, None));
+                    for (k, &(mib, predicted)) in runtime.iter().enumerate() {
+                        let Some(a) = actual(mib) else { continue };
+                        let predicted_miss = misses.map_or(f64::NAN, |(_, m)| m[k].1);
+                        out.push(Row {
+                            params: vec![
+                                ("workload".into(), base.text("workload").into()),
+                                ("ppm".into(), ppm.name().into()),
+                                ("vec".into(), vec.name().into()),
+                                ("readahead".into(), base.text("readahead").into()),
+                                ("threads".into(), Value::Num(base.num("threads"))),
+                                ("memory_bytes".into(), Value::Num(mib * (1 << 20) as f64)),
+                            ],
+                            metrics: vec![
+                                ("predicted_runtime_s".into(), predicted),
+                                ("actual_runtime_s".into(), a.metric("runtime_s")),
+                                ("predicted_miss_ratio".into(), predicted_miss),
+                                ("actual_miss_ratio".into(), a.metric("miss_ratio")),
+                            ],
+                            series: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn analyze(&self, rows: &[Row], quick: bool) -> Findings {
+        let table = self.result_rows(rows);
+        let mut checks = Vec::new();
+        let mut summary = Vec::new();
+        let errors = |workload: &str, threads: Option<f64>, vec: VecMode, ppm: PpmMode| -> Vec<(f64, f64)> {
+            table
+                .iter()
+                .filter(|r| {
+                    r.text("workload") == workload
+                        && r.text("vec") == vec.name()
+                        && r.text("ppm") == ppm.name()
+                        && threads.is_none_or(|t| r.num("threads") == t)
+                })
+                .map(|r| {
+                    let (p, a) = (r.metric("predicted_runtime_s"), r.metric("actual_runtime_s"));
+                    (r.num("memory_bytes") / (1 << 20) as f64, (p - a) / a)
+                })
+                .collect()
+        };
+        let max_abs = |e: &[(f64, f64)]| e.iter().map(|(_, x)| x.abs()).fold(0.0, f64::max);
+        let worst = |e: &[(f64, f64)]| {
+            e.iter().copied().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).unwrap_or((f64::NAN, f64::NAN))
+        };
+        let (sq, ta, naive) = (VecMode::SubQueue, PpmMode::ThreadAware, PpmMode::Naive);
+
+        // Accuracy of the microbenchmarks.
+        let mut accuracy = Vec::new();
+        for (name, label) in
+            [("fs-seq", "FS Sequential"), ("fs-random-no-readahead", "FS Random (readahead off)")]
+        {
+            let e = errors(name, None, sq, ta);
+            let (at, w) = worst(&e);
+            summary.push((format!("max_error_{name}"), max_abs(&e)));
+            accuracy.push(format!("{label} {:+.1} % (at {at} MiB)", 100.0 * w));
+            checks.push(Check {
+                claim: format!(
+                    "{label}: predicted runtime within 5 % of actual at every size (the paper: 10 %)"
+                ),
+                source: "papers/003 §5.1.1, Figure 3; the issue's criterion".into(),
+                measured: format!("largest error {:+.1} % at {at} MiB", 100.0 * w),
+                verdict: verdict_within(max_abs(&e), ERROR_MAX),
+            });
+        }
+        let thread_counts: &[u32] = if quick { &[4] } else { &THREADS };
+        let mt: Vec<(u32, f64, f64)> = thread_counts
+            .iter()
+            .map(|&t| {
+                let name = if t == 1 { "fs-seq" } else { "fs-seq-mt" };
+                let t_filter = if t == 1 { None } else { Some(t as f64) };
+                (t, max_abs(&errors(name, t_filter, sq, ta)), max_abs(&errors(name, t_filter, sq, naive)))
+            })
+            .collect();
+        let mt_worst = mt.iter().map(|m| m.1).fold(0.0, f64::max);
+        checks.push(Check {
+            claim: "FS Sequential-MT: predicted runtime within 5 % of actual at every size and thread count"
+                .into(),
+            source: "papers/003 §5.1.1, Figure 4; the issue's criterion".into(),
+            measured: mt
+                .iter()
+                .map(|(t, e, _)| format!("{t} threads {:.1} %", 100.0 * e))
+                .collect::<Vec<_>>()
+                .join(", "),
+            verdict: verdict_within(mt_worst, ERROR_MAX),
+        });
+        if !quick {
+            let first = mt.first().copied().unwrap_or((1, f64::NAN, f64::NAN));
+            let last = mt.last().copied().unwrap_or((16, f64::NAN, f64::NAN));
+            let naive_grows =
+                mt.windows(2).all(|w| w[1].2 >= w[0].2 - 0.01) && last.2 > 2.0 * first.2.max(0.01);
+            let aware_flat = mt.iter().map(|m| m.1).fold(0.0, f64::max)
+                - mt.iter().map(|m| m.1).fold(1.0, f64::min)
+                <= 0.05;
+            checks.push(Check {
+                claim: "the naive PPM's error grows with the number of threads while the thread-aware PPM's stays flat"
+                    .into(),
+                source: "papers/003 §5.1.1, Figure 4".into(),
+                measured: mt
+                    .iter()
+                    .map(|(t, a, n)| format!("{t}: {:.1} % / {:.1} %", 100.0 * a, 100.0 * n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + " (thread-aware / naive, largest error)",
+                verdict: match (naive_grows, aware_flat) {
+                    (true, true) => Verdict::Reproduced,
+                    (true, false) | (false, true) => Verdict::Partial,
+                    _ => Verdict::NotReproduced,
+                },
+            });
+            // Figure 5: with readahead, FS Random's prediction is too low (readahead works better while the
+            // workload thrashes); without it, the prediction matches.
+            let on = errors("fs-random", None, sq, ta);
+            let off = errors("fs-random-no-readahead", None, sq, ta);
+            let (at_on, w_on) = worst(&on);
+            checks.push(Check {
+                claim: "with readahead FS Random's predicted runtime is too low, and without readahead the \
+                        prediction matches (readahead is more effective while the workload thrashes)"
+                    .into(),
+                source: "papers/003 §5.1.2, Figure 5".into(),
+                measured: format!(
+                    "largest error {:+.1} % (at {at_on} MiB) with readahead, {:.1} % without",
+                    100.0 * w_on,
+                    100.0 * max_abs(&off)
+                ),
+                verdict: if w_on < 0.0 && max_abs(&on) > max_abs(&off) {
+                    Verdict::Reproduced
+                } else if max_abs(&on) > max_abs(&off) {
+                    Verdict::Partial
+                } else {
+                    Verdict::NotReproduced
+                },
+            });
+        }
+
+        // The optimal operating point, predicted against actual, for every workload.
+        let mut optimal = Vec::new();
+        let mut all_within = true;
+        for base in rows.iter().filter(|r| r.text("role") == "base") {
+            let key = base.text("case_key");
+            let actual: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.text("case_key") == key)
+                .map(|r| (r.num("memory_mib"), r.metric("runtime_s")))
+                .collect();
+            let Some((_, predicted)) =
+                base.series.iter().find(|(n, _)| *n == series_key("runtime", sq, Some(ta)))
+            else {
+                continue;
+            };
+            let predicted: Vec<(f64, f64)> =
+                predicted.iter().copied().filter(|(m, _)| actual.iter().any(|a| a.0 == *m)).collect();
+            let p = predicted[optimal_step(&predicted.iter().map(|x| x.1).collect::<Vec<_>>())].0;
+            let a = actual[optimal_step(&actual.iter().map(|x| x.1).collect::<Vec<_>>())].0;
+            let within = (p - a).abs() <= STEP_MIB as f64 || quick && (p - a).abs() <= 128.0;
+            all_within &= within;
+            summary.push((format!("optimal_mib_predicted_{key}"), p));
+            summary.push((format!("optimal_mib_actual_{key}"), a));
+            optimal.push(format!("{key} {p} / {a}"));
+        }
+        checks.push(Check {
+            claim: "the optimal operating point identified within one increment (32 MB)".into(),
+            source: "papers/003 §5.1.1, §5.1.5 (the issue's criterion)".into(),
+            measured: optimal.join(", ") + " MiB (predicted / actual)",
+            verdict: if all_within { Verdict::Reproduced } else { Verdict::Partial },
+        });
+
+        if !quick {
+            let cpu: Vec<(f64, f64)> = table
+                .iter()
+                .filter(|r| {
+                    r.text("workload") == "cpu-sim"
+                        && r.text("vec") == sq.name()
+                        && r.text("ppm") == ta.name()
+                })
+                .map(|r| (r.metric("predicted_runtime_s"), r.metric("actual_runtime_s")))
+                .collect();
+            let (first, last) = (cpu.first().copied(), cpu.last().copied());
+            if let (Some(first), Some(last)) = (first, last) {
+                let predicted_gain = 1.0 - last.0 / first.0;
+                let actual_gain = 1.0 - last.1 / first.1;
+                checks.push(Check {
+                    claim: "the CPU-bound simulator is predicted to gain almost nothing from more memory"
+                        .into(),
+                    source: "papers/003 §5.1.5, Figure 8".into(),
+                    measured: format!(
+                        "predicted gain at 512 MiB {:.1} %, actual {:.1} %",
+                        100.0 * predicted_gain,
+                        100.0 * actual_gain
+                    ),
+                    verdict: if predicted_gain < 0.1 && (predicted_gain - actual_gain).abs() < 0.05 {
+                        Verdict::Reproduced
+                    } else if predicted_gain < 0.1 {
+                        Verdict::Partial
+                    } else {
+                        Verdict::NotReproduced
+                    },
+                });
+            }
+        }
+
+        // Table 5: the VEC's memory for the paper's configurations.
+        let table5 = table_5();
+        let per_page_max = table5.iter().map(|t| t.3).fold(0.0, f64::max);
+        summary.push(("vec_bytes_per_page_max".into(), per_page_max));
+        checks.push(Check {
+            claim: "VEC state per simulated page at most 24 bytes (the paper's prototype: 32)".into(),
+            source: "papers/003 §5.3, Table 5; the issue's goal".into(),
+            measured: format!("{per_page_max:.1} bytes (sub-queue VEC, Table 5's configurations)"),
+            verdict: if per_page_max <= 24.0 { Verdict::Reproduced } else { Verdict::NotReproduced },
+        });
+        let markdown = markdown(rows, &table, &accuracy, &table5, quick);
+        Findings { summary, charts: charts(rows, quick), checks, markdown }
+    }
+}
+
+fn verdict_within(error: f64, max: f64) -> Verdict {
+    if error <= max {
+        Verdict::Reproduced
+    } else if error <= 2.0 * max {
+        Verdict::Partial
+    } else {
+        Verdict::NotReproduced
+    }
+}
+
+/// The name of a base row's series: `runtime/subqueue/thread-aware`, `miss_ratio/exact`.
+fn series_key(what: &str, vec: VecMode, ppm: Option<PpmMode>) -> String {
+    match ppm {
+        Some(p) => format!("{what}/{}/{}", vec.name(), p.name()),
+        None => format!("{what}/{}", vec.name()),
+    }
+}
+
+/// One simulation: the base run (at 128 MiB, with MemRx predicting every size) or a rerun.
+fn run(c: &Case, mib: u64, quick: bool, seed: u64) -> Result<Row, SimError> {
+    let base = mib == BASE_MIB;
+    let top = if quick { *QUICK_SIZES_MIB.last().expect("sizes") } else { TOP_MIB };
+    let whatif = if base {
+        WhatIfConfig { up_to_bytes: top << 20, step_bytes: STEP_MIB << 20, vecs: VecMode::ALL.to_vec() }
+    } else {
+        // A rerun counts its misses as the base run does (MemRx's own count), predicting one step.
+        WhatIfConfig {
+            up_to_bytes: (mib + STEP_MIB) << 20,
+            step_bytes: STEP_MIB << 20,
+            vecs: vec![VecMode::SubQueue],
+        }
+    };
+    let cfg = SimConfig {
+        memory_bytes: mib << 20,
+        cpus: 1,
+        device: crate::device::DeviceSpec::parse(crate::device::spec::WD1200BB).expect("built-in device"),
+        prefetcher: if c.readahead { "linux-2.6" } else { "none" }
+            .parse::<AnyPrefetcher>()
+            .map_err(SimError::Core)?,
+        swap_bytes: Some(SWAP_BYTES),
+        duration: SimConfig::UNTIL_DONE,
+        whatif: Some(whatif),
+        seed,
+        ..SimConfig::default()
+    };
+    let m = simulate(cfg, parse_workload(&c.spec)?)?;
+    if !m.workload_completed {
+        return Err(SimError::invalid(
+            format!("{} in {mib} MiB", c.spec),
+            "expected it to run to completion",
+        ));
+    }
+    let w = m.whatif.as_ref().expect("the run predicts");
+    let mut row = Row {
+        params: vec![
+            ("case_key".into(), format!("{}-{}", c.name, c.threads).into()),
+            ("workload".into(), c.name.as_str().into()),
+            ("spec".into(), c.spec.as_str().into()),
+            ("readahead".into(), if c.readahead { "on" } else { "off" }.into()),
+            ("threads".into(), Value::Num(c.threads as f64)),
+            ("memory_mib".into(), mib.into()),
+            ("role".into(), if base { "base" } else { "rerun" }.into()),
+        ],
+        metrics: vec![
+            ("runtime_s".into(), m.sim_seconds),
+            ("miss_ratio".into(), w.miss_ratio()),
+            ("misses".into(), w.misses as f64),
+            ("accesses".into(), w.accesses as f64),
+            ("disk_reads".into(), m.disk.read_requests as f64),
+            ("pages_read".into(), m.disk.pages_read as f64),
+            ("swap_outs".into(), m.writes.swap_outs as f64),
+            ("cpu_utilization".into(), m.cpu_utilization),
+        ],
+        series: Vec::new(),
+    };
+    if base {
+        for v in &w.vecs {
+            let vec = VecMode::parse(&v.vec).expect("a VEC the run named");
+            let mib_of = |b: u64| (b >> 20) as f64;
+            row.metrics.push((format!("idle_with_reloads_s_{}", v.vec), v.idle_with_reloads_s));
+            row.metrics.push((format!("vec_bytes_per_page_{}", v.vec), v.vec_bytes_per_page));
+            for ppm in PpmMode::ALL {
+                let pts = v
+                    .sizes
+                    .iter()
+                    .map(|s| {
+                        let r = match ppm {
+                            PpmMode::ThreadAware => s.predicted_runtime_s,
+                            PpmMode::Naive => s.predicted_runtime_naive_s,
+                        };
+                        (mib_of(s.memory_bytes), r)
+                    })
+                    .collect();
+                row.series.push((series_key("runtime", vec, Some(ppm)), pts));
+            }
+            let misses = v.sizes.iter().map(|s| (mib_of(s.memory_bytes), s.predicted_miss_ratio)).collect();
+            row.series.push((series_key("miss_ratio", vec, None), misses));
+        }
+    }
+    Ok(row)
+}
+
+/// Table 5's configurations: (real MiB, simulated MiB, VEC bytes, bytes per simulated page) for the
+/// sub-queue VEC in 32 MiB increments, sized for the memory beyond the real one (the memory already in
+/// the cache needs no VEC; the paper sized its VEC for the whole simulated memory: 32 bytes × its pages).
+fn table_5() -> Vec<(u64, u64, u64, f64)> {
+    [(128u64, 512u64), (128, 1024), (128, 4096), (512, 4096)]
+        .iter()
+        .map(|&(real, simulated)| {
+            let pages_per_step = (STEP_MIB << 20) / PAGE_SIZE_BYTES;
+            let steps = (simulated - real) / STEP_MIB;
+            let v = SubQueueVec::new(VecGeometry::new(pages_per_step as u32, steps as u32));
+            let bytes = v.heap_bytes() as u64;
+            let pages = (simulated - real) * (1 << 20) / PAGE_SIZE_BYTES;
+            (real, simulated, bytes, bytes as f64 / pages as f64)
+        })
+        .collect()
+}
+
+fn charts(rows: &[Row], quick: bool) -> Vec<Chart> {
+    let mut charts = Vec::new();
+    let (sq, ta) = (VecMode::SubQueue, PpmMode::ThreadAware);
+    for base in rows.iter().filter(|r| r.text("role") == "base") {
+        let key = base.text("case_key");
+        let t = base.num("threads");
+        // Figure 4's thread counts other than 4 go to their own chart.
+        if base.text("workload") == "fs-seq-mt" && t != 4.0 {
+            continue;
+        }
+        let actual: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.text("case_key") == key)
+            .map(|r| (r.num("memory_mib"), r.metric("runtime_s")))
+            .collect();
+        let find = |name: String| {
+            base.series.iter().find(|(n, _)| *n == name).map(|(_, p)| p.clone()).unwrap_or_default()
+        };
+        let title = match base.text("workload") {
+            "fs-seq-mt" => format!("FS Sequential-MT ({t} threads)"),
+            w => w.to_string(),
+        };
+        charts.push(Chart {
+            title: format!("{title}: runtime"),
+            x_label: "memory (MiB)".into(),
+            y_label: "runtime (s)".into(),
+            log_x: false,
+            series: vec![
+                ("predicted (thread-aware)".into(), find(series_key("runtime", sq, Some(ta)))),
+                ("predicted (naive)".into(), find(series_key("runtime", sq, Some(PpmMode::Naive)))),
+                ("actual".into(), actual),
+            ],
+        });
+    }
+    if !quick {
+        // Figure 4: largest error against threads.
+        let mut aware = Vec::new();
+        let mut naive = Vec::new();
+        for &t in &THREADS {
+            let key = if t == 1 { "fs-seq-1".to_string() } else { format!("fs-seq-mt-{t}") };
+            let Some(base) = rows.iter().find(|r| r.text("case_key") == key && r.text("role") == "base")
+            else {
+                continue;
+            };
+            let actual: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.text("case_key") == key)
+                .map(|r| (r.num("memory_mib"), r.metric("runtime_s")))
+                .collect();
+            let err = |ppm| {
+                let name = series_key("runtime", sq, Some(ppm));
+                let p =
+                    base.series.iter().find(|(n, _)| *n == name).map(|(_, p)| p.clone()).unwrap_or_default();
+                p.iter()
+                    .filter_map(|(m, r)| {
+                        actual.iter().find(|a| a.0 == *m).map(|a| 100.0 * (r - a.1).abs() / a.1)
+                    })
+                    .fold(0.0, f64::max)
+            };
+            aware.push((t as f64, err(PpmMode::ThreadAware)));
+            naive.push((t as f64, err(PpmMode::Naive)));
+        }
+        charts.push(Chart {
+            title: "FS Sequential-MT: largest runtime prediction error (Figure 4)".into(),
+            x_label: "threads".into(),
+            y_label: "error (%)".into(),
+            log_x: false,
+            series: vec![("thread-aware".into(), aware), ("naive".into(), naive)],
+        });
+    }
+    charts
+}
+
+fn markdown(
+    rows: &[Row],
+    table: &[Row],
+    accuracy: &[String],
+    table5: &[(u64, u64, u64, f64)],
+    quick: bool,
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "Each workload ran once at {BASE_MIB} MiB with MemRx observing and again at every size it predicted; \
+         the predictions below are the paper's sub-queue VEC with the thread-aware PPM unless a column says \
+         otherwise. `results.csv` has every VEC (subqueue, exact, shadow) and both PPMs.{}\n",
+        if quick { " This is the quick run: three workloads, four sizes." } else { "" }
+    );
+    let _ = writeln!(md, "Largest errors of the microbenchmarks: {}.\n", accuracy.join("; "));
+    for base in rows.iter().filter(|r| r.text("role") == "base") {
+        let key = base.text("case_key");
+        let _ = writeln!(
+            md,
+            "### {} (`{}`, readahead {}, {} thread(s))\n",
+            base.text("workload"),
+            base.text("spec"),
+            base.text("readahead"),
+            base.num("threads")
+        );
+        let _ = writeln!(
+            md,
+            "At {BASE_MIB} MiB: runtime {:.1} s, miss ratio {:.4}, idle time with reloads outstanding {:.1} s \
+             (sub-queue VEC).\n",
+            base.metric("runtime_s"),
+            base.metric("miss_ratio"),
+            base.metric("idle_with_reloads_s_subqueue")
+        );
+        let _ = writeln!(
+            md,
+            "| memory (MiB) | actual (s) | predicted (s) | error | naive (s) | naive error | exact VEC (s) | shadow VEC (s) | actual miss ratio | predicted miss ratio (subqueue / exact / shadow) |"
+        );
+        let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        let w = base.text("workload");
+        let th = base.num("threads");
+        let pick = |vec: VecMode, ppm: PpmMode, mib: f64| {
+            table.iter().find(|r| {
+                r.text("workload") == w
+                    && r.num("threads") == th
+                    && r.text("readahead") == base.text("readahead")
+                    && r.text("vec") == vec.name()
+                    && r.text("ppm") == ppm.name()
+                    && r.num("memory_bytes") == mib * (1 << 20) as f64
+            })
+        };
+        let mut sizes: Vec<f64> =
+            rows.iter().filter(|r| r.text("case_key") == key).map(|r| r.num("memory_mib")).collect();
+        sizes.sort_by(f64::total_cmp);
+        for mib in sizes {
+            let (Some(a), Some(n), Some(e), Some(s)) = (
+                pick(VecMode::SubQueue, PpmMode::ThreadAware, mib),
+                pick(VecMode::SubQueue, PpmMode::Naive, mib),
+                pick(VecMode::Exact, PpmMode::ThreadAware, mib),
+                pick(VecMode::Shadow, PpmMode::ThreadAware, mib),
+            ) else {
+                continue;
+            };
+            let actual = a.metric("actual_runtime_s");
+            let err = |p: f64| 100.0 * (p - actual) / actual;
+            let _ = writeln!(
+                md,
+                "| {mib} | {actual:.1} | {:.1} | {:+.1} % | {:.1} | {:+.1} % | {:.1} | {:.1} | {:.4} | {:.4} / {:.4} / {:.4} |",
+                a.metric("predicted_runtime_s"),
+                err(a.metric("predicted_runtime_s")),
+                n.metric("predicted_runtime_s"),
+                err(n.metric("predicted_runtime_s")),
+                e.metric("predicted_runtime_s"),
+                s.metric("predicted_runtime_s"),
+                a.metric("actual_miss_ratio"),
+                a.metric("predicted_miss_ratio"),
+                e.metric("predicted_miss_ratio"),
+                s.metric("predicted_miss_ratio"),
+            );
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "### The VEC's memory (Table 5)\n");
+    let _ = writeln!(md, "| real memory (MiB) | simulated memory (MiB) | VEC (KiB) | bytes per simulated page | the paper's MemRx allocation |");
+    let _ = writeln!(md, "|---:|---:|---:|---:|---|");
+    let paper = ["4 MB", "8 MB", "32 MB", "32 MB"];
+    for (t, p) in table5.iter().zip(paper) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.0} | {:.1} | {p} (32 bytes a page) |",
+            t.0,
+            t.1,
+            t.2 as f64 / 1024.0,
+            t.3
+        );
+    }
+    md
+}
