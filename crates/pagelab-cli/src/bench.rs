@@ -49,6 +49,12 @@
 //!    is the median over rounds of default time / `--stream` time, which must be at most 1.10: the default
 //!    mode may cost no more than 10 % over streaming.
 //!
+//! 6. **MemRx's overhead** (papers/003 §5.2–5.3): the paper's thrashing case of Table 4, VM Sequential
+//!    over 256 MiB twice in 128 MiB, simulated end to end as `pagelab simulate` runs it, without and with
+//!    `--whatif` (the paper's sub-queue VEC up to 512 MiB), alternating round by round; the headline is the
+//!    median over rounds of the time with over the time without, which must be at most 1.10. Beside it,
+//!    the VEC's bytes per simulated page (at most 24; the paper's prototype: 32).
+//!
 //! `--quick` runs the same code on 1 M-request traces with one round per measurement: a smoke run, not a
 //! measurement. Nothing here changes what pagelab computes; a missed target is reported, not hidden: the
 //! command exits with status 1 when any line FAILs, `--quick` included (its targets are the same; on a
@@ -63,7 +69,7 @@ use clap::Args;
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::whatif::{MrcEngine, ShardsConfig};
 use pagelab_core::Nanos;
-use pagelab_sim::config::{SimConfig, Warmup};
+use pagelab_sim::config::{SimConfig, Warmup, WhatIfConfig};
 use pagelab_sim::metrics::RunMetrics;
 use pagelab_sim::server::simulate;
 use pagelab_sim::workload::spec::parse_workload;
@@ -100,7 +106,8 @@ pub struct BenchArgs {
     /// repository this binary was built from).
     #[arg(long, value_name = "PATH")]
     pub p3: Option<PathBuf>,
-    /// Measurements to run: all, or some of replacement, mrc, memory, simulator, cachesim, comma-separated.
+    /// Measurements to run: all, or some of replacement, mrc, memory, simulator, cachesim, whatif,
+    /// comma-separated.
     #[arg(long, value_name = "PARTS", default_value = "all")]
     pub part: String,
 }
@@ -113,13 +120,14 @@ pub struct Parts {
     pub memory: bool,
     pub simulator: bool,
     pub cachesim: bool,
+    pub whatif: bool,
 }
 
 impl Parts {
     pub const ALL: Parts =
-        Parts { replacement: true, mrc: true, memory: true, simulator: true, cachesim: true };
+        Parts { replacement: true, mrc: true, memory: true, simulator: true, cachesim: true, whatif: true };
     const NONE: Parts =
-        Parts { replacement: false, mrc: false, memory: false, simulator: false, cachesim: false };
+        Parts { replacement: false, mrc: false, memory: false, simulator: false, cachesim: false, whatif: false };
 
     /// `"all"` or a comma-separated list of part names.
     pub fn parse(text: &str) -> Result<Parts> {
@@ -134,7 +142,8 @@ impl Parts {
                 "memory" => &mut parts.memory,
                 "simulator" => &mut parts.simulator,
                 "cachesim" => &mut parts.cachesim,
-                other => bail!("--part: unknown part `{other}`; expected all, or some of replacement, mrc, memory, simulator, cachesim"),
+                "whatif" => &mut parts.whatif,
+                other => bail!("--part: unknown part `{other}`; expected all, or some of replacement, mrc, memory, simulator, cachesim, whatif"),
             };
             *flag = true;
         }
@@ -237,6 +246,7 @@ pub struct BenchReport {
     pub memory: Option<MemoryResult>,
     pub simulator: Option<SimResult>,
     pub cachesim: Option<CachesimResult>,
+    pub whatif: Option<WhatIfResult>,
     pub summary: Summary,
 }
 
@@ -347,6 +357,24 @@ pub struct CachesimResult {
     pub ratio: f64,
     pub ratio_rounds: Vec<f64>,
     pub target_ratio_max: f64,
+    pub pass: bool,
+}
+
+/// Part 6: MemRx's time and space overhead.
+#[derive(Clone, Debug, Serialize)]
+pub struct WhatIfResult {
+    pub workload: String,
+    pub memory_bytes: u64,
+    pub whatif: String,
+    /// Each configuration's fastest run.
+    pub seconds_without: f64,
+    pub seconds_with: f64,
+    /// Headline: the median over rounds of the round's time with MemRx over its time without.
+    pub ratio: f64,
+    pub ratio_rounds: Vec<f64>,
+    pub target_ratio_max: f64,
+    pub vec_bytes_per_page: f64,
+    pub target_vec_bytes_per_page_max: f64,
     pub pass: bool,
 }
 
@@ -471,6 +499,12 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
     } else {
         None
     };
+    let whatif = if parts.whatif {
+        log("MemRx's overhead on a simulation");
+        Some(bench_whatif(&scale)?)
+    } else {
+        None
+    };
     let mut report = BenchReport {
         date_utc,
         machine: Machine {
@@ -497,6 +531,7 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
         memory,
         simulator,
         cachesim,
+        whatif,
         summary: Summary::default(),
     };
     report.summary = summarize(&report);
@@ -511,7 +546,8 @@ fn summarize(r: &BenchReport) -> Summary {
         .chain(r.mrc.iter().map(|m| Some(m.pass)))
         .chain(r.memory.iter().map(|m| Some(m.pass)))
         .chain(r.simulator.iter().map(|s| Some(s.pass)))
-        .chain(r.cachesim.iter().map(|c| Some(c.pass)));
+        .chain(r.cachesim.iter().map(|c| Some(c.pass)))
+        .chain(r.whatif.iter().map(|w| Some(w.pass)));
     let mut s = Summary::default();
     for v in verdicts {
         match v {
@@ -1076,6 +1112,85 @@ fn bench_cachesim(scale: &Scale, exe: &Path, zipf: &BenchTrace) -> Result<Caches
     })
 }
 
+// ---- part 6: MemRx's overhead ------------------------------------------------------------------------
+
+/// papers/003 Table 4's thrashing case: "128 MB of memory and configure VM Sequential to access 256 MB of
+/// memory for two iterations".
+const WHATIF_WORKLOAD: &str = "vm-seq:size=256MiB,passes=2";
+const WHATIF_MEMORY_BYTES: u64 = 128 << 20;
+const WHATIF_SPEC: &str = "up-to=512MiB,step=32MiB,vec=subqueue";
+const WHATIF_OVERHEAD_MAX: f64 = 1.10;
+const VEC_BYTES_PER_PAGE_MAX: f64 = 24.0;
+
+/// One run of the workload, with or without MemRx: wall seconds and the metrics.
+fn whatif_once(with: bool) -> Result<(f64, RunMetrics)> {
+    let cfg = SimConfig {
+        memory_bytes: WHATIF_MEMORY_BYTES,
+        duration: SimConfig::UNTIL_DONE,
+        whatif: if with { Some(WhatIfConfig::parse(WHATIF_SPEC)?) } else { None },
+        ..SimConfig::default()
+    };
+    let workload = parse_workload(WHATIF_WORKLOAD).map_err(anyhow::Error::msg)?;
+    let start = Instant::now();
+    let metrics = simulate(cfg, workload)?;
+    Ok((start.elapsed().as_secs_f64(), metrics))
+}
+
+fn bench_whatif(scale: &Scale) -> Result<WhatIfResult> {
+    let (mut best_without, mut best_with) = (f64::INFINITY, f64::INFINITY);
+    let mut ratios = Vec::new();
+    let mut vec_bytes_per_page = f64::NAN;
+    for _ in 0..scale.rounds {
+        let (without, plain) = whatif_once(false)?;
+        let (with, observed) = whatif_once(true)?;
+        ensure!(
+            plain.sim_seconds == observed.sim_seconds,
+            "MemRx changed the simulation: {} s without, {} s with",
+            plain.sim_seconds,
+            observed.sim_seconds
+        );
+        let w = observed.whatif.context("a run with --whatif predicts")?;
+        vec_bytes_per_page = w.vecs[0].vec_bytes_per_page;
+        best_without = best_without.min(without);
+        best_with = best_with.min(with);
+        ratios.push(with / without.max(1e-9));
+    }
+    let ratio = median(&ratios).context("at least one round ran")?;
+    Ok(WhatIfResult {
+        workload: WHATIF_WORKLOAD.into(),
+        memory_bytes: WHATIF_MEMORY_BYTES,
+        whatif: WHATIF_SPEC.into(),
+        seconds_without: best_without,
+        seconds_with: best_with,
+        ratio,
+        ratio_rounds: ratios,
+        target_ratio_max: WHATIF_OVERHEAD_MAX,
+        vec_bytes_per_page,
+        target_vec_bytes_per_page_max: VEC_BYTES_PER_PAGE_MAX,
+        pass: ratio <= WHATIF_OVERHEAD_MAX && vec_bytes_per_page <= VEC_BYTES_PER_PAGE_MAX,
+    })
+}
+
+fn render_whatif(w: &WhatIfResult) -> String {
+    let rounds: Vec<String> = w.ratio_rounds.iter().map(|x| format!("{x:.3}")).collect();
+    format!(
+        "\n6. MemRx's overhead (papers/003 Table 4's thrashing run), {} in {}, --whatif {}\n\
+         without {:.3} s, with {:.3} s (fastest runs); ratio {:.3} (rounds {}) (target ≤{}); VEC {:.1} bytes a \
+         simulated page (target ≤{}): {}\n",
+        w.workload,
+        pagelab_core::units::fmt_bytes(w.memory_bytes),
+        w.whatif,
+        w.seconds_without,
+        w.seconds_with,
+        w.ratio,
+        rounds.join(" "),
+        w.target_ratio_max,
+        w.vec_bytes_per_page,
+        w.target_vec_bytes_per_page_max,
+        if w.pass { "PASS" } else { "FAIL" }
+    )
+}
+
 // ---- the machine -----------------------------------------------------------------------------------
 
 fn cores() -> u32 {
@@ -1196,6 +1311,7 @@ pub fn render(r: &BenchReport) -> String {
     out += &r.memory.as_ref().map_or_else(|| skipped("3. memory"), render_memory);
     out += &r.simulator.as_ref().map_or_else(|| skipped("4. simulator"), render_sim);
     out += &r.cachesim.as_ref().map_or_else(|| skipped("5. cachesim end to end"), render_cachesim);
+    out += &r.whatif.as_ref().map_or_else(|| skipped("6. MemRx overhead"), render_whatif);
     let s = &r.summary;
     out += &format!("\n{} PASS, {} FAIL, {} n/a\n", s.passed, s.failed, s.not_applicable);
     out
