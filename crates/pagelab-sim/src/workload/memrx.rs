@@ -148,7 +148,7 @@ const SECOND_NS: u64 = 1_000_000_000;
 /// A size as the largest binary unit it is a whole number of (`1GiB`, `640KiB`, `12345`).
 fn fmt_size(bytes: u64) -> String {
     for (unit, name) in [(TIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{name}", bytes / unit);
         }
     }
@@ -158,7 +158,7 @@ fn fmt_size(bytes: u64) -> String {
 /// A duration as the largest unit it is a whole number of (`50us`, `2us`, `100ns`).
 fn fmt_ns(ns: u64) -> String {
     for (unit, name) in [(SECOND_NS, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns >= unit && ns % unit == 0 {
+        if ns >= unit && ns.is_multiple_of(unit) {
             return format!("{}{name}", ns / unit);
         }
     }
@@ -168,7 +168,7 @@ fn fmt_ns(ns: u64) -> String {
 /// A size key in whole pages within `[min, max]`.
 fn pages_key(spec: &Spec, key: &str, default: u64, min: u64, max: u64) -> Result<u64, SimError> {
     let v = spec.bytes(key, default).map_err(SimError::Core)?;
-    if !(min..=max).contains(&v) || v % PAGE_SIZE_BYTES != 0 {
+    if !(min..=max).contains(&v) || !v.is_multiple_of(PAGE_SIZE_BYTES) {
         return Err(SimError::invalid(
             format!("{key}={v}"),
             format!("expected whole {PAGE_SIZE_BYTES} B pages from {} to {}", fmt_size(min), fmt_size(max)),
@@ -389,7 +389,7 @@ impl FsRandom {
                 "expected section <= file_size",
             ));
         }
-        if section_bytes % block_bytes != 0 || total_bytes % block_bytes != 0 {
+        if !section_bytes.is_multiple_of(block_bytes) || !total_bytes.is_multiple_of(block_bytes) {
             return Err(SimError::invalid(
                 format!("block={block_bytes}, section={section_bytes}, total={total_bytes}"),
                 "expected section and total to be whole blocks",
@@ -502,6 +502,8 @@ impl Dbench {
     pub const BLOCK_BYTES: u64 = 64 * KIB;
     pub const WRITE_BYTES: u64 = 16 * KIB;
     pub const OP_CPU: Nanos = Nanos::from_us(50);
+    /// Reads of one file at most (`file_size` / `block`): a session is one request of two steps a read.
+    pub const READS_MAX: u64 = 16_384;
 
     pub fn from_spec(spec: &Spec) -> Result<Dbench, SimError> {
         let e = SimError::Core;
@@ -511,7 +513,7 @@ impl Dbench {
         let iterations = count_key(spec, "iterations", Self::ITERATIONS, 1, 1_000_000)?;
         let block_bytes = pages_key(spec, "block", Self::BLOCK_BYTES, PAGE_SIZE_BYTES, 64 * MIB)?;
         let write = spec.bytes("write", Self::WRITE_BYTES).map_err(e)?;
-        if write > file_bytes || write % PAGE_SIZE_BYTES != 0 {
+        if write > file_bytes || !write.is_multiple_of(PAGE_SIZE_BYTES) {
             return Err(SimError::invalid(
                 format!("write={write}"),
                 format!("expected whole {PAGE_SIZE_BYTES} B pages from 0 to file_size ({file_bytes})"),
@@ -520,6 +522,13 @@ impl Dbench {
         let op_cpu = ns_key(spec, "op_cpu", Self::OP_CPU, 0, SECOND_NS)?;
         spec.finish(&["clients", "files", "file_size", "iterations", "block", "write", "op_cpu"])
             .map_err(e)?;
+        // A session is one request: its reads (and their CPU steps) stay within the step bound.
+        if file_bytes.div_ceil(block_bytes) > Self::READS_MAX {
+            return Err(SimError::invalid(
+                format!("file_size={file_bytes}, block={block_bytes}"),
+                format!("expected at most {} reads a file", Self::READS_MAX),
+            ));
+        }
         if clients * files > 1_000_000 {
             return Err(SimError::invalid(
                 format!("clients={clients}, files={files}"),
@@ -883,7 +892,8 @@ impl CpuSim {
     /// bursts.
     fn footprint(&self, i: u64) -> u64 {
         let growing = (self.bursts() / 2).max(1);
-        (self.pages() * (i + 1).min(growing)).div_ceil(growing)
+        // u128: a terabyte of pages times 10^12 bursts.
+        ((self.pages() as u128 * (i + 1).min(growing) as u128).div_ceil(growing as u128)) as u64
     }
 }
 
@@ -1046,6 +1056,10 @@ mod tests {
             ("dbench:file_size=2GiB", "file_size=2147483648: expected whole 4096 B pages from 4KiB to 1GiB"),
             ("dbench:write=1MiB", "write=1048576: expected whole 4096 B pages from 0 to file_size (655360)"),
             ("dbench:op_cpu=2s", "op_cpu=2s: expected 0ns to 1s"),
+            (
+                "dbench:file_size=1GiB,block=4KiB",
+                "file_size=1073741824, block=4096: expected at most 16384 reads a file",
+            ),
             ("dbench:clients=1000,files=10000", "clients=1000, files=10000: expected at most 1000000 files in all"),
             ("mogrify:scale=0", "scale=0: expected 1 to 100"),
             ("mogrify:width=0", "width=0: expected 1 to 1000000"),
@@ -1263,6 +1277,23 @@ mod tests {
         let steps: Vec<Step> = programs(&mut w, 0, &mut rng).into_iter().flat_map(|p| p.steps).collect();
         assert_eq!(steps.last(), Some(&Step::Cpu(Nanos(500 * 3_000))));
         assert_eq!(steps.iter().filter(|s| matches!(s, Step::Touch { write: false, .. })).count(), 2);
+    }
+
+    /// Large units of work (a 1 MiB read decoded into ~680 pages, a footprint stored in one burst, 16,384
+    /// reads of a file) still make requests within [`STEPS_MAX`] (`programs` checks each).
+    #[test]
+    fn requests_stay_within_the_step_bound_at_extreme_keys() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for text in [
+            "mogrify:width=3000,height=2000,block=1MiB",
+            "cpu-sim:size=400MiB,instructions=1000,touch_every=1000",
+            "dbench:clients=1,files=1,file_size=64MiB,block=4KiB,iterations=1",
+            "fs-random:total=1GiB",
+        ] {
+            let mut w = parse(text);
+            let requests = programs(w.as_mut(), 0, &mut rng);
+            assert!(!requests.is_empty(), "{text}");
+        }
     }
 
     /// A run of `workload` on the `hdd` (until the `wd1200bb` exists) in `memory` MiB, to its end.
