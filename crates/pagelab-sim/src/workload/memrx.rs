@@ -119,6 +119,23 @@
 //!   nothing from 192 MiB. With a 32 MiB hot part loaded once every 1,000 instructions instead, a hot
 //!   page's loads are seconds apart, LRU evicts the hot part while the footprint grows, and paging costs
 //!   42 % at 128 MiB: not "CPU-bound".
+//!
+//! # Runtimes at the defaults
+//!
+//! Simulated seconds on the `hdd` (the Cheetah 9LP: the `wd1200bb` was not yet built in when these were
+//! written) from 128 to 512 MiB, the `memrx_runtimes` test (`#[ignore]`d) that prints every 32 MiB step:
+//!
+//! | workload    | 128 MiB | 160 | 192 | 224 | 256 | 288 | 512 MiB |
+//! |-------------|---------|-----|-----|-----|-----|-----|---------|
+//! | `fs-seq`    | 171.8 | 171.8 | 171.8 | 171.8 | 171.8 | 18.4 | 18.4 |
+//! | `fs-seq-mt` | 179.7 | 179.7 | 179.7 | 179.7 | 33.3 | 18.5 | 18.5 |
+//! | `fs-random` | 471.7 | 431.6 | 388.5 | 336.5 | 282.5 | 278.2 | 278.2 |
+//! | `dbench`    | 23.7 | 11.0 | 10.9 | 10.9 | 10.9 | 10.9 | 10.9 |
+//! | `mogrify`   | 102.4 | 49.8 | 43.7 | 25.6 | 6.9 | 6.2 | 6.2 |
+//! | `cpu-sim`   | 32.0 | 30.4 | 30.1 | 30.1 | 30.1 | 30.1 | 30.1 |
+//!
+//! `fs-random`'s floor is its first reads of the section (65,536 random blocks, all misses whatever the
+//! memory); `fs-seq`'s scan is LRU's worst case (nothing hits until the section fits).
 
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
