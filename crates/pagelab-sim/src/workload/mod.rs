@@ -6,11 +6,13 @@
 //! where the paper names them); a TOML file describes new ones with the same fields; trace replay turns a
 //! block trace's streams into handlers. Li & Shen's two application workloads have their own datasets and
 //! request programs: [`index_search`] (the Ask Jeeves index server) and [`media_clips`] (Apache serving
-//! the World Cup '98 media clips).
+//! the World Cup '98 media clips). MemRx's evaluation jobs (file scans, a dbench-like file server, an image
+//! scaler, a CPU-bound simulator) are in [`memrx`].
 
 pub mod index_search;
 pub mod media_clips;
 pub mod memory;
+pub mod memrx;
 pub mod pattern;
 pub mod replay;
 pub mod spec;

@@ -9,11 +9,14 @@
 //!
 //! Li & Shen's application workloads ([`APP_WORKLOADS`]) take their own keys: `index-search` `terms`,
 //! `zipf`, `keywords` (`web` or a number), `block`, `list_max`, `interleave` (`merge`, `round-robin`);
-//! `media-clips` `files`, `zipf`, `block` (see their modules).
+//! `media-clips` `files`, `zipf`, `block` (see their modules). MemRx's evaluation workloads
+//! ([`MEMRX_WORKLOADS`]: `fs-seq`, `fs-seq-mt`, `fs-random`, `dbench`, `mogrify`, `cpu-sim`) take theirs
+//! (see `workload::memrx`).
 
 use super::index_search::IndexSearch;
 use super::media_clips::MediaClips;
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
+use super::memrx::{memrx_workload, MEMRX_WORKLOADS};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
 use super::Workload;
 use crate::error::SimError;
@@ -67,14 +70,18 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if let Some(w) = app_workload(&spec).map_err(in_spec)? {
         return Ok(w);
     }
+    if let Some(w) = memrx_workload(&spec).map_err(in_spec)? {
+        return Ok(w);
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
         SimError::invalid(
             format!("unknown workload `{}`", spec.name),
             format!(
-                "expected one of {}, {}, {} or a .toml file",
+                "expected one of {}, {}, {}, {} or a .toml file",
                 BUILTIN.join(", "),
                 APP_WORKLOADS.join(", "),
-                MEMORY_WORKLOADS.join(", ")
+                MEMORY_WORKLOADS.join(", "),
+                MEMRX_WORKLOADS.join(", ")
             ),
         )
     })?;
