@@ -126,8 +126,14 @@ pub struct Parts {
 impl Parts {
     pub const ALL: Parts =
         Parts { replacement: true, mrc: true, memory: true, simulator: true, cachesim: true, whatif: true };
-    const NONE: Parts =
-        Parts { replacement: false, mrc: false, memory: false, simulator: false, cachesim: false, whatif: false };
+    const NONE: Parts = Parts {
+        replacement: false,
+        mrc: false,
+        memory: false,
+        simulator: false,
+        cachesim: false,
+        whatif: false,
+    };
 
     /// `"all"` or a comma-separated list of part names.
     pub fn parse(text: &str) -> Result<Parts> {

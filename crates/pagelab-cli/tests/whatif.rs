@@ -22,9 +22,28 @@ fn json(out: &Output) -> Value {
 fn with_lru_the_exact_vec_predicts_every_reruns_miss_ratio() {
     let trace = trace_path("lirs/multi1.trace.gz");
     let out = pagelab(&[
-        "whatif", "--trace", &trace, "--replay", "--memory-model", "exact", "--policy", "lru", "--prefetch",
-        "none", "--memory", "1MiB", "--up-to", "4MiB", "--step", "256KiB", "--vec", "all", "--validate",
-        "--jobs", "2", "--json",
+        "whatif",
+        "--trace",
+        &trace,
+        "--replay",
+        "--memory-model",
+        "exact",
+        "--policy",
+        "lru",
+        "--prefetch",
+        "none",
+        "--memory",
+        "1MiB",
+        "--up-to",
+        "4MiB",
+        "--step",
+        "256KiB",
+        "--vec",
+        "all",
+        "--validate",
+        "--jobs",
+        "2",
+        "--json",
     ]);
     let v = json(&out);
     assert_eq!(v["method"], "simulation");
@@ -56,8 +75,15 @@ fn with_lru_the_exact_vec_predicts_every_reruns_miss_ratio() {
 #[test]
 fn simulate_reports_the_prediction_in_its_json_and_text() {
     let args = [
-        "simulate", "--workload", "vm-seq:size=24MiB,passes=2", "--memory", "16MiB", "--device", "hdd",
-        "--whatif", "up-to=48MiB,step=8MiB",
+        "simulate",
+        "--workload",
+        "vm-seq:size=24MiB,passes=2",
+        "--memory",
+        "16MiB",
+        "--device",
+        "hdd",
+        "--whatif",
+        "up-to=48MiB,step=8MiB",
     ];
     let mut with_json = args.to_vec();
     with_json.push("--json");
@@ -79,7 +105,8 @@ fn simulate_reports_the_prediction_in_its_json_and_text() {
 #[test]
 fn the_trace_alone_gives_the_exact_curve_and_an_io_time() {
     let trace = trace_path("lirs/multi1.trace.gz");
-    let out = pagelab(&["whatif", "--trace", &trace, "--memory", "1MiB", "--up-to", "2MiB", "--step", "512KiB"]);
+    let out =
+        pagelab(&["whatif", "--trace", &trace, "--memory", "1MiB", "--up-to", "2MiB", "--step", "512KiB"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("the exact LRU miss-ratio curve"), "{text}");

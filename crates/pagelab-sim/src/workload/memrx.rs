@@ -25,13 +25,17 @@
 //!   window, and a 256 MiB pass is 2,048 calls.
 //! - `threads=N` (FS Sequential-MT, Table 1: "A multi-threaded version of FS Sequential"; §5.1.2: it
 //!   "repeatedly does a fixed-size linear scan using a specified number of worker threads"): N handler
-//!   slots ([`Workload::natural_concurrency`]); the section is cut into N contiguous parts of whole pages
-//!   (part i is pages `[i·P/N, (i+1)·P/N)` of the section's P pages), and thread i scans its part `passes`
-//!   times. The paper does not say how the threads share the scan. This split keeps the total work (`size`
-//!   × `passes` bytes) and the working set (the section) the same for every N, so that the runs of
-//!   Figure 4 differ only in their concurrency, which is what that figure measures; and the scan still
-//!   "exceeds available memory", so the workload thrashes at every N. `fs-seq-mt` is `fs-seq` with
-//!   `threads=4` by default (the paper's thread counts are in Figure 4, which our copy lost).
+//!   slots ([`Workload::natural_concurrency`]) and, by default (`scan=shared`), one scan: each thread, when
+//!   free, takes the scan's next `block` — we read "a fixed-size linear scan using … worker threads" as
+//!   one scan the workers share. The total work (`size` × `passes` bytes), the working set and the order
+//!   in which pages are first asked for are then the same for every N, so the runs of Figure 4 differ only
+//!   in their concurrency, which is what that figure measures. `scan=split` cuts the section into N
+//!   contiguous parts of whole pages (part i is pages `[i·P/N, (i+1)·P/N)` of the section's P pages) and
+//!   thread i scans its part `passes` times. Split scans are not a stack workload: a thread whose part
+//!   hits in memory runs ahead of the others, so pages' reuse distances depend on the memory size (at
+//!   256 MiB the four parts mostly hit, where MemRx's run at 128 MiB, all threads at the disk's pace,
+//!   saw every page reused 256 MiB later). `fs-seq-mt` is `fs-seq` with `threads=4` by default (the
+//!   paper's thread counts are in Figure 4, which our copy lost).
 //!
 //! # `fs-random` — FS Random (Table 1)
 //!
@@ -249,9 +253,22 @@ pub struct FsSeq {
     /// The `read()` size.
     pub block_bytes: u64,
     pub threads: u32,
+    /// How the threads share the scan (`scan=shared|split`).
+    pub scan: Scan,
     file_pages: Vec<u64>,
-    /// Per slot: bytes of its part done in the current pass, and passes completed.
+    /// Per slot (`Split`), or slot 0's entry for all (`Shared`): bytes done in the current pass, and passes
+    /// completed.
     progress: Vec<(u64, u64)>,
+}
+
+/// How FS Sequential-MT's threads share the scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// One linear scan: each thread takes the next block of it when it is free (the paper's "a fixed-size
+    /// linear scan using a specified number of worker threads").
+    Shared,
+    /// Each thread scans its own contiguous part of the section.
+    Split,
 }
 
 impl FsSeq {
@@ -269,8 +286,17 @@ impl FsSeq {
         let passes = count_key(spec, "passes", Self::PASSES, 1, 1_000_000)?;
         let block_bytes = pages_key(spec, "block", Self::BLOCK_BYTES, PAGE_SIZE_BYTES, 64 * MIB)?;
         let threads = count_key(spec, "threads", default_threads, 1, THREADS_MAX)?;
-        spec.finish(&["file_size", "size", "passes", "block", "threads"]).map_err(e)?;
-        FsSeq::new(file_bytes, size_bytes, passes, block_bytes, threads as u32)
+        let scan = match spec.string("scan").as_deref() {
+            None | Some("shared") => Scan::Shared,
+            Some("split") => Scan::Split,
+            Some(other) => {
+                return Err(SimError::invalid(format!("scan={other}"), "expected shared or split"))
+            }
+        };
+        spec.finish(&["file_size", "size", "passes", "block", "threads", "scan"]).map_err(e)?;
+        let mut w = FsSeq::new(file_bytes, size_bytes, passes, block_bytes, threads as u32)?;
+        w.scan = scan;
+        Ok(w)
     }
 
     /// Sizes in whole pages, `threads >= 1`, `passes >= 1` (the parser's checks); refused here: a section
@@ -297,7 +323,16 @@ impl FsSeq {
             ));
         }
         let file_pages = vec![file_bytes / PAGE_SIZE_BYTES];
-        Ok(FsSeq { file_bytes, size_bytes, passes, block_bytes, threads, file_pages, progress: Vec::new() })
+        Ok(FsSeq {
+            file_bytes,
+            size_bytes,
+            passes,
+            block_bytes,
+            threads,
+            scan: Scan::Shared,
+            file_pages,
+            progress: Vec::new(),
+        })
     }
 
     /// Thread `i`'s part of the section, `[start, end)` in bytes.
@@ -310,12 +345,13 @@ impl FsSeq {
 impl Workload for FsSeq {
     fn describe(&self) -> String {
         format!(
-            "fs-seq:file_size={},size={},passes={},block={},threads={}",
+            "fs-seq:file_size={},size={},passes={},block={},threads={}{}",
             fmt_size(self.file_bytes),
             fmt_size(self.size_bytes),
             self.passes,
             fmt_size(self.block_bytes),
-            self.threads
+            self.threads,
+            if self.scan == Scan::Split && self.threads > 1 { ",scan=split" } else { "" }
         )
     }
 
@@ -336,19 +372,25 @@ impl Workload for FsSeq {
     }
 
     fn next_request(&mut self, slot: u32, _: &mut ChaCha8Rng) -> Option<RequestProgram> {
-        let s = slot as usize;
+        if slot >= self.threads {
+            return None;
+        }
+        // Shared: every thread moves the one scan on, a block a request; split: each its own part.
+        let (s, (start, end), blocks_max) = match self.scan {
+            Scan::Shared if self.threads > 1 => (0, (0, self.size_bytes), 1),
+            _ => (slot as usize, self.part(slot), STEPS_CUT),
+        };
         if self.progress.len() <= s {
             self.progress.resize(s + 1, (0, 0));
         }
         let (done, passes) = self.progress[s];
-        if passes == self.passes || slot >= self.threads {
+        if passes == self.passes {
             return None;
         }
-        let (start, end) = self.part(slot);
         let mut at = start + done;
         let mut steps = Vec::new();
         // One request never crosses the end of a pass.
-        while at < end && steps.len() < STEPS_CUT {
+        while at < end && steps.len() < blocks_max {
             let len_bytes = self.block_bytes.min(end - at);
             steps.push(Step::Read { file: FileId(0), offset_bytes: at, len_bytes });
             at += len_bytes;
@@ -1119,6 +1161,7 @@ mod tests {
         // 1001 pages in 3 parts, 20 KiB reads (a part's last read is shorter), 3 passes.
         let size = 1001 * PAGE_SIZE_BYTES;
         let mut w = FsSeq::new(8 * MIB, size, 3, 20 * KIB, 3).unwrap();
+        w.scan = Scan::Split;
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut pages = vec![0u64; 1001];
         let mut total = 0;
@@ -1143,6 +1186,30 @@ mod tests {
         assert_eq!(total, 3 * size, "the same work as one thread");
         assert!(pages.iter().all(|&n| n == 3), "each page once a pass");
         assert!(w.next_request(3, &mut rng).is_none());
+    }
+
+    /// The shared scan: whichever thread asks takes the next block, so the threads together read the
+    /// section in order, `passes` times, and each stops when the scan is done.
+    #[test]
+    fn fs_seq_threads_share_one_scan_a_block_at_a_time() {
+        let size = 100 * PAGE_SIZE_BYTES;
+        let mut w = parse("fs-seq:file_size=1MiB,size=400KiB,passes=2,block=40KiB,threads=3");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut reads = Vec::new();
+        // Threads ask in a scrambled order, as completions would have them.
+        for i in 0..40u32 {
+            let slot = (i * 7) % 3;
+            if let Some(p) = w.next_request(slot, &mut rng) {
+                reads.extend(p.reads());
+            }
+        }
+        let offsets: Vec<u64> = reads.iter().map(|r| r.1).collect();
+        let expected: Vec<u64> = (0..2).flat_map(|_| (0..10).map(|b| b * 40 * KIB)).collect();
+        assert_eq!(offsets, expected, "one scan in order, twice");
+        assert_eq!(reads.iter().map(|r| r.2).sum::<u64>(), 2 * size);
+        assert!((0..3).all(|slot| w.next_request(slot, &mut rng).is_none()));
+        let e = message("fs-seq:threads=2,scan=diagonal");
+        assert!(e.contains("scan=diagonal: expected shared or split"), "{e}");
     }
 
     #[test]
