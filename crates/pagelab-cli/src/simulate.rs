@@ -54,12 +54,24 @@ Programs that run to completion (measured whole; the runtime is the result):
   smm                      DULO's SciMark2 sparse matrix-vector multiply (116 MiB):
                            n (869000), per_row (10), multiplications (15),
                            row_cpu (100ns)
+MemRx's evaluation jobs (papers/003; programs that run to completion, on its WD1200BB by
+default; their module doc gives every size and why):
+  fs-seq                   FS Sequential: 256 MiB of a 1 GiB file read 10 times in
+                           128 KiB reads; keys: file_size, size, passes, block,
+                           threads (FS Sequential-MT; scan=shared|split)
+  fs-seq-mt                fs-seq with threads=4
+  fs-random                FS Random: 512 MiB of random 4 KiB reads in a 256 MiB
+                           section; keys: file_size, section, total, block, threads
+  dbench                   a dbench-like file server: 20 clients, 150 MiB of files
+  mogrify                  an image scaler: a 5000x3600 bitmap, 240 MiB of pixels
+  cpu-sim                  a CPU-bound simulator with 160 MiB of memory
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
 index-search, media-clips) run on the IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a
 disk of their testbed's class, unless --device says otherwise: their 19-25 GB datasets
 do not fit the 9.1 GB Seagate Cheetah 9LP that every other workload runs on by default.
+MemRx's jobs run on the Western Digital WD1200BB (120 GB, 7,200 RPM ATA) of its testbed.
 
 Examples:
   pagelab simulate --workload one-rand --concurrency 100 \\
@@ -73,6 +85,7 @@ Examples:
   pagelab simulate --workload media-clips --memory 256MiB --prefetch-cache pc-coldest+
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
   pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6
+  pagelab simulate --workload fs-random --memory 128MiB --whatif up-to=512MiB
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --file-size 256KiB
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --prefetch none")]
 pub struct SimulateArgs {
@@ -130,11 +143,13 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, 9.1 GB, DiskSim-validated), hdd:nocache, ultrastar36lzx (IBM
-    /// Ultrastar 36LZX, 36.7 GB, from its published figures), ultrastar36lzx:nocache, ssd, simple (DULO's
+    /// Ultrastar 36LZX, 36.7 GB, from its published figures), ultrastar36lzx:nocache, wd1200bb (Western
+    /// Digital WD1200BB, 120 GB, 7,200 RPM ATA, MemRx's disk), wd1200bb:nocache, ssd, simple (DULO's
     /// Table 1: 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
     /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
     /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb,
-    /// index-search, media-clips), else hdd.
+    /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim), else
+    /// hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
     /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).

@@ -430,18 +430,7 @@ fn run(c: &Case, mib: u64, quick: bool, seed: u64) -> Result<Row, SimError> {
             vecs: vec![VecMode::SubQueue],
         }
     };
-    let cfg = SimConfig {
-        memory_bytes: mib << 20,
-        cpus: 1,
-        device: crate::device::DeviceSpec::parse(crate::device::spec::WD1200BB).expect("built-in device"),
-        prefetcher: c.readahead.parse::<AnyPrefetcher>().map_err(SimError::Core)?,
-        swap_bytes: Some(SWAP_BYTES),
-        duration: SimConfig::UNTIL_DONE,
-        whatif: Some(whatif),
-        seed,
-        ..SimConfig::default()
-    };
-    let m = simulate(cfg, parse_workload(&c.spec)?)?;
+    let m = simulate(config(c, mib << 20, whatif, seed)?, parse_workload(&c.spec)?)?;
     if !m.workload_completed {
         return Err(SimError::invalid(
             format!("{} in {mib} MiB", c.spec),
@@ -508,6 +497,21 @@ fn run(c: &Case, mib: u64, quick: bool, seed: u64) -> Result<Row, SimError> {
         }
     }
     Ok(row)
+}
+
+/// The paper's testbed (the module doc) with `memory_bytes` and MemRx observing as `whatif` says.
+fn config(c: &Case, memory_bytes: u64, whatif: WhatIfConfig, seed: u64) -> Result<SimConfig, SimError> {
+    Ok(SimConfig {
+        memory_bytes,
+        cpus: 1,
+        device: crate::device::DeviceSpec::parse(crate::device::spec::WD1200BB).expect("built-in device"),
+        prefetcher: c.readahead.parse::<AnyPrefetcher>().map_err(SimError::Core)?,
+        swap_bytes: Some(SWAP_BYTES),
+        duration: SimConfig::UNTIL_DONE,
+        whatif: Some(whatif),
+        seed,
+        ..SimConfig::default()
+    })
 }
 
 /// Table 5's configurations: (real MiB, simulated MiB, VEC bytes, bytes per simulated page) for the
@@ -675,4 +679,81 @@ fn markdown(
         );
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick run: every job completes, `results.csv` has the issue's columns (one row per workload,
+    /// PPM, VEC and size), and the accuracy criteria hold on it.
+    #[test]
+    fn a_quick_run_yields_the_issues_columns_and_meets_its_criteria() {
+        let e = MemRxExperiment;
+        let rows: Vec<Row> = e.jobs(true, 1).iter().map(|j| (j.run)().expect("a quick job")).collect();
+        let table = e.result_rows(&rows);
+        let columns: Vec<&str> = table[0]
+            .params
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .chain(table[0].metrics.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                "workload",
+                "ppm",
+                "vec",
+                "readahead",
+                "threads",
+                "memory_bytes",
+                "predicted_runtime_s",
+                "actual_runtime_s",
+                "predicted_miss_ratio",
+                "actual_miss_ratio"
+            ]
+        );
+        assert_eq!(table.len(), 3 * 2 * 3 * QUICK_SIZES_MIB.len(), "3 workloads x 2 PPMs x 3 VECs x 4 sizes");
+        let f = e.analyze(&rows, true);
+        for c in &f.checks {
+            assert_eq!(c.verdict, Verdict::Reproduced, "{}: {}", c.claim, c.measured);
+        }
+    }
+
+    /// Figure 4 in small: FS Sequential-MT on a 24 MiB section in 16 MiB of memory, predicted for 40 MiB
+    /// (where the section fits) and rerun there. The thread-aware PPM's error stays small whatever the
+    /// threads; the naive PPM's, which adds up overlapping waits, grows with them.
+    #[test]
+    fn the_naive_ppm_errs_more_with_threads_and_the_thread_aware_one_does_not() {
+        let error = |threads: u32| {
+            let c = case(
+                "mt",
+                &format!("fs-seq:file_size=64MiB,size=24MiB,passes=4,threads={threads}"),
+                "linux-2.6",
+                threads,
+            );
+            let w = |up_to: u64| WhatIfConfig {
+                up_to_bytes: up_to << 20,
+                step_bytes: 8 << 20,
+                vecs: vec![VecMode::SubQueue],
+            };
+            let base =
+                simulate(config(&c, 16 << 20, w(40), 1).unwrap(), parse_workload(&c.spec).unwrap()).unwrap();
+            let fit =
+                simulate(config(&c, 40 << 20, w(48), 1).unwrap(), parse_workload(&c.spec).unwrap()).unwrap();
+            let p = &base.whatif.unwrap().vecs[0];
+            let predicted = &p.sizes.last().unwrap();
+            assert_eq!(predicted.memory_bytes, 40 << 20);
+            let naive_saved: f64 = p.sizes.iter().map(|s| s.naive_penalty_s).sum();
+            let actual = fit.sim_seconds;
+            let aware = (predicted.predicted_runtime_s - actual).abs() / actual;
+            let naive = (base.sim_seconds - naive_saved - actual).abs() / actual;
+            (aware, naive)
+        };
+        let (aware1, naive1) = error(1);
+        let (aware4, naive4) = error(4);
+        assert!(aware1 < 0.05 && aware4 < 0.05, "thread-aware: {aware1:.3} / {aware4:.3}");
+        assert!(naive1 < 0.05, "one thread: the naive PPM is the thread-aware one ({naive1:.3})");
+        assert!(naive4 > 2.0 * naive1.max(0.05), "naive: {naive1:.3} at 1 thread, {naive4:.3} at 4");
+    }
 }
