@@ -94,7 +94,9 @@ struct Lane {
     /// Pages readahead brought back from the VEC, not yet used: their increment.
     prefetched: KeyMap<u64, u32>,
     /// Pages a task missed, taken out of the VEC at the miss, before the allocation's own reclaim pushes
-    /// its victims above them: their increment, until their demand allocation.
+    /// its victims above them: their increment, until their demand allocation. The last one waits in
+    /// `missed_last` (its allocation nearly always comes next); older ones in the map.
+    missed_last: Option<(u64, u32)>,
     missed: KeyMap<u64, u32>,
     /// An interval of idle time with reloads outstanding, open since.
     open: Option<Nanos>,
@@ -159,6 +161,9 @@ impl Lane {
     /// Page `key` arrived: if a task was waiting for it as a reload, the reload completes and takes the
     /// idle time accumulated since the last completion.
     fn arrived(&mut self, now: Nanos, key: u64, idle: bool) {
+        if self.outstanding.is_empty() {
+            return;
+        }
         let Some(r) = self.outstanding.remove(&key) else { return };
         if let Some(since) = self.open {
             self.accumulate(since, now);
@@ -209,6 +214,7 @@ impl MemRx {
                 vec: AnyVec::new(mode, config.geometry),
                 outstanding: KeyMap::default(),
                 prefetched: KeyMap::default(),
+                missed_last: None,
                 missed: KeyMap::default(),
                 open: None,
                 pending_ns: 0,
@@ -276,13 +282,18 @@ impl Observer for MemRx {
             // its victims were still in memory when the task asked (in a larger memory too).
             for lane in &mut self.lanes {
                 if let Some(increment) = lane.vec.reloaded(key.raw()) {
-                    lane.missed.insert(key.raw(), increment);
+                    if let Some((k, i)) = lane.missed_last.replace((key.raw(), increment)) {
+                        lane.missed.insert(k, i);
+                    }
                 }
             }
             return;
         }
         let idle = self.idle;
         for lane in &mut self.lanes {
+            if lane.prefetched.is_empty() {
+                continue;
+            }
             if let Some(increment) = lane.prefetched.remove(&key.raw()) {
                 if outcome == AccessOutcome::Wait {
                     lane.start(now, key.raw(), increment, idle);
@@ -295,7 +306,14 @@ impl Observer for MemRx {
         self.misses += demand as u64;
         let idle = self.idle;
         for lane in &mut self.lanes {
-            let missed = lane.missed.remove(&key.raw());
+            let missed = match lane.missed_last {
+                Some((k, i)) if k == key.raw() => {
+                    lane.missed_last = None;
+                    Some(i)
+                }
+                _ if lane.missed.is_empty() => None,
+                _ => lane.missed.remove(&key.raw()),
+            };
             let Some(increment) = missed.or_else(|| lane.vec.reloaded(key.raw())) else { continue };
             if demand {
                 lane.counts.demand_reloads[increment as usize] += 1;
@@ -313,9 +331,11 @@ impl Observer for MemRx {
         }
     }
 
-    fn evicted(&mut self, _: Nanos, key: PageKey, _: StreamId, _: Eviction) {
+    fn evicted(&mut self, _: Nanos, key: PageKey, _: StreamId, what: Eviction) {
         for lane in &mut self.lanes {
-            lane.prefetched.remove(&key.raw());
+            if what == Eviction::PrefetchedUnused && !lane.prefetched.is_empty() {
+                lane.prefetched.remove(&key.raw());
+            }
             lane.vec.evicted(key.raw());
         }
     }
