@@ -90,14 +90,14 @@ struct Reload {
 struct Lane {
     vec: AnyVec,
     /// Reloads a task waits for (`reload_count` = its length).
-    outstanding: KeyMap<u64, Reload>,
-    /// Pages readahead brought back from the VEC, not yet used: their increment.
-    prefetched: KeyMap<u64, u32>,
+    outstanding: FewMap<Reload>,
+    /// Pages readahead is bringing back from the VEC, still in flight: their increment.
+    prefetched: FewMap<u32>,
     /// Pages a task missed, taken out of the VEC at the miss, before the allocation's own reclaim pushes
     /// its victims above them: their increment, until their demand allocation. The last one waits in
     /// `missed_last` (its allocation nearly always comes next); older ones in the map.
     missed_last: Option<(u64, u32)>,
-    missed: KeyMap<u64, u32>,
+    missed: FewMap<u32>,
     /// An interval of idle time with reloads outstanding, open since.
     open: Option<Nanos>,
     /// Idle time with reloads outstanding since the last reload completed.
@@ -164,7 +164,7 @@ impl Lane {
         if self.outstanding.is_empty() {
             return;
         }
-        let Some(r) = self.outstanding.remove(&key) else { return };
+        let Some(r) = self.outstanding.remove(key) else { return };
         if let Some(since) = self.open {
             self.accumulate(since, now);
             self.open = Some(now);
@@ -177,6 +177,58 @@ impl Lane {
         }
         self.counts.reloads[i] += 1;
         self.update(now, idle);
+    }
+}
+
+/// Most entries a [`FewMap`] keeps in its vector.
+const FEW_MAX: usize = 32;
+
+/// A map of `u64` keys that usually holds a handful of entries (the reloads under way, the readahead
+/// pages in flight, the misses awaiting their allocation): a vector searched linearly while it holds at
+/// most [`FEW_MAX`], a hash map beyond (a thousand handlers can have thousands of reloads under way).
+/// Hashing every page's arrival into a map of one entry was most of MemRx's cost in a thrashing run.
+#[derive(Clone, Debug)]
+struct FewMap<V> {
+    few: Vec<(u64, V)>,
+    many: KeyMap<u64, V>,
+}
+
+impl<V> Default for FewMap<V> {
+    fn default() -> Self {
+        FewMap { few: Vec::new(), many: KeyMap::default() }
+    }
+}
+
+impl<V: Copy> FewMap<V> {
+    fn len(&self) -> usize {
+        self.few.len() + self.many.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn insert(&mut self, key: u64, value: V) {
+        if let Some(e) = self.few.iter_mut().find(|e| e.0 == key) {
+            e.1 = value;
+        } else if self.many.is_empty() && self.few.len() < FEW_MAX {
+            self.few.push((key, value));
+        } else {
+            // Past a handful: the hash map takes new keys (the vector's stay where they are).
+            self.many.insert(key, value);
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, key: u64) -> Option<V> {
+        if let Some(at) = self.few.iter().position(|e| e.0 == key) {
+            return Some(self.few.swap_remove(at).1);
+        }
+        if self.many.is_empty() {
+            None
+        } else {
+            self.many.remove(&key)
+        }
     }
 }
 
@@ -212,10 +264,10 @@ impl MemRx {
             .iter()
             .map(|&mode| Lane {
                 vec: AnyVec::new(mode, config.geometry),
-                outstanding: KeyMap::default(),
-                prefetched: KeyMap::default(),
+                outstanding: FewMap::default(),
+                prefetched: FewMap::default(),
                 missed_last: None,
-                missed: KeyMap::default(),
+                missed: FewMap::default(),
                 open: None,
                 pending_ns: 0,
                 naive_last: None,
@@ -289,15 +341,14 @@ impl Observer for MemRx {
             }
             return;
         }
+        // A readahead page found valid cost nothing; one still in flight is a reload from now.
+        if outcome == AccessOutcome::Hit {
+            return;
+        }
         let idle = self.idle;
         for lane in &mut self.lanes {
-            if lane.prefetched.is_empty() {
-                continue;
-            }
-            if let Some(increment) = lane.prefetched.remove(&key.raw()) {
-                if outcome == AccessOutcome::Wait {
-                    lane.start(now, key.raw(), increment, idle);
-                }
+            if let Some(increment) = lane.prefetched.remove(key.raw()) {
+                lane.start(now, key.raw(), increment, idle);
             }
         }
     }
@@ -311,8 +362,7 @@ impl Observer for MemRx {
                     lane.missed_last = None;
                     Some(i)
                 }
-                _ if lane.missed.is_empty() => None,
-                _ => lane.missed.remove(&key.raw()),
+                _ => lane.missed.remove(key.raw()),
             };
             let Some(increment) = missed.or_else(|| lane.vec.reloaded(key.raw())) else { continue };
             if demand {
@@ -327,15 +377,14 @@ impl Observer for MemRx {
     fn inserted(&mut self, now: Nanos, key: PageKey, _: StreamId, _: bool) {
         let idle = self.idle;
         for lane in &mut self.lanes {
+            // A readahead page that arrives before anyone waits for it was no reload.
+            lane.prefetched.remove(key.raw());
             lane.arrived(now, key.raw(), idle);
         }
     }
 
-    fn evicted(&mut self, _: Nanos, key: PageKey, _: StreamId, what: Eviction) {
+    fn evicted(&mut self, _: Nanos, key: PageKey, _: StreamId, _: Eviction) {
         for lane in &mut self.lanes {
-            if what == Eviction::PrefetchedUnused && !lane.prefetched.is_empty() {
-                lane.prefetched.remove(&key.raw());
-            }
             lane.vec.evicted(key.raw());
         }
     }
@@ -343,8 +392,8 @@ impl Observer for MemRx {
     fn removed(&mut self, now: Nanos, key: PageKey) {
         let idle = self.idle;
         for lane in &mut self.lanes {
-            lane.prefetched.remove(&key.raw());
-            if lane.outstanding.remove(&key.raw()).is_some() {
+            lane.prefetched.remove(key.raw());
+            if lane.outstanding.remove(key.raw()).is_some() {
                 lane.update(now, idle);
             }
         }
@@ -542,6 +591,26 @@ mod tests {
         assert_eq!(step(p, 1).reloads, 4);
         assert_eq!(step(p, 1).naive_penalty_s, 20e-9);
         assert_eq!(step(p, 1).penalty_s, 20e-9);
+    }
+
+    /// Past [`FEW_MAX`] entries the map spills to its hash map and every key stays findable once.
+    #[test]
+    fn a_few_map_spills_and_finds_every_key() {
+        let mut m = FewMap::default();
+        for k in 0..100u64 {
+            m.insert(k * 7, k);
+        }
+        m.insert(7, 1000);
+        assert_eq!(m.len(), 100);
+        assert_eq!(m.remove(7), Some(1000));
+        assert_eq!(m.remove(7), None);
+        for k in 2..100u64 {
+            assert_eq!(m.remove(k * 7), Some(k), "{k}");
+        }
+        assert_eq!(m.remove(0), Some(0));
+        assert!(m.is_empty());
+        m.insert(5, 5);
+        assert_eq!((m.few.len(), m.remove(5)), (1, Some(5)), "empty again, it starts with the vector");
     }
 
     #[test]
