@@ -36,12 +36,13 @@ fn quick_bench_reports_every_measurement() {
     check_memory(&r);
     check_simulator(&r);
     check_cachesim(&r);
+    check_whatif(&r);
     let s = &r.summary;
     assert_eq!(s.not_applicable, 12, "every ratio is n/a without libCacheSim");
     assert_eq!(
         s.passed + s.failed,
-        4 + 1 + 1 + 1,
-        "MRC rows, memory, simulator and cachesim each have a verdict"
+        4 + 1 + 1 + 1 + 1,
+        "MRC rows, memory, simulator, cachesim and MemRx's overhead each have a verdict"
     );
     check_json_and_table(&r);
 }
@@ -125,6 +126,15 @@ fn check_cachesim(r: &BenchReport) {
     assert_eq!(c.pass, c.ratio <= c.target_ratio_max, "{c:?}");
 }
 
+fn check_whatif(r: &BenchReport) {
+    let w = r.whatif.as_ref().expect("the whatif part ran");
+    assert!(w.seconds_without > 0.0 && w.seconds_with > 0.0, "{w:?}");
+    assert_eq!(w.ratio_rounds.len(), 1, "{w:?}");
+    // The VEC's space is a property of the structure, not of the machine: 23 bytes a page.
+    assert!(w.vec_bytes_per_page > 20.0 && w.vec_bytes_per_page <= w.target_vec_bytes_per_page_max, "{w:?}");
+    assert_eq!(w.pass, w.ratio <= w.target_ratio_max && w.vec_bytes_per_page <= 24.0, "{w:?}");
+}
+
 fn check_json_and_table(r: &BenchReport) {
     let json = serde_json::to_value(r).expect("the report serializes");
     for key in [
@@ -139,6 +149,7 @@ fn check_json_and_table(r: &BenchReport) {
         "memory",
         "simulator",
         "cachesim",
+        "whatif",
         "summary",
     ] {
         assert!(json.get(key).is_some(), "JSON has no `{key}`");
@@ -164,6 +175,6 @@ fn check_json_and_table(r: &BenchReport) {
         .count();
     let na_lines = text.lines().filter(|l| l.ends_with("n/a") && l.contains("M/s")).count();
     assert_eq!(na_lines, 12, "{text}");
-    assert_eq!(verdict_lines, 4 + 1 + 1 + 1, "MRC rows, memory, simulator, cachesim:\n{text}");
+    assert_eq!(verdict_lines, 4 + 1 + 1 + 1 + 1, "MRC rows, memory, simulator, cachesim, whatif:\n{text}");
     assert!(text.contains("bytes/page") && text.contains("page accesses/s"), "{text}");
 }

@@ -24,7 +24,8 @@
 //!
 //! Departures, and why:
 //! - Memory: the paper's prototype spends 32 bytes per simulated page (§5.3). [`SubQueueVec`] spends 16
-//!   bytes a node (key, next, and the previous index packed with the sub-queue number) and an open-addressing
+//!   bytes a node (its key, and apart from it its next index and its previous index packed with the
+//!   sub-queue number) and an open-addressing
 //!   table of 4-byte slots (a node index and a hash tag) at a load of at most 4/7 (7 bytes a page): 23
 //!   bytes per simulated page, allocated ahead of time as the prototype's was. The packing bounds a VEC to 2^24 − 2
 //!   pages (64 GiB of simulated memory at 4 KiB) and 255 increments (asserted by [`VecGeometry::new`]).
@@ -162,10 +163,11 @@ const NIL: u32 = (1 << 24) - 1;
 const INDEX_MASK: u32 = NIL;
 const SUB_SHIFT: u32 = 24;
 
-/// A queue entry: 16 bytes.
+/// A queue entry's links: 8 bytes. Its key is in a separate array: a ripple walks the links of every
+/// sub-queue's boundary on every eviction and never reads a key, so the links alone (8 bytes a page, in
+/// the cache for VECs of a few hundred MiB) are what the walk touches.
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    key: u64,
     /// The next node towards the queue's tail (older), or [`NIL`]; the free list's link when free.
     next: u32,
     /// The previous node (newer) in the low 24 bits, the sub-queue number in the high 8.
@@ -204,6 +206,8 @@ const EMPTY_QUEUE: SubQueue = SubQueue { oldest: NIL, len: 0 };
 #[derive(Clone, Debug)]
 pub struct SubQueueVec {
     geometry: VecGeometry,
+    /// Each node's page key.
+    keys: Vec<u64>,
     nodes: Vec<Node>,
     /// Head of the free list of nodes (linked through `next`).
     free: u32,
@@ -219,10 +223,11 @@ impl SubQueueVec {
         // One node more than the capacity: an eviction inserts before the last sub-queue overflows.
         let nodes_max = geometry.capacity_pages() + 1;
         let nodes = (0..nodes_max)
-            .map(|i| Node { key: 0, next: if i + 1 < nodes_max { i + 1 } else { NIL }, prev_sub: NIL })
+            .map(|i| Node { next: if i + 1 < nodes_max { i + 1 } else { NIL }, prev_sub: NIL })
             .collect();
         SubQueueVec {
             geometry,
+            keys: vec![0; nodes_max as usize],
             nodes,
             free: 0,
             head: NIL,
@@ -249,7 +254,7 @@ impl SubQueueVec {
         for _ in 0..self.queues[q].len {
             let node = self.nodes[at as usize];
             assert_eq!(node.sub() as usize, q, "an entry of another sub-queue inside sub-queue {q}");
-            keys.push(node.key);
+            keys.push(self.keys[at as usize]);
             at = node.prev();
         }
         assert!(
@@ -267,14 +272,15 @@ impl SubQueueVec {
         let n = self.free;
         assert!(n != NIL, "VEC nodes exhausted ({} entries)", self.len());
         self.free = self.nodes[n as usize].next;
-        self.nodes[n as usize] = Node { key, next: self.head, prev_sub: NIL };
+        self.nodes[n as usize] = Node { next: self.head, prev_sub: NIL };
+        self.keys[n as usize] = key;
         if self.head == NIL {
             self.tail = n;
         } else {
             self.nodes[self.head as usize].set_prev(n);
         }
         self.head = n;
-        self.table.insert(key, n, &self.nodes);
+        self.table.insert(key, n, &self.keys);
         self.queues[0].len += 1;
         if self.queues[0].oldest == NIL {
             self.queues[0].oldest = n;
@@ -298,8 +304,8 @@ impl SubQueueVec {
                 }
             } else {
                 debug_assert_eq!(x, self.tail, "the last sub-queue's oldest entry is the queue's tail");
-                let k = self.nodes[x as usize].key;
-                self.table.remove(k, &self.nodes);
+                let k = self.keys[x as usize];
+                self.table.remove(k, &self.keys);
                 self.unlink(x);
                 self.release(x);
             }
@@ -308,7 +314,7 @@ impl SubQueueVec {
     }
 
     pub fn reloaded(&mut self, key: u64) -> Option<u32> {
-        let n = self.table.remove(key, &self.nodes)?;
+        let n = self.table.remove(key, &self.keys)?;
         let node = self.nodes[n as usize];
         let q = node.sub() as usize;
         self.queues[q].len -= 1;
@@ -322,7 +328,7 @@ impl SubQueueVec {
     }
 
     fn release(&mut self, n: u32) {
-        self.nodes[n as usize] = Node { key: 0, next: self.free, prev_sub: NIL };
+        self.nodes[n as usize] = Node { next: self.free, prev_sub: NIL };
         self.free = n;
     }
 
@@ -343,7 +349,8 @@ impl SubQueueVec {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
+        self.keys.capacity() * std::mem::size_of::<u64>()
+            + self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.queues.capacity() * std::mem::size_of::<SubQueue>()
             + self.table.heap_bytes()
     }
@@ -387,7 +394,7 @@ impl NodeTable {
     }
 
     /// Caller guarantees `key` is not in the table and the table has a free slot.
-    fn insert(&mut self, key: u64, node: u32, nodes: &[Node]) {
+    fn insert(&mut self, key: u64, node: u32, keys: &[u64]) {
         debug_assert!(node < NIL, "node {node} does not fit 24 bits");
         let (mut i, tag) = self.hash(key);
         for _ in 0..self.slots.len() {
@@ -396,7 +403,7 @@ impl NodeTable {
                 return;
             }
             debug_assert_ne!(
-                nodes[(self.slots[i] & INDEX_MASK) as usize].key,
+                keys[(self.slots[i] & INDEX_MASK) as usize],
                 key,
                 "key {key} inserted twice"
             );
@@ -406,14 +413,14 @@ impl NodeTable {
     }
 
     /// The slot holding `key`, if any.
-    fn find(&self, key: u64, nodes: &[Node]) -> Option<usize> {
+    fn find(&self, key: u64, keys: &[u64]) -> Option<usize> {
         let (mut i, tag) = self.hash(key);
         for _ in 0..self.slots.len() {
             let slot = self.slots[i];
             if slot == FREE_SLOT {
                 return None;
             }
-            if slot >> TAG_SHIFT == tag && nodes[(slot & INDEX_MASK) as usize].key == key {
+            if slot >> TAG_SHIFT == tag && keys[(slot & INDEX_MASK) as usize] == key {
                 return Some(i);
             }
             i = self.next(i);
@@ -422,8 +429,8 @@ impl NodeTable {
     }
 
     /// Remove `key`; returns its node.
-    fn remove(&mut self, key: u64, nodes: &[Node]) -> Option<u32> {
-        let mut hole = self.find(key, nodes)?;
+    fn remove(&mut self, key: u64, keys: &[u64]) -> Option<u32> {
+        let mut hole = self.find(key, keys)?;
         let node = self.slots[hole] & INDEX_MASK;
         self.slots[hole] = FREE_SLOT;
         // Backward-shift deletion: move each later entry of the run into the hole when its home does not
@@ -434,7 +441,7 @@ impl NodeTable {
             if slot == FREE_SLOT {
                 break;
             }
-            let (home, _) = self.hash(nodes[(slot & INDEX_MASK) as usize].key);
+            let (home, _) = self.hash(keys[(slot & INDEX_MASK) as usize]);
             let stays = if hole <= j { hole < home && home <= j } else { hole < home || home <= j };
             if !stays {
                 self.slots[hole] = slot;
