@@ -1569,15 +1569,29 @@ mod tests {
                 target_ratio_max: 1.1,
                 pass: true,
             }),
+            whatif: Some(WhatIfResult {
+                workload: String::new(),
+                memory_bytes: 1,
+                whatif: String::new(),
+                seconds_without: 1.0,
+                seconds_with: 1.2,
+                ratio: 1.2,
+                ratio_rounds: vec![1.2],
+                target_ratio_max: 1.1,
+                vec_bytes_per_page: 23.0,
+                target_vec_bytes_per_page_max: 24.0,
+                pass: false,
+            }),
             summary: Summary::default(),
         };
         let s = summarize(&r);
-        assert_eq!((s.passed, s.failed, s.not_applicable), (2, 2, 1));
+        assert_eq!((s.passed, s.failed, s.not_applicable), (2, 3, 1));
         let failing = BenchReport { summary: s, ..r.clone() };
         let err = verdict_status(&failing).unwrap_err();
         assert!(err.is::<Failed>(), "a FAIL is exit status 1, not bad input: {err}");
-        assert_eq!(err.to_string(), "pagelab bench: 2 target(s) missed (the FAIL lines above)");
-        let only_policies = BenchReport { mrc: vec![], memory: None, simulator: None, cachesim: None, ..r };
+        assert_eq!(err.to_string(), "pagelab bench: 3 target(s) missed (the FAIL lines above)");
+        let only_policies =
+            BenchReport { mrc: vec![], memory: None, simulator: None, cachesim: None, whatif: None, ..r };
         assert_eq!(summarize(&only_policies).not_applicable, 1);
         let summary = summarize(&only_policies);
         assert!(
@@ -1586,6 +1600,7 @@ mod tests {
         );
         assert!(render(&only_policies).contains("3. memory: not run (--part)"));
         assert!(render(&only_policies).contains("5. cachesim end to end: not run (--part)"));
+        assert!(render(&only_policies).contains("6. MemRx overhead: not run (--part)"));
     }
 
     #[test]
@@ -1602,9 +1617,17 @@ mod tests {
         let p = Parts::parse("replacement, simulator").unwrap();
         assert_eq!(
             p,
-            Parts { replacement: true, mrc: false, memory: false, simulator: true, cachesim: false }
+            Parts {
+                replacement: true,
+                mrc: false,
+                memory: false,
+                simulator: true,
+                cachesim: false,
+                whatif: false
+            }
         );
         assert!(Parts::parse("cachesim").unwrap().cachesim);
+        assert!(Parts::parse("whatif").unwrap().whatif);
         let err = Parts::parse("replacement,speed").unwrap_err().to_string();
         assert!(err.contains("unknown part `speed`"), "{err}");
         assert!(Parts::parse(",").is_err());

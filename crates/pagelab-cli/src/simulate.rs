@@ -469,14 +469,22 @@ fn trace_workload(args: &SimulateArgs, cfg: &SimConfig) -> Result<(Box<dyn Workl
 
 /// The run's configuration and workload, as `pagelab simulate` would run them (`pagelab whatif` reruns them).
 pub fn prepare(args: &SimulateArgs) -> Result<(SimConfig, Box<dyn Workload>)> {
-    let (cfg, workload, _, _) = prepare_with_counts(args)?;
-    Ok((cfg, workload))
+    let p = prepare_with_counts(args)?;
+    Ok((p.cfg, p.workload))
+}
+
+/// A run ready to start, with what its report says of how it was chosen.
+struct Prepared {
+    cfg: SimConfig,
+    workload: Box<dyn Workload>,
+    /// A trace replay's counts.
+    replay: Option<ReplayCounts>,
+    /// The device is the workload's default (no `--device`).
+    device_from_workload: bool,
 }
 
 /// [`prepare`], with the replay's counts and whether the device is the workload's default.
-fn prepare_with_counts(
-    args: &SimulateArgs,
-) -> Result<(SimConfig, Box<dyn Workload>, Option<ReplayCounts>, bool)> {
+fn prepare_with_counts(args: &SimulateArgs) -> Result<Prepared> {
     let synthetic = synthetic_workload(args)?;
     let workload_device = synthetic.as_ref().and_then(|w| w.default_device());
     let mut cfg = config(args, workload_device)?;
@@ -489,11 +497,11 @@ fn prepare_with_counts(
     if args.duration.is_none() && workload.runs_to_completion() {
         cfg.duration = SimConfig::UNTIL_DONE;
     }
-    Ok((cfg, workload, replay, device_from_workload))
+    Ok(Prepared { cfg, workload, replay, device_from_workload })
 }
 
 pub fn run(args: &SimulateArgs) -> Result<()> {
-    let (cfg, workload, replay, device_from_workload) = prepare_with_counts(args)?;
+    let Prepared { cfg, workload, replay, device_from_workload } = prepare_with_counts(args)?;
     let mut echo = echo(&cfg, workload.describe());
     echo.runs_to_completion = workload.runs_to_completion();
     let server = Server::new(cfg, workload).map_err(|e| match &args.trace {

@@ -182,7 +182,7 @@ impl WhatIfConfig {
             }
         }
         let page = pagelab_core::PAGE_SIZE_BYTES;
-        if c.step_bytes == 0 || c.step_bytes % page != 0 || c.step_bytes / page > u32::MAX as u64 {
+        if c.step_bytes == 0 || !c.step_bytes.is_multiple_of(page) || c.step_bytes / page > u32::MAX as u64 {
             return Err(SimError::invalid(format!("step={}", c.step_bytes), "expected whole 4 KiB pages"));
         }
         Ok(c)

@@ -402,11 +402,7 @@ impl NodeTable {
                 self.slots[i] = (tag << TAG_SHIFT) | node;
                 return;
             }
-            debug_assert_ne!(
-                keys[(self.slots[i] & INDEX_MASK) as usize],
-                key,
-                "key {key} inserted twice"
-            );
+            debug_assert_ne!(keys[(self.slots[i] & INDEX_MASK) as usize], key, "key {key} inserted twice");
             i = self.next(i);
         }
         unreachable!("the VEC table is full");
