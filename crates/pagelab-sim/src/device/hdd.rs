@@ -815,6 +815,52 @@ pub(crate) fn stream_mb_per_s(hdd: &mut Hdd, first: u64, sectors: u64, chunk: u3
     (at - first - chunk as u64) as f64 * 512.0 / (now - start).0 as f64 * 1e3
 }
 
+/// A drive maker's average seek: the mean of the model's seek times over all pairs of distinct cylinders
+/// of `cylinders` (the `cylinders − d` pairs `d` apart weigh `cylinders − d`). Shared by the drives' tests.
+#[cfg(test)]
+pub(crate) fn weighted_average_seek_ms(hdd: &Hdd, cylinders: u32) -> f64 {
+    let (mut sum, mut pairs) = (0.0, 0.0);
+    for d in 1..cylinders {
+        let w = (cylinders - d) as f64;
+        sum += w * hdd.seek_time(d).as_ms_f64();
+        pairs += w;
+    }
+    sum / pairs
+}
+
+/// Mean service time of `n` 4 KiB reads at uniformly random sectors below `capacity`, issued back to back.
+/// Shared by the drives' tests.
+#[cfg(test)]
+pub(crate) fn random_4k_mean_ms(hdd: &mut Hdd, capacity: u64, seed: u64, n: usize) -> f64 {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut now = Nanos::ZERO;
+    for _ in 0..n {
+        now += hdd.service(now, &DiskRequest::read(rng.gen_range(0..capacity - 8), 8)).total();
+    }
+    now.as_ms_f64() / n as f64
+}
+
+/// A drive built from published figures has skews that cover its switches (a sequential transfer finds
+/// the next track's first sector after a head switch or a single-cylinder seek, not a revolution later)
+/// and a seek curve that rises with the distance. Shared by the drives' tests.
+#[cfg(test)]
+pub(crate) fn assert_switches_covered_and_seeks_rising(spec: &HddSpec, cylinders: u32) {
+    let hdd = Hdd::new(spec);
+    let revolution_ms = hdd.revolution().as_ms_f64();
+    for (i, z) in spec.zones.iter().enumerate() {
+        let ms = |sectors: u32| sectors as f64 / z.sectors_per_track as f64 * revolution_ms;
+        assert!(ms(z.track_skew_sectors) >= spec.head_switch_ms - 1e-6, "zone {i}");
+        assert!(ms(z.cylinder_skew_sectors) >= hdd.seek_time(1).as_ms_f64(), "zone {i}");
+    }
+    let mut last = Nanos::ZERO;
+    for d in 1..cylinders {
+        let t = hdd.seek_time(d);
+        assert!(t >= last, "seek({d}) = {t} below seek({}) = {last}", d - 1);
+        last = t;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

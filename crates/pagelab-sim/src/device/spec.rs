@@ -178,6 +178,46 @@ pub struct TwoPieceSeek {
     pub long_per_cylinder_ms: f64,
 }
 
+impl TwoPieceSeek {
+    /// The curve through a drive's published average and full-stroke seeks over `cylinders`, with value
+    /// and slope continuous at `boundary_cylinders` (the drives built from published figures: the
+    /// Ultrastar 36LZX, the WD1200BB).
+    ///
+    /// With `g(d) = √d` below the boundary `B` and `√B/2 + d/(2√B)` from it on (the continuation of `√d`
+    /// along its tangent at `B`), every such curve is `seek(d) = a + s·g(d)`: the short piece is
+    /// `a + s·√d`, the long one `(a + s·√B/2) + (s/(2√B))·d`. The two figures are linear in `a` and `s`:
+    /// `a + s·g(D) = full stroke` at `D = cylinders − 1`, and `a + s·ḡ = average`, where `ḡ` is the mean
+    /// of `g` over distances 1..=D weighted by the `cylinders − d` cylinder pairs each separates (the
+    /// "weighted average of all possible seek combinations" drive makers publish).
+    pub fn through(
+        cylinders: u32,
+        boundary_cylinders: u32,
+        average_ms: f64,
+        full_stroke_ms: f64,
+    ) -> TwoPieceSeek {
+        let boundary = boundary_cylinders as f64;
+        let root = boundary.sqrt();
+        let g = |d: f64| if d < boundary { d.sqrt() } else { root / 2.0 + d / (2.0 * root) };
+        let stroke = (cylinders - 1) as f64;
+        let (mut weighted, mut weights) = (0.0, 0.0);
+        for d in 1..cylinders {
+            let w = (cylinders - d) as f64;
+            weighted += w * g(d as f64);
+            weights += w;
+        }
+        let g_mean = weighted / weights;
+        let s = (full_stroke_ms - average_ms) / (g(stroke) - g_mean);
+        let a = full_stroke_ms - s * g(stroke);
+        TwoPieceSeek {
+            boundary_cylinders,
+            short_base_ms: a,
+            short_sqrt_ms: s,
+            long_base_ms: a + s * root / 2.0,
+            long_per_cylinder_ms: s / (2.0 * root),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheSpec {

@@ -236,38 +236,14 @@ impl HddSpec {
 
 /// The two-piece seek curve through the published average ([`SEEK_MS_AVG`]) and full-stroke
 /// ([`SEEK_MS_FULL_STROKE`]) seeks, with value and slope continuous at [`SEEK_BOUNDARY_CYLINDERS`] (the
-/// boundary that puts the single-cylinder seek at [`SEEK_MS_TRACK_TO_TRACK`]; a test checks it).
-///
-/// As [`super::ultrastar36lzx::seek_fit`]: with `g(d) = √d` below the boundary `B` and `√B/2 +
-/// d/(2√B)` from it on, every such curve is `seek(d) = a + s·g(d)`, and the two figures are linear in
-/// `a` and `s`: `a + s·g(D) = full stroke` at `D = CYLINDERS − 1`, and `a + s·ḡ = average`, where `ḡ`
-/// is the mean of `g` over distances 1..=D weighted by the `CYLINDERS − d` cylinder pairs each
-/// separates.
+/// boundary that puts the single-cylinder seek at [`SEEK_MS_TRACK_TO_TRACK`]; a test checks it), as
+/// [`TwoPieceSeek::through`] fits every drive built from published figures.
 pub fn seek_fit() -> TwoPieceSeek {
     seek_fit_at(SEEK_BOUNDARY_CYLINDERS)
 }
 
 fn seek_fit_at(boundary_cylinders: u32) -> TwoPieceSeek {
-    let boundary = boundary_cylinders as f64;
-    let root = boundary.sqrt();
-    let g = |d: f64| if d < boundary { d.sqrt() } else { root / 2.0 + d / (2.0 * root) };
-    let stroke = (CYLINDERS - 1) as f64;
-    let (mut weighted, mut weights) = (0.0, 0.0);
-    for d in 1..CYLINDERS {
-        let w = (CYLINDERS - d) as f64;
-        weighted += w * g(d as f64);
-        weights += w;
-    }
-    let g_mean = weighted / weights;
-    let s = (SEEK_MS_FULL_STROKE - SEEK_MS_AVG) / (g(stroke) - g_mean);
-    let a = SEEK_MS_FULL_STROKE - s * g(stroke);
-    TwoPieceSeek {
-        boundary_cylinders,
-        short_base_ms: a,
-        short_sqrt_ms: s,
-        long_base_ms: a + s * root / 2.0,
-        long_per_cylinder_ms: s / (2.0 * root),
-    }
+    TwoPieceSeek::through(CYLINDERS, boundary_cylinders, SEEK_MS_AVG, SEEK_MS_FULL_STROKE)
 }
 
 #[cfg(test)]
@@ -377,15 +353,8 @@ mod tests {
         assert!((latency - AVERAGE_LATENCY_MS).abs() < 0.05, "{latency} ms");
     }
 
-    /// The average seek over all pairs of distinct cylinders, of the model's seek times.
     fn weighted_average_seek_ms(hdd: &Hdd) -> f64 {
-        let (mut sum, mut pairs) = (0.0, 0.0);
-        for d in 1..CYLINDERS {
-            let w = (CYLINDERS - d) as f64;
-            sum += w * hdd.seek_time(d).as_ms_f64();
-            pairs += w;
-        }
-        sum / pairs
+        crate::device::hdd::weighted_average_seek_ms(hdd, CYLINDERS)
     }
 
     #[test]
@@ -422,38 +391,15 @@ mod tests {
             .sum::<f64>()
             / n as f64;
         assert!((sampled / SEEK_MS_AVG - 1.0).abs() < 0.01, "sampled average seek {sampled:.4} ms");
-        // The curve rises with the distance.
-        let mut last = Nanos::ZERO;
-        for d in 1..CYLINDERS {
-            let t = hdd.seek_time(d);
-            assert!(t >= last, "seek({d}) = {t} below seek({}) = {last}", d - 1);
-            last = t;
-        }
     }
 
     #[test]
-    fn skews_cover_the_switches() {
-        // A sequential transfer must find the next track's first sector after the switch, not a
-        // revolution later: every zone's track skew outlasts the head switch, and its cylinder skew the
-        // single-cylinder seek.
-        let spec = HddSpec::wd1200bb();
-        let hdd = Hdd::new(&spec);
-        let revolution_ms = hdd.revolution().as_ms_f64();
-        for (i, z) in spec.zones.iter().enumerate() {
-            let ms = |sectors: u32| sectors as f64 / z.sectors_per_track as f64 * revolution_ms;
-            assert!(ms(z.track_skew_sectors) >= spec.head_switch_ms - 1e-6, "zone {i}");
-            assert!(ms(z.cylinder_skew_sectors) >= hdd.seek_time(1).as_ms_f64(), "zone {i}");
-        }
+    fn skews_cover_the_switches_and_seeks_rise() {
+        crate::device::hdd::assert_switches_covered_and_seeks_rising(&HddSpec::wd1200bb(), CYLINDERS);
     }
 
-    /// Mean service time of `n` 4 KiB reads at uniformly random LBNs, issued back to back.
     fn random_4k_mean_ms(hdd: &mut Hdd, seed: u64, n: usize) -> f64 {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut now = Nanos::ZERO;
-        for _ in 0..n {
-            now += hdd.service(now, &DiskRequest::read(rng.gen_range(0..BLOCK_COUNT - 8), 8)).total();
-        }
-        now.as_ms_f64() / n as f64
+        crate::device::hdd::random_4k_mean_ms(hdd, BLOCK_COUNT, seed, n)
     }
 
     #[test]
