@@ -120,6 +120,15 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
         cfg.policy.cli_name().to_string(),
         cfg.prefetcher.spec(),
     );
+    // A job that runs to completion, or a server asked for a fixed number of requests.
+    let fixed_work = workload.runs_to_completion() || args.sim.requests.is_some();
+    if args.validate && !fixed_work {
+        bail!(
+            "--validate needs a job of fixed work (fs-seq, fs-random, vm-seq, a trace replay, ...): `{describe}` \
+             is a server that runs for --duration, so every rerun would take the same time; give it --requests N \
+             to fix its work"
+        );
+    }
     let sizes: Vec<u64> =
         (0..=steps.increments as u64).map(|k| memory_bytes + k * whatif.step_bytes).collect();
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -170,6 +179,10 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
         "workload      {describe}\nserver        {} memory, policy {policy}, prefetch {prefetch}, device {device}\n\n",
         fmt_bytes(memory_bytes)
     );
+    if !fixed_work {
+        text += "note          a server workload: the runtimes are the measured period's, which more memory would \
+                 finish sooner\n\n";
+    }
     text += &table(&predicted, &actual);
     if let Some(path) = &args.plot {
         let _ = writeln!(text, "\nplot          {}", path.display());

@@ -21,8 +21,12 @@ fn json(out: &Output) -> Value {
 #[test]
 fn with_lru_the_exact_vec_predicts_every_reruns_miss_ratio() {
     let trace = trace_path("lirs/multi1.trace.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("whatif.png");
     let out = pagelab(&[
         "whatif",
+        "--plot",
+        plot.to_str().unwrap(),
         "--trace",
         &trace,
         "--replay",
@@ -65,6 +69,7 @@ fn with_lru_the_exact_vec_predicts_every_reruns_miss_ratio() {
         reloads += s["reloads"].as_u64().unwrap();
     }
     assert!(reloads > 500, "the curve must be tested where it moves: {reloads} reloads");
+    assert!(plot.metadata().map(|m| m.len() > 10_000).unwrap_or(false), "the plot was written");
     // The paper's sub-queues never report a reload shallower than it is: never fewer misses than exact.
     let sub = vecs.iter().find(|x| x["vec"] == "subqueue").expect("the sub-queue VEC");
     for (s, e) in sub["sizes"].as_array().unwrap().iter().zip(sizes) {
@@ -117,11 +122,15 @@ fn the_trace_alone_gives_the_exact_curve_and_an_io_time() {
 
 #[test]
 fn bad_what_if_parameters_are_refused_with_what_was_expected() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["whatif", "--memory", "128MiB", "--up-to", "64MiB"], "expected 1 to 255 steps"),
         (&["whatif", "--vec", "lru"], "expected subqueue, exact, shadow or all"),
         (&["whatif", "--step", "1000"], "expected whole 4 KiB pages"),
         (&["simulate", "--whatif", "upto=1GiB"], "expected up-to, step or vec"),
+        (
+            &["whatif", "--workload", "one-rand:files=100", "--validate"],
+            "--validate needs a job of fixed work",
+        ),
     ];
     for (args, expected) in cases {
         let out = pagelab(args);
