@@ -26,7 +26,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 #[command(after_help = "Workloads (name[:key=value,...] or a .toml file with the same keys):
   one-whole, one-rand,     Li & Shen's microbenchmarks
   two-rand, four-64kb      (6000 files of 4 MiB, 64 KiB reads)

@@ -111,7 +111,7 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     if args.sim.trace.is_some() && !args.replay {
         return trace_estimate(args, memory_bytes, whatif.step_bytes, steps.increments);
     }
-    let mut sim = clone_args(&args.sim);
+    let mut sim = args.sim.clone();
     sim.whatif = Some(spec);
     let (cfg, workload) = simulate::prepare(&sim)?;
     let (describe, device, policy, prefetch) = (
@@ -190,42 +190,6 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     emit(&text)
 }
 
-/// `pagelab simulate`'s flags are one struct; each rerun needs its own copy with another memory.
-fn clone_args(a: &SimulateArgs) -> SimulateArgs {
-    SimulateArgs {
-        workload: a.workload.clone(),
-        trace: a.trace.clone(),
-        format: a.format.clone(),
-        writes: a.writes.clone(),
-        fold: a.fold,
-        file_size: a.file_size.clone(),
-        skip_bad_lines: a.skip_bad_lines,
-        memory: a.memory.clone(),
-        memory_model: a.memory_model.clone(),
-        policy: a.policy.clone(),
-        prefetch_cache: a.prefetch_cache.clone(),
-        prefetch: a.prefetch.clone(),
-        device: a.device.clone(),
-        scheduler: a.scheduler.clone(),
-        concurrency: a.concurrency,
-        arrival_rate: a.arrival_rate,
-        even_arrivals: a.even_arrivals,
-        duration: a.duration.clone(),
-        requests: a.requests,
-        warmup: a.warmup.clone(),
-        nr_requests: a.nr_requests.clone(),
-        swap: a.swap.clone(),
-        timeline: a.timeline.clone(),
-        cpus: a.cpus,
-        cpu_per_page: a.cpu_per_page.clone(),
-        placement: a.placement.clone(),
-        extent_size: a.extent_size.clone(),
-        seed: a.seed,
-        whatif: a.whatif.clone(),
-        json: a.json,
-    }
-}
-
 fn run_at(
     sim: &SimulateArgs,
     memory_bytes: u64,
@@ -241,7 +205,7 @@ fn run_at(
 
 /// The run at `memory_bytes`, with MemRx counting its misses as the base run's did.
 fn rerun(sim: &SimulateArgs, memory_bytes: u64, step_bytes: u64) -> Result<Actual> {
-    let mut a = clone_args(sim);
+    let mut a = sim.clone();
     a.memory = memory_bytes.to_string();
     a.whatif = Some(format!("up-to={},step={step_bytes},vec=subqueue", memory_bytes + step_bytes));
     let (cfg, workload) = simulate::prepare(&a)?;
