@@ -624,6 +624,40 @@ fn charts(rows: &[Row], quick: bool) -> Vec<Chart> {
             ],
         });
     }
+    // Figures 3 and 8's left panels: predicted (sub-queue VEC) and actual miss ratio, one chart a figure.
+    let figures: [(&str, &[&str]); 2] = [
+        (
+            "Figure 3: miss ratio, predicted (p) and actual (a)",
+            &["fs-seq-1", "fs-random-no-readahead-1", "vm-seq-1", "vm-random-1"],
+        ),
+        ("Figure 8: miss ratio, predicted (p) and actual (a)", &["dbench-20", "mogrify-1", "cpu-sim-1"]),
+    ];
+    for (title, keys) in figures {
+        let mut series = Vec::new();
+        for key in keys {
+            let Some(base) = rows.iter().find(|r| r.text("case_key") == *key && r.text("role") == "base")
+            else {
+                continue;
+            };
+            let name = base.text("workload");
+            let predicted = base.series.iter().find(|(n, _)| *n == series_key("miss_ratio", sq, None));
+            series.push((format!("{name} (p)"), predicted.map(|(_, p)| p.clone()).unwrap_or_default()));
+            let actual = rows
+                .iter()
+                .filter(|r| r.text("case_key") == *key)
+                .map(|r| (r.num("memory_mib"), r.metric("miss_ratio")));
+            series.push((format!("{name} (a)"), actual.collect()));
+        }
+        if series.iter().any(|(_, p)| !p.is_empty()) {
+            charts.push(Chart {
+                title: title.into(),
+                x_label: "memory (MiB)".into(),
+                y_label: "miss ratio".into(),
+                log_x: false,
+                series,
+            });
+        }
+    }
     if !quick {
         // Figure 4: largest error against threads.
         let aware_series = series_key("runtime", sq, Some(ta));
