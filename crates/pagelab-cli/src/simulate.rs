@@ -205,7 +205,7 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// MemRx's what-if prediction (papers/003) of this run at larger memories: up-to=SIZE (the largest
-    /// memory predicted, default 512MiB), step=SIZE (the increment, default 32MiB), vec=subqueue|exact|shadow|all
+    /// memory predicted, default 4 x --memory), step=SIZE (the increment, default 32MiB), vec=subqueue|exact|shadow|all
     /// (how evicted pages' distances are found: the paper's sub-queues, the exact distance, Linux's
     /// refault distance). Prints the predicted runtime and miss ratio at each size (JSON: `whatif`).
     /// `pagelab whatif` runs this and can rerun each size to check the prediction.

@@ -133,8 +133,9 @@ pub struct SimConfig {
 /// from this run's plus `step` up to `up_to_bytes`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhatIfConfig {
-    /// The largest memory predicted (the server's whole memory, as `--memory`).
-    pub up_to_bytes: u64,
+    /// The largest memory predicted (the server's whole memory, as `--memory`); `None`: four times the run's,
+    /// as the paper's evaluation went from 128 MB to 512 MB.
+    pub up_to_bytes: Option<u64>,
     /// The VEC's increment (papers/003 §4.2: 32 MB).
     pub step_bytes: u64,
     /// The VECs that run, one prediction each.
@@ -142,10 +143,10 @@ pub struct WhatIfConfig {
 }
 
 impl WhatIfConfig {
-    /// The paper's evaluation: 32 MB increments up to 512 MB, the paper's sub-queue VEC.
+    /// The paper's evaluation: 32 MB increments up to four times the memory, the paper's sub-queue VEC.
     pub fn paper() -> WhatIfConfig {
         WhatIfConfig {
-            up_to_bytes: 512 << 20,
+            up_to_bytes: None,
             step_bytes: MemRxConfig::INCREMENT_BYTES,
             vecs: vec![VecMode::SubQueue],
         }
@@ -166,7 +167,7 @@ impl WhatIfConfig {
                     .map_err(|e| SimError::invalid(format!("{key}={value}"), e.to_string()))
             };
             match key {
-                "up-to" | "up_to" => c.up_to_bytes = bytes()?,
+                "up-to" | "up_to" => c.up_to_bytes = Some(bytes()?),
                 "step" => c.step_bytes = bytes()?,
                 "vec" => {
                     c.vecs = match value {
@@ -191,7 +192,8 @@ impl WhatIfConfig {
     /// The VEC for a server of `memory_bytes`: whole steps from there to `up_to_bytes`, checked against what
     /// a VEC can model.
     pub fn geometry(&self, memory_bytes: u64) -> Result<VecGeometry, SimError> {
-        let steps = self.up_to_bytes.saturating_sub(memory_bytes) / self.step_bytes;
+        let up_to = self.up_to_bytes.unwrap_or(memory_bytes.saturating_mul(4));
+        let steps = up_to.saturating_sub(memory_bytes) / self.step_bytes;
         let step_pages = self.step_bytes / pagelab_core::PAGE_SIZE_BYTES;
         let why = format!(
             "expected 1 to {} steps of {} above the run's memory ({}), at most {} pages in all",
@@ -200,7 +202,7 @@ impl WhatIfConfig {
             fmt_bytes(memory_bytes),
             vec::PAGES_MAX
         );
-        let what = format!("--whatif up-to={}", fmt_bytes(self.up_to_bytes));
+        let what = format!("--whatif up-to={}", fmt_bytes(up_to));
         if steps == 0 || steps > vec::INCREMENTS_MAX as u64 || steps * step_pages > vec::PAGES_MAX {
             return Err(SimError::invalid(what, why));
         }

@@ -480,11 +480,11 @@ fn run(c: &Case, mib: u64, quick: bool, seed: u64) -> Result<Row, SimError> {
     let base = mib == BASE_MIB;
     let top = if quick { *QUICK_SIZES_MIB.last().expect("sizes") } else { TOP_MIB };
     let whatif = if base {
-        WhatIfConfig { up_to_bytes: top << 20, step_bytes: STEP_MIB << 20, vecs: VecMode::ALL.to_vec() }
+        WhatIfConfig { up_to_bytes: Some(top << 20), step_bytes: STEP_MIB << 20, vecs: VecMode::ALL.to_vec() }
     } else {
         // A rerun counts its misses as the base run does (MemRx's own count), predicting one step.
         WhatIfConfig {
-            up_to_bytes: (mib + STEP_MIB) << 20,
+            up_to_bytes: Some((mib + STEP_MIB) << 20),
             step_bytes: STEP_MIB << 20,
             vecs: vec![VecMode::SubQueue],
         }
@@ -826,7 +826,7 @@ mod tests {
                 threads,
             );
             let w = |up_to: u64| WhatIfConfig {
-                up_to_bytes: up_to << 20,
+                up_to_bytes: Some(up_to << 20),
                 step_bytes: 8 << 20,
                 vecs: vec![VecMode::SubQueue],
             };
