@@ -95,8 +95,9 @@ struct Lane {
     prefetched: FewMap<u32>,
     /// Pages a task missed, taken out of the VEC at the miss, before the allocation's own reclaim pushes
     /// its victims above them: their increment, until their demand allocation. The last one waits in
-    /// `missed_last` (its allocation nearly always comes next); older ones in the map.
-    missed_last: Option<(u64, u32)>,
+    /// `missed_last` (its allocation nearly always comes next), with `None` for a page the VEC did not hold
+    /// (so that its allocation does not look again); older ones that were reloads in the map.
+    missed_last: Option<(u64, Option<u32>)>,
     missed: FewMap<u32>,
     /// An interval of idle time with reloads outstanding, open since.
     open: Option<Nanos>,
@@ -333,10 +334,9 @@ impl Observer for MemRx {
             // The distance is the one at the miss: the reclaim that makes room for the page comes next, and
             // its victims were still in memory when the task asked (in a larger memory too).
             for lane in &mut self.lanes {
-                if let Some(increment) = lane.vec.reloaded(key.raw()) {
-                    if let Some((k, i)) = lane.missed_last.replace((key.raw(), increment)) {
-                        lane.missed.insert(k, i);
-                    }
+                let found = lane.vec.reloaded(key.raw());
+                if let Some((k, Some(i))) = lane.missed_last.replace((key.raw(), found)) {
+                    lane.missed.insert(k, i);
                 }
             }
             return;
@@ -357,14 +357,15 @@ impl Observer for MemRx {
         self.misses += demand as u64;
         let idle = self.idle;
         for lane in &mut self.lanes {
-            let missed = match lane.missed_last {
+            let increment = match lane.missed_last {
+                // Looked up at the miss: a reload, or a page the VEC did not hold.
                 Some((k, i)) if k == key.raw() => {
                     lane.missed_last = None;
-                    Some(i)
+                    i
                 }
-                _ => lane.missed.remove(key.raw()),
+                _ => lane.missed.remove(key.raw()).or_else(|| lane.vec.reloaded(key.raw())),
             };
-            let Some(increment) = missed.or_else(|| lane.vec.reloaded(key.raw())) else { continue };
+            let Some(increment) = increment else { continue };
             if demand {
                 lane.counts.demand_reloads[increment as usize] += 1;
                 lane.start(now, key.raw(), increment, idle);

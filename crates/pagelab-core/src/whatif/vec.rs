@@ -267,20 +267,26 @@ impl SubQueueVec {
 
     pub fn evicted(&mut self, key: u64) {
         // A page can be evicted only while resident, and it left the VEC when it came back; a driver that
-        // skipped the return is forgiven: the entry moves to the head.
-        self.reloaded(key);
+        // skipped the return is forgiven: the entry moves to the head. The insertion's probe finds it.
+        let at = match self.table.probe(key, &self.keys) {
+            Ok(at) => at,
+            Err(_) => {
+                self.reloaded(key);
+                self.table.probe(key, &self.keys).expect("the key just left the table")
+            }
+        };
         let n = self.free;
         assert!(n != NIL, "VEC nodes exhausted ({} entries)", self.len());
         self.free = self.nodes[n as usize].next;
         self.nodes[n as usize] = Node { next: self.head, prev_sub: NIL };
         self.keys[n as usize] = key;
+        self.table.put(at, key, n);
         if self.head == NIL {
             self.tail = n;
         } else {
             self.nodes[self.head as usize].set_prev(n);
         }
         self.head = n;
-        self.table.insert(key, n, &self.keys);
         self.queues[0].len += 1;
         if self.queues[0].oldest == NIL {
             self.queues[0].oldest = n;
@@ -393,19 +399,28 @@ impl NodeTable {
         }
     }
 
-    /// Caller guarantees `key` is not in the table and the table has a free slot.
-    fn insert(&mut self, key: u64, node: u32, keys: &[u64]) {
-        debug_assert!(node < NIL, "node {node} does not fit 24 bits");
+    /// The free slot where `key` goes (`Ok`), or the slot that holds it (`Err`): one probe serves an
+    /// insertion and its duplicate check. Caller guarantees the table has a free slot.
+    fn probe(&self, key: u64, keys: &[u64]) -> Result<usize, usize> {
         let (mut i, tag) = self.hash(key);
         for _ in 0..self.slots.len() {
-            if self.slots[i] == FREE_SLOT {
-                self.slots[i] = (tag << TAG_SHIFT) | node;
-                return;
+            let slot = self.slots[i];
+            if slot == FREE_SLOT {
+                return Ok(i);
             }
-            debug_assert_ne!(keys[(self.slots[i] & INDEX_MASK) as usize], key, "key {key} inserted twice");
+            if slot >> TAG_SHIFT == tag && keys[(slot & INDEX_MASK) as usize] == key {
+                return Err(i);
+            }
             i = self.next(i);
         }
         unreachable!("the VEC table is full");
+    }
+
+    /// Put `key`'s `node` in the free slot `at` that [`NodeTable::probe`] found for it.
+    fn put(&mut self, at: usize, key: u64, node: u32) {
+        debug_assert!(node < NIL && self.slots[at] == FREE_SLOT, "slot {at} for node {node}");
+        let (_, tag) = self.hash(key);
+        self.slots[at] = (tag << TAG_SHIFT) | node;
     }
 
     /// The slot holding `key`, if any.
