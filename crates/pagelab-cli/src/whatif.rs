@@ -31,7 +31,7 @@ use std::path::PathBuf;
     mut_arg("whatif", |a| a.hide(true)),
     after_help = "MemRx (Jones et al., UW-Madison TR 1573, 2006) answers \"how much faster would this run with more memory?\" from one run: a virtual extended cache (VEC) of evicted pages tells which memory increment would have turned each reload (a read of a page evicted earlier) into a hit, and a performance prediction module (PPM) measures what each reload cost in lost progress — the idle time, while reloads were outstanding, between one reload's completion and the next. Runtime(+X) = Runtime - the penalties of the reloads X would have avoided. The naive PPM (each reload's own service time) is shown beside the paper's thread-aware one.
 
-The prediction is only as good as its assumptions, and the paper names them: a policy close to LRU (the VEC is an LRU queue of evictions), readahead that does not change with memory (with readahead on, FS Random's prediction is off; see `pagelab experiment memrx`), and runtime that is I/O wait.
+The prediction is only as good as its assumptions, and the paper names them: a policy close to LRU (the VEC is an LRU queue of evictions), costs that do not change with memory (readahead does: with on-demand readahead FS Random's prediction is 18 % low, see `pagelab experiment memrx`; so does the drive's own read-ahead cache: on a trace, compare --device hdd:nocache), and runtime that is I/O wait for reloads (waits for swap-out writes are charged to no increment).
 
 Examples:
   pagelab whatif --workload fs-random --memory 128MiB --up-to 512MiB --validate
