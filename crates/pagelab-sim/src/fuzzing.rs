@@ -63,4 +63,12 @@ pub fn fuzz_specs(text: &str) {
         Ok(d) => drop(d.build()),
         Err(e) => rejected("device TOML", e.to_string()),
     }
+    // `--whatif`: a spec that parses gives a VEC for some memory, or a refusal that says why.
+    match crate::config::WhatIfConfig::parse(text) {
+        Ok(w) => match w.geometry(128 << 20) {
+            Ok(g) => assert!(g.capacity_pages() >= 1, "a VEC of no page from `{text}`"),
+            Err(e) => rejected("whatif geometry", e.to_string()),
+        },
+        Err(e) => rejected("whatif", e.to_string()),
+    }
 }

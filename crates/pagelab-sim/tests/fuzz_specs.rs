@@ -37,6 +37,18 @@ proptest! {
         check(&text)?;
     }
 
+    /// `--whatif` specs.
+    #[test]
+    fn whatif_specs(text in "((up-to|step|vec)=[0-9a-zA-Z]{0,8},?){0,4}") {
+        check(&text)?;
+    }
+
+    /// MemRx's jobs with their own keys (`workload::memrx`).
+    #[test]
+    fn memrx_workload_specs(text in "(fs-seq|fs-seq-mt|fs-random|dbench|mogrify|cpu-sim|wd1200bb)(:((size|file_size|section|total|passes|block|threads|scan|clients|files|iterations|write|op_cpu|width|height|scale|page_cpu|decode_cpu|hot|instructions|insn_cpu|touch_every|cold)=[0-9a-zA-Z.]{0,10},?){0,4})?") {
+        check(&text)?;
+    }
+
     #[test]
     fn device_toml(
         kind in prop::sample::select(vec!["hdd", "ssd", "simple", "tape"]),
@@ -64,13 +76,20 @@ fn the_committed_corpus_replays_clean() {
 }
 
 /// Li & Shen's application workloads at their largest parameters (2^23 files; the most terms whose lists
-/// fit the partitions, and 2^23 terms, which do not) build or are refused within the heap bound.
+/// fit the partitions, and 2^23 terms, which do not), and MemRx's jobs at theirs, build or are refused within
+/// the heap bound.
 #[test]
 fn the_largest_application_workloads_stay_within_the_heap_bound() {
     for text in [
         "media-clips:files=8388608",
         "index-search:terms=4600000,list_max=4KiB",
         "index-search:terms=8388608,list_max=4KiB",
+        // MemRx's jobs at their largest: 1024 clients of 10,000 files each, a 1 TiB file, 2^31 pixels.
+        "dbench:clients=1024,files=10000,file_size=4KiB",
+        "fs-seq:file_size=1TiB,size=1TiB,threads=1024",
+        "fs-random:file_size=1TiB,section=1TiB,total=16TiB,threads=1024",
+        "mogrify:width=1000000,height=2147",
+        "cpu-sim:size=1TiB,hot=1TiB,instructions=1000000000000",
     ] {
         check(text).unwrap_or_else(|e| panic!("{e}"));
     }
