@@ -21,7 +21,7 @@
 //!   same AccessHistory baseline at the paper's scale on it; this experiment keeps the Cheetah so that its
 //!   measured table below stays the record of issue 12's model.
 //! - **The readahead is 2.6.12–2.6.18's** `page_cache_readahead` (`prefetch/linux26.rs`); the paper ran a
-//!   2.6.10 (whose per-page readahead pagelab does not model) "corrected" for the anomalies of its ref. [25],
+//!   2.6.10 (whose per-page readahead pagelab does not model) "corrected" for the anomalies of its ref. \[25\],
 //!   one of them in readahead under disk congestion (Li's published 2.6.10 patch calls it
 //!   `CONFIG_READAHEAD_CONGFIX`); what that fix changes is not modelled.
 //! - **Concurrency levels.** The figures are not in the text; it names 100 ("high concurrency levels (100
@@ -125,7 +125,7 @@
 //!   starts with memory full and almost every handler done.
 //!
 //! What the model lacks that bears on these curves (not changed here): the paper ran a 2.6.10 "corrected"
-//! for its ref. [25]'s readahead-under-congestion anomaly, which is not modelled: if that readahead kept
+//! for its ref. \[25\]'s readahead-under-congestion anomaly, which is not modelled: if that readahead kept
 //! issuing ahead windows under congestion, a One-Rand handler would sleep on the full queue with most of
 //! its current window unread, and One-Rand would thrash as Two-Rand does (a hypothesis; not measured).
 //! 2.6.10's request allocation had batching and the elevator's exemption but not yet the 3/2 hard limit
