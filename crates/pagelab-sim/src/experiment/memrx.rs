@@ -234,35 +234,19 @@ impl Experiment for MemRxExperiment {
         let table = self.result_rows(rows);
         let mut checks = Vec::new();
         let mut summary = Vec::new();
-        let errors = |workload: &str, threads: Option<f64>, vec: VecMode, ppm: PpmMode| -> Vec<(f64, f64)> {
-            table
-                .iter()
-                .filter(|r| {
-                    r.text("workload") == workload
-                        && r.text("vec") == vec.name()
-                        && r.text("ppm") == ppm.name()
-                        && threads.is_none_or(|t| r.num("threads") == t)
-                })
-                .map(|r| {
-                    let (p, a) = (r.metric("predicted_runtime_s"), r.metric("actual_runtime_s"));
-                    (r.num("memory_bytes") / (1 << 20) as f64, (p - a) / a)
-                })
-                .collect()
-        };
-        let max_abs = |e: &[(f64, f64)]| e.iter().map(|(_, x)| x.abs()).fold(0.0, f64::max);
-        let worst = |e: &[(f64, f64)]| {
-            e.iter().copied().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).unwrap_or((f64::NAN, f64::NAN))
-        };
         let (sq, ta) = (VecMode::SubQueue, PpmMode::ThreadAware);
+        let aware_series = series_key("runtime", sq, Some(ta));
+        // The sub-queue VEC's thread-aware prediction of a one-thread case, against its reruns.
+        let errors = |name: &str| size_errors(rows, &format!("{name}-1"), &aware_series);
 
         // Accuracy of the microbenchmarks.
         let mut accuracy = Vec::new();
         for (name, label) in
             [("fs-seq", "FS Sequential"), ("fs-random-no-readahead", "FS Random (readahead off)")]
         {
-            let e = errors(name, None, sq, ta);
-            let (at, w) = worst(&e);
-            summary.push((format!("max_error_{name}"), max_abs(&e)));
+            let e = errors(name);
+            let (at, w) = worst_error(&e);
+            summary.push((format!("max_error_{name}"), largest_error(&e)));
             accuracy.push(format!("{label} {:+.1} % (at {at} MiB)", 100.0 * w));
             checks.push(Check {
                 claim: format!(
@@ -270,16 +254,16 @@ impl Experiment for MemRxExperiment {
                 ),
                 source: "papers/003 §5.1.1, Figure 3; the issue's criterion".into(),
                 measured: format!("largest error {:+.1} % at {at} MiB", 100.0 * w),
-                verdict: verdict_within(max_abs(&e), ERROR_MAX),
+                verdict: verdict_within(largest_error(&e), ERROR_MAX),
             });
         }
         let thread_counts: &[u32] = if quick { &[4] } else { &THREADS };
-        let aware_series = series_key("runtime", sq, Some(ta));
         let mt: Vec<(u32, f64, f64)> = thread_counts
             .iter()
             .map(|&t| {
                 let key = mt_key(t);
-                (t, largest_error(rows, &key, &aware_series), largest_error(rows, &key, NAIVE_UNCLAMPED))
+                let error = |series: &str| largest_error(&size_errors(rows, &key, series));
+                (t, error(&aware_series), error(NAIVE_UNCLAMPED))
             })
             .collect();
         let mt_worst = mt.iter().map(|m| m.1).fold(0.0, f64::max);
@@ -321,10 +305,10 @@ impl Experiment for MemRxExperiment {
             // Figure 5: with readahead, FS Random's prediction is too low (readahead works better while the
             // workload thrashes); without it, the prediction matches. Judged with the on-demand readahead,
             // which reads around random misses as the paper's 2.4.30 did; 2.6.18's reads nothing there.
-            let on = errors("fs-random-ondemand", None, sq, ta);
-            let off = errors("fs-random-no-readahead", None, sq, ta);
-            let kernel = errors("fs-random", None, sq, ta);
-            let (at_on, w_on) = worst(&on);
+            let on = errors("fs-random-ondemand");
+            let off = errors("fs-random-no-readahead");
+            let kernel = errors("fs-random");
+            let (at_on, w_on) = worst_error(&on);
             checks.push(Check {
                 claim: "with readahead FS Random's predicted runtime is too low, and without readahead the \
                         prediction matches (readahead is more effective while the workload thrashes)"
@@ -334,12 +318,12 @@ impl Experiment for MemRxExperiment {
                     "largest error {:+.1} % (at {at_on} MiB) with on-demand readahead, {:.1} % without; {:.1} % \
                      with 2.6.18's, which reads nothing ahead of random reads",
                     100.0 * w_on,
-                    100.0 * max_abs(&off),
-                    100.0 * max_abs(&kernel)
+                    100.0 * largest_error(&off),
+                    100.0 * largest_error(&kernel)
                 ),
-                verdict: if w_on < 0.0 && max_abs(&on) > max_abs(&off) {
+                verdict: if w_on < 0.0 && largest_error(&on) > largest_error(&off) {
                     Verdict::Reproduced
-                } else if max_abs(&on) > max_abs(&off) {
+                } else if largest_error(&on) > largest_error(&off) {
                     Verdict::Partial
                 } else {
                     Verdict::NotReproduced
@@ -441,20 +425,34 @@ fn mt_key(threads: u32) -> String {
     }
 }
 
-/// The largest relative error, over the sizes rerun, of the base run's prediction `series` for case `key`.
-fn largest_error(rows: &[Row], key: &str, series: &str) -> f64 {
-    let Some(base) = rows.iter().find(|r| r.text("case_key") == key && r.text("role") == "base") else {
-        return f64::NAN;
+/// The signed relative error of the base run's prediction `series` for case `key` at each size rerun,
+/// `(MiB, (predicted − actual) / actual)`, smallest size first; empty when the case did not run.
+fn size_errors(rows: &[Row], key: &str, series: &str) -> Vec<(f64, f64)> {
+    let base = rows.iter().find(|r| r.text("case_key") == key && r.text("role") == "base");
+    let Some((_, predicted)) = base.and_then(|b| b.series.iter().find(|(n, _)| n == series)) else {
+        return Vec::new();
     };
-    let Some((_, predicted)) = base.series.iter().find(|(n, _)| n == series) else { return f64::NAN };
     rows.iter()
         .filter(|r| r.text("case_key") == key)
         .filter_map(|r| {
-            let actual = r.metric("runtime_s");
-            let p = predicted.iter().find(|(m, _)| *m == r.num("memory_mib"))?.1;
-            Some((p - actual).abs() / actual)
+            let (mib, actual) = (r.num("memory_mib"), r.metric("runtime_s"));
+            let p = predicted.iter().find(|(m, _)| *m == mib)?.1;
+            Some((mib, (p - actual) / actual))
         })
-        .fold(0.0, f64::max)
+        .collect()
+}
+
+/// The largest error's magnitude; NaN when nothing was measured (no verdict passes on it).
+fn largest_error(e: &[(f64, f64)]) -> f64 {
+    if e.is_empty() {
+        return f64::NAN;
+    }
+    e.iter().map(|(_, x)| x.abs()).fold(0.0, f64::max)
+}
+
+/// The size and the error of the largest error (NaN for none).
+fn worst_error(e: &[(f64, f64)]) -> (f64, f64) {
+    e.iter().copied().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).unwrap_or((f64::NAN, f64::NAN))
 }
 
 fn verdict_within(error: f64, max: f64) -> Verdict {
@@ -661,7 +659,8 @@ fn charts(rows: &[Row], quick: bool) -> Vec<Chart> {
     if !quick {
         // Figure 4: largest error against threads.
         let aware_series = series_key("runtime", sq, Some(ta));
-        let err = |t: u32, series: &str| (t as f64, 100.0 * largest_error(rows, &mt_key(t), series));
+        let err =
+            |t: u32, series: &str| (t as f64, 100.0 * largest_error(&size_errors(rows, &mt_key(t), series)));
         let aware = THREADS.iter().map(|&t| err(t, &aware_series)).collect();
         let naive = THREADS.iter().map(|&t| err(t, NAIVE_UNCLAMPED)).collect();
         charts.push(Chart {
