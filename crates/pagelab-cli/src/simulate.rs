@@ -500,14 +500,19 @@ fn prepare_with_counts(args: &SimulateArgs) -> Result<Prepared> {
     Ok(Prepared { cfg, workload, replay, device_from_workload })
 }
 
+/// The server for a prepared run; a trace that does not fit the disk names `--fold`.
+pub fn server(args: &SimulateArgs, cfg: SimConfig, workload: Box<dyn Workload>) -> Result<Server> {
+    Server::new(cfg, workload).map_err(|e| match &args.trace {
+        Some(_) if !args.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
+        _ => anyhow!("{e}"),
+    })
+}
+
 pub fn run(args: &SimulateArgs) -> Result<()> {
     let Prepared { cfg, workload, replay, device_from_workload } = prepare_with_counts(args)?;
     let mut echo = echo(&cfg, workload.describe());
     echo.runs_to_completion = workload.runs_to_completion();
-    let server = Server::new(cfg, workload).map_err(|e| match &args.trace {
-        Some(_) if !args.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
-        _ => anyhow!("{e}"),
-    })?;
+    let server = server(args, cfg, workload)?;
     let start = Instant::now();
     let metrics = server.run().map_err(|e| anyhow!("{e}"))?;
     let wall = start.elapsed().as_secs_f64();

@@ -17,7 +17,6 @@ use pagelab_core::{Nanos, PAGE_SIZE_BYTES};
 use pagelab_sim::config::{SimConfig, WhatIfConfig};
 use pagelab_sim::io::DiskRequest;
 use pagelab_sim::metrics::{RunMetrics, WhatIfMetrics};
-use pagelab_sim::server::Server;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -101,11 +100,11 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
         }
     }
     let memory_bytes = parse_bytes(&args.sim.memory).context("--memory")?;
-    let up_to_bytes = match &args.up_to {
-        Some(text) => parse_bytes(text).context("--up-to")?,
-        None => memory_bytes.saturating_mul(4),
-    };
-    let spec = format!("up-to={up_to_bytes},step={},vec={}", args.step, args.vec);
+    // Without --up-to, the what-if's own default (4 x memory) holds.
+    let mut spec = format!("step={},vec={}", args.step, args.vec);
+    if let Some(text) = &args.up_to {
+        let _ = write!(spec, ",up-to={}", parse_bytes(text).context("--up-to")?);
+    }
     let whatif = WhatIfConfig::parse(&spec).map_err(|e| anyhow!("{e}"))?;
     let steps = whatif.geometry(memory_bytes).map_err(|e| anyhow!("--up-to/--step: {e}"))?;
     if args.sim.trace.is_some() && !args.replay {
@@ -136,13 +135,14 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     let base = run_at(&sim, memory_bytes, cfg, workload)?;
     pb.inc(1);
     let predicted = base.whatif.clone().expect("a run with --whatif predicts");
-    let mut actual = vec![Actual {
-        memory_bytes,
-        runtime_s: base.sim_seconds,
-        miss_ratio: predicted.miss_ratio(),
-        workload_completed: base.workload_completed,
-    }];
+    let mut actual = Vec::new();
     if args.validate {
+        actual.push(Actual {
+            memory_bytes,
+            runtime_s: base.sim_seconds,
+            miss_ratio: predicted.miss_ratio(),
+            workload_completed: base.workload_completed,
+        });
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.clamp(1, 64)).build()?;
         let reruns: Vec<Actual> = pool.install(|| {
             sizes[1..]
@@ -157,9 +157,6 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
         actual.extend(reruns);
     }
     pb.finish_and_clear();
-    if !args.validate {
-        actual.clear();
-    }
     if let Some(path) = &args.plot {
         write_atomically(path, &[], |p| write_figure(&charts(&predicted, &actual), p))?;
     }
@@ -196,11 +193,7 @@ fn run_at(
     cfg: SimConfig,
     workload: Box<dyn pagelab_sim::workload::Workload>,
 ) -> Result<RunMetrics> {
-    let server = Server::new(cfg, workload).map_err(|e| match &sim.trace {
-        Some(_) if !sim.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
-        _ => anyhow!("{e}"),
-    })?;
-    server.run().map_err(|e| anyhow!("at {}: {e}", fmt_bytes(memory_bytes)))
+    simulate::server(sim, cfg, workload)?.run().map_err(|e| anyhow!("at {}: {e}", fmt_bytes(memory_bytes)))
 }
 
 /// The run at `memory_bytes`, with MemRx counting its misses as the base run's did.
