@@ -162,9 +162,6 @@ impl Lane {
     /// Page `key` arrived: if a task was waiting for it as a reload, the reload completes and takes the
     /// idle time accumulated since the last completion.
     fn arrived(&mut self, now: Nanos, key: u64, idle: bool) {
-        if self.outstanding.is_empty() {
-            return;
-        }
         let Some(r) = self.outstanding.remove(key) else { return };
         if let Some(since) = self.open {
             self.accumulate(since, now);

@@ -399,8 +399,9 @@ impl NodeTable {
         }
     }
 
-    /// The free slot where `key` goes (`Ok`), or the slot that holds it (`Err`): one probe serves an
-    /// insertion and its duplicate check. Caller guarantees the table has a free slot.
+    /// The free slot where `key` goes (`Ok`), or the slot that holds it (`Err`): one probe serves look-ups,
+    /// insertions and an insertion's duplicate check. Caller guarantees the table has a free slot (its load
+    /// never exceeds 4/7).
     fn probe(&self, key: u64, keys: &[u64]) -> Result<usize, usize> {
         let (mut i, tag) = self.hash(key);
         for _ in 0..self.slots.len() {
@@ -423,25 +424,9 @@ impl NodeTable {
         self.slots[at] = (tag << TAG_SHIFT) | node;
     }
 
-    /// The slot holding `key`, if any.
-    fn find(&self, key: u64, keys: &[u64]) -> Option<usize> {
-        let (mut i, tag) = self.hash(key);
-        for _ in 0..self.slots.len() {
-            let slot = self.slots[i];
-            if slot == FREE_SLOT {
-                return None;
-            }
-            if slot >> TAG_SHIFT == tag && keys[(slot & INDEX_MASK) as usize] == key {
-                return Some(i);
-            }
-            i = self.next(i);
-        }
-        None
-    }
-
     /// Remove `key`; returns its node.
     fn remove(&mut self, key: u64, keys: &[u64]) -> Option<u32> {
-        let mut hole = self.find(key, keys)?;
+        let mut hole = self.probe(key, keys).err()?;
         let node = self.slots[hole] & INDEX_MASK;
         self.slots[hole] = FREE_SLOT;
         // Backward-shift deletion: move each later entry of the run into the hole when its home does not
