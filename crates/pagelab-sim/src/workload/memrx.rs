@@ -331,7 +331,7 @@ impl FsSeq {
             threads,
             scan: Scan::Shared,
             file_pages,
-            progress: Vec::new(),
+            progress: vec![(0, 0); threads as usize],
         })
     }
 
@@ -367,10 +367,6 @@ impl Workload for FsSeq {
         Some(self.threads)
     }
 
-    fn runs_to_completion(&self) -> bool {
-        true
-    }
-
     fn next_request(&mut self, slot: u32, _: &mut ChaCha8Rng) -> Option<RequestProgram> {
         if slot >= self.threads {
             return None;
@@ -380,9 +376,6 @@ impl Workload for FsSeq {
             Scan::Shared if self.threads > 1 => (0, (0, self.size_bytes), 1),
             _ => (slot as usize, self.part(slot), STEPS_CUT),
         };
-        if self.progress.len() <= s {
-            self.progress.resize(s + 1, (0, 0));
-        }
         let (done, passes) = self.progress[s];
         if passes == self.passes {
             return None;
@@ -469,7 +462,7 @@ impl FsRandom {
             block_bytes,
             threads,
             file_pages,
-            done: Vec::new(),
+            done: vec![0; threads as usize],
         })
     }
 
@@ -504,18 +497,11 @@ impl Workload for FsRandom {
         Some(self.threads)
     }
 
-    fn runs_to_completion(&self) -> bool {
-        true
-    }
-
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
-        let s = slot as usize;
-        if self.done.len() <= s {
-            self.done.resize(s + 1, 0);
-        }
         if slot >= self.threads {
             return None;
         }
+        let s = slot as usize;
         let left = self.blocks_of(slot) - self.done[s];
         if left == 0 {
             return None;
@@ -604,7 +590,7 @@ impl Dbench {
             write_bytes: write,
             op_cpu,
             file_pages,
-            sessions: Vec::new(),
+            sessions: vec![0; clients as usize],
         })
     }
 
@@ -663,17 +649,13 @@ impl Workload for Dbench {
         Some(self.clients)
     }
 
-    fn runs_to_completion(&self) -> bool {
-        true
-    }
-
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
-        let s = slot as usize;
-        if self.sessions.len() <= s {
-            self.sessions.resize(s + 1, 0);
+        if slot >= self.clients {
+            return None;
         }
+        let s = slot as usize;
         let done = self.sessions[s];
-        if slot >= self.clients || done == self.iterations * self.files as u64 {
+        if done == self.iterations * self.files as u64 {
             return None;
         }
         self.sessions[s] = done + 1;
@@ -868,10 +850,6 @@ impl Workload for Mogrify {
         Some(1)
     }
 
-    fn runs_to_completion(&self) -> bool {
-        true
-    }
-
     fn next_request(&mut self, slot: u32, _: &mut ChaCha8Rng) -> Option<RequestProgram> {
         if slot != 0 {
             return None;
@@ -983,10 +961,6 @@ impl Workload for CpuSim {
 
     fn natural_concurrency(&self) -> Option<u32> {
         Some(1)
-    }
-
-    fn runs_to_completion(&self) -> bool {
-        true
     }
 
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
