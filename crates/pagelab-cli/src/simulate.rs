@@ -65,6 +65,14 @@ default; their module doc gives every size and why):
   dbench                   a dbench-like file server: 20 clients, 150 MiB of files
   mogrify                  an image scaler: a 5000x3600 bitmap, 240 MiB of pixels
   cpu-sim                  a CPU-bound simulator with 160 MiB of memory
+Zhang et al.'s streams (papers/002; persistent handlers, run for --duration, on the WD1200BB
+by default; --json adds per-stream response time, ESC and fill rate):
+  rate-streams             open-loop sequential streams, one page per request; keys:
+                           rates (pages/s, e.g. 1000/7000), cv (gap coefficient of
+                           variation per stream, 1 = Poisson), random (random
+                           readers), random_block (16KiB), random_size (4GiB), span
+  spc2-vod                 SPC-2-VOD-like streams at 2, 5, 10 Mbit/s; keys: streams
+                           (16), tpch (TPC-H-like random readers, 1)
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
@@ -139,7 +147,8 @@ pub struct SimulateArgs {
     pub prefetch_cache: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
     /// linux-2.6[:WINDOW] (2.6.12-2.6.18's page_cache_readahead, the papers' kernels); tp, tp:T-P or
-    /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48).
+    /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48); ets[:T-P] or esf[:T-P] (Zhang et al.'s rate-aware
+    /// split of T pages per sequential stream by Equal Time Supplies or Equal Safety Factors, default 24-48).
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, 9.1 GB, DiskSim-validated), hdd:nocache, ultrastar36lzx (IBM
@@ -148,7 +157,8 @@ pub struct SimulateArgs {
     /// Table 1: 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
     /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
     /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb,
-    /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim), else
+    /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim and
+    /// Zhang et al.'s rate-streams, spc2-vod), else
     /// hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,

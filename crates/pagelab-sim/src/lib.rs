@@ -16,6 +16,7 @@ pub mod layout;
 pub mod metrics;
 pub mod sched;
 pub mod server;
+pub mod stream_stats;
 pub mod workload;
 
 pub use error::SimError;

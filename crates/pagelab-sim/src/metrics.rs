@@ -247,6 +247,10 @@ pub struct RunMetrics {
     /// MemRx's predictions for larger memories (`--whatif`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub whatif: Option<WhatIfMetrics>,
+    /// Per stream, for workloads of persistent paced streams (`rate-streams`, `spc2-vod`): Zhang et al.'s
+    /// per-stream service and inventory metrics. Empty (and absent from JSON) otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamMetrics>,
 }
 
 /// MemRx's what-if prediction of the measured period (papers/003): what its work would take, and how many
@@ -357,4 +361,32 @@ mod tests {
         assert!((l.mean - 50.5).abs() < 1e-9);
         assert_eq!(LatencyMs::from_ns(&mut []), LatencyMs::default());
     }
+}
+
+/// One persistent stream over the measured period (papers/002's metrics, slide "Performance metrics").
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct StreamMetrics {
+    /// The handler slot (0-based), as the workload numbers its streams.
+    pub slot: u32,
+    /// What the stream is (`sequential 1000 pages/s, cv 1`, `random 16KiB`).
+    pub kind: String,
+    /// Page requests (the workload's requests) completed.
+    pub requests: u64,
+    /// Average response time of a request, from its arrival (an open-loop stream's paced arrival, or the
+    /// start of a closed-loop request) to its completion, µs.
+    pub response_time_us_mean: f64,
+    pub response_time_us_max: f64,
+    /// Page accesses that found the page resident, and that did not (absent, or still under I/O): the
+    /// shortages.
+    pub hits: u64,
+    pub shortages: u64,
+    /// Read fetches this stream issued (sync and readahead windows): prefetch cycles, and their pages.
+    pub prefetch_cycles: u64,
+    pub pages_fetched: u64,
+    /// Expected shortage per cycle (ESC): shortages / cycles.
+    pub esc: f64,
+    /// Fill rate 1 − ESC / Q, with Q the pages a cycle fetched on average.
+    pub fill_rate: f64,
+    /// Pages delivered to the stream per second.
+    pub throughput_pages_s: f64,
 }

@@ -28,9 +28,10 @@ use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
     CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchCacheMetrics, PrefetchMetrics,
-    RunMetrics, WarmupMetrics, WhatIfMetrics, WriteMetrics,
+    RunMetrics, StreamMetrics, WarmupMetrics, WhatIfMetrics, WriteMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
+use crate::stream_stats::StreamCounters;
 use crate::workload::{RequestProgram, Step, Workload};
 use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
@@ -50,8 +51,9 @@ const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
 const KSWAPD: Slot = Slot::MAX;
 
 /// What the simulator observes of its buffer cache: the counters of `simulate --json`, Li & Shen's
-/// prefetch-thrashing detector, and MemRx's what-if predictor when the run asks for it (`--whatif`).
-type SimObserver = (Counters, (ThrashDetector, Option<MemRx>));
+/// prefetch-thrashing detector, MemRx's what-if predictor when the run asks for it (`--whatif`), and
+/// per-stream counts when the workload reports its streams ([`Workload::stream_kind`]).
+type SimObserver = (Counters, (ThrashDetector, (Option<MemRx>, Option<StreamCounters>)));
 
 #[derive(Debug)]
 enum Event {
@@ -96,8 +98,10 @@ struct Handler {
     call: Option<Call>,
     /// Pages delivered by the current `read()` call (charged to the CPU when it ends).
     call_pages: u64,
-    /// When the request arrived (open loop) or started (closed loop).
+    /// When the request arrived (open loop, or its [`Step::Pace`]) or started (closed loop).
     started: Nanos,
+    /// The slot's last paced arrival ([`Step::Pace`]); kept across its requests.
+    paced: Nanos,
     /// Open loop: the arrival handed to this idle slot, not yet begun.
     handed: Option<Nanos>,
     cpu_total: Nanos,
@@ -154,6 +158,24 @@ struct Window {
     direct_reclaims: u64,
     direct_reclaim_total: Nanos,
     direct_reclaim_max: Nanos,
+    /// Per slot, when the workload reports its streams: the requests' response times.
+    slot_responses: Vec<Responses>,
+}
+
+/// Response times of one slot's requests.
+#[derive(Clone, Copy, Debug, Default)]
+struct Responses {
+    count: u64,
+    total: Nanos,
+    max: Nanos,
+}
+
+impl Responses {
+    fn add(&mut self, took: Nanos) {
+        self.count += 1;
+        self.total += took;
+        self.max = self.max.max(took);
+    }
 }
 
 /// Time integrals of the memory gauges over the measured period.
@@ -329,9 +351,10 @@ impl Server {
             })),
             None => None,
         };
+        let streams = workload.stream_kind(0).is_some().then(|| StreamCounters::new(concurrency));
         let cache = BufferCache::with_observer(
             cache_config,
-            (Counters::default(), (ThrashDetector::new(thrash_pages), whatif)),
+            (Counters::default(), (ThrashDetector::new(thrash_pages), (whatif, streams))),
         )?;
         let sched = cfg.scheduler.build();
         let cpu = Cpu::new(cfg.cpus);
@@ -528,7 +551,7 @@ impl Server {
             self.kswapd_continue();
         }
         let (now, idle) = (self.now(), self.handler_bursts == 0);
-        if let Some(memrx) = &mut self.cache.observer_mut().1 .1 {
+        if let Some(memrx) = &mut self.cache.observer_mut().1 .1 .0 {
             memrx.set_idle(now, idle);
         }
         let memory = self.cache.memory();
@@ -757,6 +780,17 @@ impl Server {
                     self.run_cpu(slot, work);
                     return;
                 }
+                Some(Step::Pace(gap)) => {
+                    assert!(h.step == 0, "a pace step must open its request");
+                    h.step += 1;
+                    let arrival = h.paced + gap;
+                    h.paced = arrival;
+                    h.started = arrival;
+                    if arrival > now {
+                        self.q.schedule(arrival, Event::Run(slot));
+                        return;
+                    }
+                }
                 None => {
                     self.end_request(slot);
                     return;
@@ -787,7 +821,7 @@ impl Server {
             self.idle.push(slot);
             return false;
         };
-        let persistent = self.workload.runs_to_completion();
+        let persistent = self.workload.persistent_slots();
         let Some(program) = self.workload.next_request(slot, &mut self.rng) else {
             // An exhausted trace stream: its owner exits now. When every handler is out of work, the run
             // is over.
@@ -821,12 +855,13 @@ impl Server {
             self.declare_reads(stream, &program);
         }
         let h = &mut self.handlers[slot as usize];
-        let completed_once = h.completed_once;
+        let (completed_once, paced) = (h.completed_once, h.paced);
         *h = Handler {
             program: Some(program),
             stream,
             started: arrived,
             completed_once,
+            paced,
             ..Handler::default()
         };
         true
@@ -872,12 +907,15 @@ impl Server {
         if !self.measuring {
             self.probe_resident_working_set();
         }
-        if !self.workload.runs_to_completion() {
+        if !self.workload.persistent_slots() {
             self.close_stream(stream);
         }
         if self.measuring {
             self.win.requests += 1;
             self.win.latencies_ns.push((now - started).0);
+            if let Some(r) = self.win.slot_responses.get_mut(slot as usize) {
+                r.add(now - started);
+            }
             if self.cfg.max_requests.is_some_and(|m| self.win.requests >= m) {
                 self.ended = true;
             }
@@ -1159,11 +1197,17 @@ impl Server {
         self.measure_start = now;
         self.q.schedule(now + self.cfg.duration, Event::End);
         self.win = Window::default();
+        if self.workload.stream_kind(0).is_some() {
+            self.win.slot_responses = vec![Responses::default(); self.handlers.len()];
+        }
         let observer = self.cache.observer_mut();
         observer.0 = Counters::default();
         observer.1 .0.thrash_pages = 0;
-        if let Some(memrx) = &mut observer.1 .1 {
+        if let Some(memrx) = &mut observer.1 .1 .0 {
             memrx.begin_window(now);
+        }
+        if let Some(streams) = &mut observer.1 .1 .1 {
+            streams.reset();
         }
         self.cache.reset_memory_stats();
         if let Some(pc) = self.cache.prefetch_cache() {
@@ -1213,7 +1257,7 @@ impl Server {
         self.gauges.advance(now, &self.cache.memory());
         let secs = (now - self.measure_start).as_secs_f64();
         let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1 .0.thrash_pages);
-        let whatif = self.cache.observer().1 .1.as_ref().map(|memrx| {
+        let whatif = self.cache.observer().1 .1 .0.as_ref().map(|memrx| {
             WhatIfMetrics::new(self.cfg.memory_bytes, &memrx.predict(now, now - self.measure_start))
         });
         let memory = self.memory_metrics(secs, &s);
@@ -1299,7 +1343,39 @@ impl Server {
             pages_accessed: w.pages_delivered,
             workload_completed: self.completed,
             whatif,
+            streams: self.stream_metrics(secs),
         }
+    }
+
+    /// Per stream over the measured period, for workloads that report their streams.
+    fn stream_metrics(&self, secs: f64) -> Vec<StreamMetrics> {
+        let Some(counts) = &self.cache.observer().1 .1 .1 else {
+            return Vec::new();
+        };
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let ratio = |a: f64, b: u64| if b == 0 { 0.0 } else { a / b as f64 };
+        (0..self.handlers.len() as Slot)
+            .map(|slot| {
+                let c = counts.of_slot(slot);
+                let r = self.win.slot_responses.get(slot as usize).copied().unwrap_or_default();
+                let esc = ratio(c.shortages as f64, c.fetches);
+                let order_pages = ratio(c.pages_fetched as f64, c.fetches);
+                StreamMetrics {
+                    slot,
+                    kind: self.workload.stream_kind(slot).unwrap_or_default(),
+                    requests: r.count,
+                    response_time_us_mean: ratio(r.total.0 as f64 / 1e3, r.count),
+                    response_time_us_max: r.max.0 as f64 / 1e3,
+                    hits: c.hits,
+                    shortages: c.shortages,
+                    prefetch_cycles: c.fetches,
+                    pages_fetched: c.pages_fetched,
+                    esc,
+                    fill_rate: if order_pages > 0.0 { 1.0 - esc / order_pages } else { 0.0 },
+                    throughput_pages_s: per_s((c.hits + c.shortages) as f64),
+                }
+            })
+            .collect()
     }
 
     /// The prefetch cache's counts over the measured period (since [`Server::begin_measuring`]).

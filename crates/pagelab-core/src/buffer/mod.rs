@@ -582,7 +582,12 @@ impl<O: Observer> BufferCache<O> {
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {
-                self.prefetcher.read_done(cursor.stream, cursor.file, cursor.last * crate::PAGE_SIZE_BYTES);
+                self.prefetcher.read_done(
+                    now,
+                    cursor.stream,
+                    cursor.file,
+                    cursor.last * crate::PAGE_SIZE_BYTES,
+                );
                 out.status = ReadStatus::Done;
                 return;
             }
@@ -655,6 +660,8 @@ impl<O: Observer> BufferCache<O> {
             }
         }
         self.frames = frames;
+        let pages = fetch.first_page..fetch.first_page + u64::from(fetch.pages);
+        self.prefetcher.fetch_done(now, fetch.owner, fetch.file, pages);
         self.observer.fetch_done(now, fetch);
         self.check();
         Ok(())

@@ -47,6 +47,7 @@ use super::{
     Prefetcher, ReadCtx, Window, RA_PAGES_LIMIT,
 };
 use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
 
 #[derive(Clone, Debug)]
 pub struct FixedTp {
@@ -132,7 +133,7 @@ impl FixedTp {
     }
 }
 
-fn next_window(ra: &mut FileRaState, start: u64, t: u64, p: u64) {
+pub(super) fn next_window(ra: &mut FileRaState, start: u64, t: u64, p: u64) {
     ra.start = start;
     ra.size = p;
     ra.async_size = t;
@@ -183,7 +184,7 @@ impl Prefetcher for FixedTp {
         Some(w)
     }
 
-    fn read_done(&mut self, stream: StreamId, file: FileId, end_byte: u64) {
+    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
         self.states.open(stream, file, FileRaState::new(self.prefetch_degree_pages)).prev_pos =
             Some(end_byte);
     }

@@ -35,6 +35,7 @@ use super::{
     Prefetcher, ReadCtx, Window, RA_PAGES_LIMIT,
 };
 use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
 
 #[derive(Clone, Debug)]
 pub struct LinuxReadahead {
@@ -239,7 +240,7 @@ impl Prefetcher for LinuxReadahead {
         async_readahead(ra, ctx, view, max)
     }
 
-    fn read_done(&mut self, stream: StreamId, file: FileId, end_byte: u64) {
+    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
         self.states.open(stream, file, FileRaState::new(self.ra_pages)).prev_pos = Some(end_byte);
     }
 
@@ -432,7 +433,7 @@ mod tests {
         let mut pf = LinuxReadahead::new(32, PAGE);
         let (s, eof) = (StreamId(1), 1 << 20);
         // An unaligned read ending 100 bytes into page 10.
-        pf.read_done(s, F, 10 * PAGE + 100);
+        pf.read_done(Nanos::ZERO, s, F, 10 * PAGE + 100);
         let ctx =
             |index| ReadCtx { now: Nanos::ZERO, stream: s, file: F, index, req_pages: 1, file_pages: eof };
         assert_eq!(pf.on_sync_miss(&ctx(12), &Empty), Window::exact(12, 1), "two pages on: random");

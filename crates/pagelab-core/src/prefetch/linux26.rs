@@ -116,6 +116,7 @@ use super::state::RaStates;
 use super::{check_sync_window, check_window, CacheView, FileRaState, Prefetcher, ReadCtx, ReadPlan, Window};
 use super::{size_text, RA_PAGES_LIMIT};
 use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
 
 /// `VM_MAX_CACHE_HIT`: pages of wholly cached windows in a row before readahead turns off.
 pub const VM_MAX_CACHE_HIT_PAGES: u64 = 256;
@@ -417,7 +418,7 @@ impl Prefetcher for Linux26Readahead {
     }
 
     /// Nothing: 2.6.12–2.6.18 keep `prev_page` as `page_cache_readahead()` left it.
-    fn read_done(&mut self, _: StreamId, _: FileId, _: u64) {}
+    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: u64) {}
 
     fn stream_closed(&mut self, stream: StreamId) {
         self.states.close_stream(stream);
@@ -904,7 +905,7 @@ mod tests {
         assert!(pf.on_marker_hit(&ctx, &Empty).is_none());
         assert_eq!(pf.window_pages_max(1000), 1);
         // prev_page is untouched by a miss; read_done moves nothing.
-        pf.read_done(S, F, 12 * PAGE);
+        pf.read_done(Nanos::ZERO, S, F, 12 * PAGE);
         assert_eq!(pf.state(S, F).map(|r| r.prev_page), Some(None));
     }
 

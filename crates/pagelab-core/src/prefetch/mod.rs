@@ -27,7 +27,8 @@
 //! 2.6.31–6.9 on-demand readahead of readahead.md §4), [`Linux26Readahead`] (`linux-2.6`, the current
 //! and ahead windows of 2.6.12–2.6.18, the papers' kernels, driven by [`Prefetcher::on_read`]) and
 //! [`FixedTp`] (`tp:T-P`, a fixed trigger distance and prefetch degree, Zhang et al.'s 32-32 and 24-48
-//! baselines). [`AnyPrefetcher`] dispatches among them and parses the command-line specs.
+//! baselines) and [`ScmPrefetcher`] (`ets`, `esf`: Zhang et al.'s rate-aware split of one total trigger
+//! distance across streams, timed by [`Prefetcher::fetch_done`]). [`AnyPrefetcher`] dispatches among them and parses the command-line specs.
 
 use crate::error::CoreError;
 use crate::key::{FileId, StreamId};
@@ -41,6 +42,7 @@ mod fixed;
 mod linux;
 mod linux26;
 mod none;
+mod scm;
 mod state;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -49,6 +51,7 @@ pub use fixed::FixedTp;
 pub use linux::LinuxReadahead;
 pub use linux26::{Linux26Readahead, Ra26State};
 pub use none::NoPrefetch;
+pub use scm::{trigger_distances, DemandEstimate, ScmPrefetcher, ScmRule, StreamDemand};
 pub use state::RaStates;
 
 /// A readahead window, `struct file_ra_state`'s (start, size, async_size) as a decision: pages
@@ -189,10 +192,19 @@ pub trait Prefetcher {
         ReadPlan::NEVER
     }
 
-    /// The `read()` call by `stream` on `file` ended; `end_byte` is the byte just past the last byte read
-    /// (`ra->prev_pos`). Called for every read, hits included: it is how a later miss knows it continues
-    /// a sequential stream.
-    fn read_done(&mut self, stream: StreamId, file: FileId, end_byte: u64);
+    /// The `read()` call by `stream` on `file` ended at `now`; `end_byte` is the byte just past the last
+    /// byte read (`ra->prev_pos`). Called for every read, hits included: it is how a later miss knows it
+    /// continues a sequential stream, and how a rate-aware prefetcher measures a stream's access rate.
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64);
+
+    /// A read fetch that `owner` issued for pages `pages` of `file` completed at `now` (its pages are now
+    /// valid). Called once per completed read fetch, readahead and demand alike, after the cache has
+    /// inserted its pages; never for writes. A prefetcher that measures its lead time (the disk access
+    /// time of its own requests, Zhang et al.'s SCM prefetching) times its windows with it; the others
+    /// keep this default.
+    fn fetch_done(&mut self, now: Nanos, owner: StreamId, file: FileId, pages: Range<u64>) {
+        let _ = (now, owner, file, pages);
+    }
 
     /// `stream` ended: every state it owns is dropped (its `struct file`s are released).
     fn stream_closed(&mut self, stream: StreamId);
@@ -325,6 +337,7 @@ pub enum AnyPrefetcher {
     Linux(LinuxReadahead),
     Linux26(Linux26Readahead),
     Fixed(FixedTp),
+    Scm(ScmPrefetcher),
 }
 
 impl AnyPrefetcher {
@@ -352,7 +365,8 @@ impl Default for AnyPrefetcher {
 
 const SPEC_FORMS: &str = "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), \
      linux-2.6[:SIZE] (Linux 2.6.18's current and ahead windows, e.g. linux-2.6:512KiB), \
-     tp[:T-P][,fixed] (pages, e.g. tp:24-48)";
+     tp[:T-P][,fixed] (pages, e.g. tp:24-48), ets[:T-P] and esf[:T-P] (Zhang et al.'s rate-aware \
+     split of T x streams, default 24-48; period=100ms)";
 
 impl AnyPrefetcher {
     /// Parses the CLI forms, sizes converted with `page_size_bytes`:
@@ -363,7 +377,10 @@ impl AnyPrefetcher {
     ///   Linux 2.6.18's readahead (no `io`: 2.6 has no oversize-read bound);
     /// - `tp` (= `tp:32-32`), `tp:24-48`, or `tp:trigger=24,degree=48`: trigger distance T and prefetch
     ///   degree P **in pages**, as Zhang et al. write them; `1 <= T <= P`. Windows ramp up to (T, P) as in
-    ///   Linux 2.6.18; `tp:24-48,fixed` starts at (T, P).
+    ///   Linux 2.6.18; `tp:24-48,fixed` starts at (T, P);
+    /// - `ets`, `esf` (= `:24-48`), `ets:24-48,period=100ms`: Zhang et al.'s Equal Time Supplies and Equal
+    ///   Safety Factors, which split a total trigger distance of T per sequential stream by rate (and
+    ///   deviation), with degree P; `period` is how often the split is recomputed.
     pub fn parse(text: &str, page_size_bytes: u64) -> Result<AnyPrefetcher, CoreError> {
         assert!(page_size_bytes >= 1, "page size must be positive");
         let spec = Spec::parse(text)?;
@@ -375,6 +392,8 @@ impl AnyPrefetcher {
             "linux" | "readahead" => AnyPrefetcher::Linux(parse_linux(&spec, page_size_bytes)?),
             "linux-2.6" | "linux26" => AnyPrefetcher::Linux26(parse_linux26(&spec, page_size_bytes)?),
             "tp" | "fixed" => AnyPrefetcher::Fixed(parse_tp(&spec, page_size_bytes)?),
+            "ets" => AnyPrefetcher::Scm(parse_scm(&spec, ScmRule::Ets, page_size_bytes)?),
+            "esf" => AnyPrefetcher::Scm(parse_scm(&spec, ScmRule::Esf, page_size_bytes)?),
             _ => {
                 return Err(CoreError::UnknownName {
                     what: "prefetcher",
@@ -393,6 +412,7 @@ impl AnyPrefetcher {
             AnyPrefetcher::Linux(p) => p.spec(),
             AnyPrefetcher::Linux26(p) => p.spec(),
             AnyPrefetcher::Fixed(p) => p.spec(),
+            AnyPrefetcher::Scm(p) => p.spec(),
         }
     }
 }
@@ -456,25 +476,31 @@ fn parse_linux26(spec: &Spec, page_size_bytes: u64) -> Result<Linux26Readahead, 
     Ok(Linux26Readahead::new(ra_pages, page_size_bytes))
 }
 
-fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
+/// T and P in pages, given as `T-P` or as `trigger=`, `degree=` (each defaulting to `default`), checked
+/// `1 <= T <= P <= RA_PAGES_LIMIT`.
+fn trigger_and_degree(spec: &Spec, default: (u64, u64)) -> Result<(u64, u64), CoreError> {
     let pair = spec.positional();
     let (trigger, degree) = match (pair, spec.string("trigger"), spec.string("degree")) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err(bad_spec(spec, "give T and P once (`tp:24-48` or `trigger=`, `degree=`)".into()))
+            let name = &spec.name;
+            return Err(bad_spec(
+                spec,
+                format!("give T and P once (`{name}:24-48` or `trigger=`, `degree=`)"),
+            ));
         }
         (Some(pair), None, None) => pair
             .split_once('-')
             .map(|(t, p)| (t.trim().to_string(), p.trim().to_string()))
             .ok_or_else(|| bad_spec(spec, format!("`{pair}`: expected T-P in pages, like 32-32 or 24-48")))?,
-        (None, t, p) => (t.unwrap_or_else(|| "32".into()), p.unwrap_or_else(|| "32".into())),
+        (None, t, p) => {
+            (t.unwrap_or_else(|| default.0.to_string()), p.unwrap_or_else(|| default.1.to_string()))
+        }
     };
     let pages = |what: &str, v: &str| {
         v.parse::<u64>()
             .map_err(|_| bad_spec(spec, format!("{what} `{v}`: expected a whole number of pages")))
     };
     let (trigger, degree) = (pages("trigger distance T", &trigger)?, pages("prefetch degree P", &degree)?);
-    let fixed = spec.flag("fixed");
-    spec.finish(&["trigger", "degree", "fixed"])?;
     if degree == 0 || degree > RA_PAGES_LIMIT {
         return Err(bad_spec(
             spec,
@@ -487,8 +513,25 @@ fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
             format!("trigger distance T = {trigger} must be in 1..=P ({degree}): the trigger sits inside the window"),
         ));
     }
+    Ok((trigger, degree))
+}
+
+fn parse_tp(spec: &Spec, page_size_bytes: u64) -> Result<FixedTp, CoreError> {
+    let (trigger, degree) = trigger_and_degree(spec, (32, 32))?;
+    let fixed = spec.flag("fixed");
+    spec.finish(&["trigger", "degree", "fixed"])?;
     let tp = FixedTp::new(trigger, degree, page_size_bytes);
     Ok(if fixed { tp.without_ramp() } else { tp })
+}
+
+fn parse_scm(spec: &Spec, rule: ScmRule, page_size_bytes: u64) -> Result<ScmPrefetcher, CoreError> {
+    let (trigger, degree) = trigger_and_degree(spec, (24, 48))?;
+    let period = spec.duration_ns("period", ScmPrefetcher::PERIOD_DEFAULT.0)?;
+    spec.finish(&["trigger", "degree", "period"])?;
+    if period == 0 {
+        return Err(bad_spec(spec, "period must be longer than zero (e.g. period=100ms)".into()));
+    }
+    Ok(ScmPrefetcher::new(rule, trigger, degree, page_size_bytes).with_period(Nanos(period)))
 }
 
 impl FromStr for AnyPrefetcher {
@@ -512,6 +555,7 @@ macro_rules! dispatch {
             AnyPrefetcher::Linux($p) => $e,
             AnyPrefetcher::Linux26($p) => $e,
             AnyPrefetcher::Fixed($p) => $e,
+            AnyPrefetcher::Scm($p) => $e,
         }
     };
 }
@@ -533,8 +577,12 @@ impl Prefetcher for AnyPrefetcher {
         dispatch!(self, p => p.on_read(ctx, view))
     }
     #[inline]
-    fn read_done(&mut self, stream: StreamId, file: FileId, end_byte: u64) {
-        dispatch!(self, p => p.read_done(stream, file, end_byte))
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
+        dispatch!(self, p => p.read_done(now, stream, file, end_byte))
+    }
+    #[inline]
+    fn fetch_done(&mut self, now: Nanos, owner: StreamId, file: FileId, pages: Range<u64>) {
+        dispatch!(self, p => p.fetch_done(now, owner, file, pages))
     }
     fn stream_closed(&mut self, stream: StreamId) {
         dispatch!(self, p => p.stream_closed(stream))

@@ -8,6 +8,7 @@
 
 use super::{check_sync_window, CacheView, FileRaState, Prefetcher, ReadCtx, Window};
 use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NoPrefetch;
@@ -30,7 +31,7 @@ impl Prefetcher for NoPrefetch {
         None
     }
 
-    fn read_done(&mut self, _: StreamId, _: FileId, _: u64) {}
+    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: u64) {}
 
     fn stream_closed(&mut self, _: StreamId) {}
 

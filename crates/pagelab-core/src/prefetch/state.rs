@@ -66,6 +66,20 @@ impl<S> RaStates<S> {
     }
 
     /// The state of (`stream`, `file`), created as `init` on first use (the file is opened).
+    pub fn get_mut(&mut self, stream: StreamId, file: FileId) -> Option<&mut S> {
+        let slot = *self.slot_of.get(&pair_key(stream, file))?;
+        Some(&mut self.slots[slot as usize].ra)
+    }
+
+    /// Calls `f` on every open state, in slot order: O(states open).
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut S)) {
+        let mut live: Vec<u32> = self.slot_of.values().copied().collect();
+        live.sort_unstable();
+        for slot in live {
+            f(&mut self.slots[slot as usize].ra);
+        }
+    }
+
     pub fn open(&mut self, stream: StreamId, file: FileId, init: S) -> &mut S {
         let key = pair_key(stream, file);
         let slot = match self.slot_of.get(&key) {

@@ -55,6 +55,8 @@ pub struct Driver<P: Prefetcher> {
     pub scan_pages_max: u64,
     /// What [`CacheView::read_congested`] answers.
     pub read_congested: bool,
+    /// The time the next reads happen at (hooks' `now`).
+    pub now: Nanos,
 }
 
 /// Files are this long unless [`Driver::with_file_pages`] says otherwise.
@@ -69,6 +71,7 @@ impl<P: Prefetcher> Driver<P> {
             file_pages: HashMap::new(),
             scan_pages_max: 0,
             read_congested: false,
+            now: Nanos::ZERO,
         }
     }
 
@@ -119,14 +122,8 @@ impl<P: Prefetcher> Driver<P> {
         // Linux 2.6's `next_index`: the first page of the call, then whatever `on_read` returned.
         let mut ra_next = pages.start;
         for index in pages.clone() {
-            let ctx = ReadCtx {
-                now: Nanos::ZERO,
-                stream,
-                file,
-                index,
-                req_pages: pages.end - index,
-                file_pages: eof,
-            };
+            let ctx =
+                ReadCtx { now: self.now, stream, file, index, req_pages: pages.end - index, file_pages: eof };
             if index == ra_next {
                 let plan = self.call_read(&ctx);
                 ra_next = plan.next_index;
@@ -150,7 +147,7 @@ impl<P: Prefetcher> Driver<P> {
                 }
             }
         }
-        self.pf.read_done(stream, file, pages.end * PAGE);
+        self.pf.read_done(self.now, stream, file, pages.end * PAGE);
         step
     }
 

@@ -62,6 +62,9 @@ fn specs_round_trip() {
         "linux-2.6:12KiB",
         "tp:32-32",
         "tp:24-48",
+        "ets:24-48",
+        "esf:16-32",
+        "esf:24-48,period=50000000ns",
     ] {
         let p: AnyPrefetcher = s.parse().unwrap();
         assert_eq!(p.to_string(), s);
@@ -70,13 +73,18 @@ fn specs_round_trip() {
     assert_eq!(AnyPrefetcher::parse("linux:12KiB", PAGE).unwrap().to_string(), "linux:12KiB");
     assert_eq!("linux-2.6".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:128KiB");
     assert_eq!("linux26:ra=1MiB".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:1MiB");
+    assert_eq!("ets".parse::<AnyPrefetcher>().unwrap().to_string(), "ets:24-48");
+    assert_eq!("esf:trigger=8,period=100ms".parse::<AnyPrefetcher>().unwrap().to_string(), "esf:8-48");
 }
 
 #[test]
 fn bad_specs_say_what_is_expected() {
     let err = |s: &str| s.parse::<AnyPrefetcher>().unwrap_err().to_string();
     assert!(matches!("lru".parse::<AnyPrefetcher>(), Err(CoreError::UnknownName { .. })));
-    assert!(err("ets").contains("none, linux[:SIZE]"), "{}", err("ets"));
+    assert!(err("amp").contains("none, linux[:SIZE]"), "{}", err("amp"));
+    assert!(err("ets:30-20").contains("must be in 1..=P (20)"), "{}", err("ets:30-20"));
+    assert!(err("esf:period=0ms").contains("longer than zero"), "{}", err("esf:period=0ms"));
+    assert!(err("esf:24-48,fixed").contains("unknown parameter"), "{}", err("esf:24-48,fixed"));
     assert!(err("linux:6000B").contains("not a whole number of 4096-byte pages"), "{}", err("linux:6000B"));
     assert!(err("linux:0KiB").contains("use `none`"), "{}", err("linux:0KiB"));
     assert!(err("linux:lots").contains("window"), "{}", err("linux:lots"));
@@ -92,7 +100,7 @@ fn bad_specs_say_what_is_expected() {
     assert!(err("tp:32").contains("expected T-P in pages"), "{}", err("tp:32"));
     assert!(err("tp:32-0").contains("prefetch degree P = 0"), "{}", err("tp:32-0"));
     assert!(err("none:4").contains("unknown parameter(s) 4"), "{}", err("none:4"));
-    assert!(err("ets").contains("linux-2.6[:SIZE]"), "{}", err("ets"));
+    assert!(err("amp").contains("linux-2.6[:SIZE]"), "{}", err("amp"));
     assert!(err("linux-2.6:0KiB").contains("use `none`"), "{}", err("linux-2.6:0KiB"));
     assert!(err("linux-2.6:6000B").contains("not a whole number"), "{}", err("linux-2.6:6000B"));
     assert!(
@@ -139,7 +147,9 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const SPECS: [&str; 12] = [
+const SPECS: [&str; 14] = [
+    "ets:4-8,period=3ms",
+    "esf",
     "none",
     "linux",
     "linux:512KiB",
@@ -167,6 +177,8 @@ fn replay(spec: &str, ops: &[Op], congested: &[bool]) {
     let mut open: HashSet<(u32, u32)> = HashSet::new();
     let mut next: HashMap<(u32, u32), u64> = HashMap::new();
     for op in ops {
+        // Time moves (a millisecond per operation), so the rate-aware prefetchers estimate and recompute.
+        d.now = Nanos(d.now.0 + 1_000_000);
         match *op {
             Op::Read { stream, file, follow, start, len } => {
                 let eof = file_pages(file);
@@ -193,7 +205,11 @@ fn replay(spec: &str, ops: &[Op], congested: &[bool]) {
         }
         let tracked = d.pf.tracked_states();
         assert!(tracked <= open.len(), "{spec}: {tracked} states for {} open pairs", open.len());
-        if let AnyPrefetcher::Linux(_) | AnyPrefetcher::Linux26(_) | AnyPrefetcher::Fixed(_) = d.pf {
+        if let AnyPrefetcher::Linux(_)
+        | AnyPrefetcher::Linux26(_)
+        | AnyPrefetcher::Fixed(_)
+        | AnyPrefetcher::Scm(_) = d.pf
+        {
             assert_eq!(tracked, open.len(), "{spec}: every open pair that read has a state");
         }
     }

@@ -10,6 +10,7 @@
 pub mod kernel_baseline;
 pub mod memrx;
 pub mod prefetch_memory;
+pub mod scm_prefetch;
 pub mod system_model;
 pub mod vm_sequential;
 
@@ -176,6 +177,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &kernel_baseline::KernelBaseline,
         &prefetch_memory::PrefetchMemory,
         &memrx::MemRxExperiment,
+        &scm_prefetch::ScmPrefetch,
     ]
 }
 

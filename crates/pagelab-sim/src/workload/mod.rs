@@ -15,6 +15,7 @@ pub mod memory;
 pub mod memrx;
 pub mod pattern;
 pub mod replay;
+pub mod scm;
 pub mod spec;
 
 use crate::error::SimError;
@@ -63,6 +64,12 @@ pub enum Step {
     Release { region: u32 },
     /// Computation between reads.
     Cpu(Nanos),
+    /// Open loop within one persistent stream: this request arrives `gap` after the slot's previous
+    /// paced arrival (the first after time zero). The handler sleeps until then if it is early, starts at
+    /// once if it is late (the arrivals do not wait for the service), and the request's response time is
+    /// measured from the arrival. First step of a request, only in workloads with
+    /// [`Workload::persistent_slots`].
+    Pace(Nanos),
 }
 
 /// The program of one request.
@@ -136,6 +143,21 @@ pub trait Workload: Send {
     /// (no warm-up: its execution time is the result) and ends when every slot's program has ended.
     fn runs_to_completion(&self) -> bool {
         self.natural_concurrency().is_some()
+    }
+
+    /// Whether each handler slot is one process for the whole run (its stream, readahead state and
+    /// anonymous memory persist across its requests), rather than a thread per request. Programs that run
+    /// to completion are; so are the steady streams of Zhang et al.'s workloads, which run for the
+    /// configured duration.
+    fn persistent_slots(&self) -> bool {
+        self.runs_to_completion()
+    }
+
+    /// For workloads whose slots are streams worth reporting one by one (papers/002): what the stream in
+    /// `slot` is (`sequential 1000 pages/s, cv 1`). `None`: no per-stream report.
+    fn stream_kind(&self, slot: u32) -> Option<String> {
+        let _ = slot;
+        None
     }
 
     /// The next request for handler slot `slot` (0-based, `< concurrency`), or `None` when the workload

@@ -11,13 +11,15 @@
 //! `zipf`, `keywords` (`web` or a number), `block`, `list_max`, `interleave` (`merge`, `round-robin`);
 //! `media-clips` `files`, `zipf`, `block` (see their modules). MemRx's evaluation workloads
 //! ([`MEMRX_WORKLOADS`]: `fs-seq`, `fs-seq-mt`, `fs-random`, `dbench`, `mogrify`, `cpu-sim`) take theirs
-//! (see `workload::memrx`).
+//! (see `workload::memrx`). Zhang et al.'s streams ([`SCM_WORKLOADS`]: `rate-streams`, `spc2-vod`) take
+//! `rates`, `cv`, `random`, `streams`, `tpch`, `random_block`, `random_size`, `span` (see `workload::scm`).
 
 use super::index_search::IndexSearch;
 use super::media_clips::MediaClips;
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
 use super::memrx::{memrx_workload, MEMRX_WORKLOADS};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
+use super::scm::scm_workload;
 use super::Workload;
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
@@ -73,21 +75,28 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if let Some(w) = memrx_workload(&spec).map_err(in_spec)? {
         return Ok(w);
     }
+    if let Some(w) = scm_workload(&spec).map_err(in_spec)? {
+        return Ok(Box::new(w));
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
         SimError::invalid(
             format!("unknown workload `{}`", spec.name),
             format!(
-                "expected one of {}, {}, {}, {} or a .toml file",
+                "expected one of {}, {}, {}, {}, {} or a .toml file",
                 BUILTIN.join(", "),
                 APP_WORKLOADS.join(", "),
                 MEMORY_WORKLOADS.join(", "),
-                MEMRX_WORKLOADS.join(", ")
+                MEMRX_WORKLOADS.join(", "),
+                SCM_WORKLOADS.join(", ")
             ),
         )
     })?;
     let pattern = apply(base, &spec).map_err(in_spec)?;
     Ok(Box::new(PatternWorkload::new(pattern)))
 }
+
+/// Zhang et al.'s streams (papers/002): `workload::scm`.
+pub const SCM_WORKLOADS: [&str; 2] = ["rate-streams", "spc2-vod"];
 
 /// Li & Shen's application workloads (papers/000 §4.1): `workload::index_search`, `workload::media_clips`.
 pub const APP_WORKLOADS: [&str; 2] = ["index-search", "media-clips"];

@@ -1,0 +1,693 @@
+//! Rate-aware multi-stream prefetching from supply-chain management: Equal Time Supplies (`ets`) and Equal
+//! Safety Factors (`esf`), after Zhang, Kulkarni, Ma, Zhou, "Memory Resource Allocation for File System
+//! Prefetching — From a Supply Chain Management Perspective", EuroSys 2009 (`../shared/papers/002_*.txt`;
+//! our copy is the talk's slides, not the paper).
+//!
+//! The mapping (slides "Background – Prefetching cycles", "Rate aware prefetching algorithms"): a
+//! sequential stream is a good on a shelf; prefetched, not yet accessed pages are its inventory; the
+//! prefetch degree P is the order quantity; the trigger distance T (pages still unconsumed when the next
+//! prefetch is issued) is the reorder point; the disk access time is the lead time. T splits into the cycle
+//! inventory T^C, consumed during the lead time, and the safety inventory T^S, which absorbs demand
+//! faster than average. The algorithms share one total trigger distance `T_total` across the streams:
+//!
+//! - **ETS** (slide "Algorithm1"): "safety inventory for all goods set to the same time supply … uncertainty
+//!   is proportional to the mean value", so `T_i = T_i^C + T_i^S = R_i / Σ_j R_j · T_total`, with `R_i`
+//!   stream i's average access rate;
+//! - **ESF** (slide "Algorithm2"): the same safety factor (safety inventory / standard deviation) for all,
+//!   so `T_i = R_i · lead_time + σ_i / Σ_j σ_j · (T_total − Σ_j T_j^C)`, with `σ_i` the standard deviation
+//!   of stream i's demand.
+//!
+//! P is not adapted (the slides' future work). The window mechanics are `tp`'s steady state
+//! ([`super::FixedTp`] without ramp-up, readahead.md §8): a window of P pages whose PG_readahead mark sits
+//! T pages before its end, so that reaching it leaves T pages unconsumed and issues the next P; a window
+//! whose trigger would be the demanded page itself (T = P) is merged with the next, as Linux's readit step
+//! does. Each window takes the stream's T_i at the moment it is issued.
+//!
+//! What the slides leave open, and what pagelab infers (each a choice, stated here once):
+//! - **The memory budget.** The slides compare at equal memory, `[T + (T + P)] / 2` pages per stream, and
+//!   give the default `T = 24, P = 48` ("24-48", the memory of Linux's 32-32). So `T_total = 24 × n` for
+//!   `n` sequential streams, and the average inventory is `T_total + n · P / 2` as for `n` streams of 24-48.
+//!   A stream counts once it has opened a sequential window (a random reader takes no share) and until
+//!   its owner closes it.
+//! - **The access rate** `R_i` and its deviation: per stream, exponentially weighted over the gaps between
+//!   its page requests as `read_done` sees them (the completion of each `read()` call; a read of n pages is
+//!   a batch: one gap, then n − 1 gaps of zero), with weight [`DemandEstimate::WEIGHT`] = 1/256 — about a
+//!   quarter of a second of a 1,000 pages/s stream, so a Poisson stream's rate is known within ±5 % — of
+//!   both the mean gap and its variance. `R_i = 1 / mean gap`.
+//! - **σ_i**, "the standard deviation of demand": of the pages demanded during one lead time L. For
+//!   requests with gap coefficient of variation `c_i`, renewal theory gives `σ_i ≈ c_i · sqrt(R_i · L)`
+//!   (a Poisson stream, c = 1, has `σ = sqrt(R L)`: the slides' stable stream, "SD = square root of
+//!   rate"). Only the ratios σ_i / Σσ_j enter the formula, so L cancels in the safety split.
+//! - **The lead time**, for ESF: "disk access time", one value for the system as the slide writes it:
+//!   exponentially weighted (1/16) over every window's time from issue (the hook that returned it) to the
+//!   completion of the fetch holding the window's last page ([`Prefetcher::fetch_done`]). Before the first
+//!   sample T^C is 0 (all of the budget is safety inventory).
+//! - **When T_i changes**: recomputed for all streams every [`ScmPrefetcher::PERIOD_DEFAULT`] (100 ms;
+//!   `period=`) of the driver's time, checked at each hook, and at once when a stream opens, settles or
+//!   closes. A new stream runs at the default T (24) until [`DemandEstimate::SETTLE_SAMPLES`] (256) gaps
+//!   are known, and the budget of the settled streams is `T_total` less the defaults of the unsettled.
+//! - **The range of T_i**: `1..=P`. The marker of the next window sits inside the window just issued (the
+//!   on-demand protocol), so T cannot exceed P. A share above P is capped at P and the excess is
+//!   redistributed over the other streams in proportion to their shares (water-filling), so the budget is
+//!   kept whenever it fits under `n × P`; T_i is then rounded to whole pages.
+//! - **ESF when the cycle inventory alone exceeds the budget** (`Σ R_j L > T_total`): there is no safety
+//!   inventory to share, and T_i = T_total · R_i L / Σ R_j L (proportional to rate: ETS).
+//!
+//! Departures: the kernel patch ran on 2.6.18's current/ahead windows; this runs on the marker protocol
+//! pagelab's buffer cache drives (as `tp` does, and for the same reason). Estimates use floating point
+//! (the slides name "limited floating point calculation in kernel" as an implementation challenge; a
+//! simulation need not share it).
+
+use super::fixed::next_window;
+use super::state::RaStates;
+use super::{
+    check_sync_window, check_window, classify_miss, next_missing_page, CacheView, FileRaState, MissKind,
+    Prefetcher, ReadCtx, Window,
+};
+use crate::key::{FileId, StreamId};
+use crate::time::Nanos;
+use std::ops::Range;
+
+/// Which supply-chain rule splits the total trigger distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScmRule {
+    /// Equal Time Supplies: T_i in proportion to the access rate.
+    Ets,
+    /// Equal Safety Factors: cycle inventory by rate × lead time, safety inventory by deviation.
+    Esf,
+}
+
+impl ScmRule {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScmRule::Ets => "ets",
+            ScmRule::Esf => "esf",
+        }
+    }
+}
+
+/// One stream's demand, estimated online from the gaps between its page requests (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DemandEstimate {
+    last: Option<Nanos>,
+    gap_mean_ns: f64,
+    gap_var_ns2: f64,
+    samples: u64,
+}
+
+impl DemandEstimate {
+    /// Weight of each new gap in the exponentially weighted mean and variance.
+    pub const WEIGHT: f64 = 1.0 / 256.0;
+    /// Gaps known before the estimate is used.
+    pub const SETTLE_SAMPLES: u64 = 256;
+
+    /// A read of `pages` pages (at least 1) completed at `now`: one gap since the previous read, then
+    /// `pages − 1` gaps of zero (the batch).
+    pub fn record(&mut self, now: Nanos, pages: u64) {
+        assert!(pages >= 1, "a read of no pages");
+        let Some(last) = self.last.replace(now) else {
+            return;
+        };
+        let gap = now.saturating_sub(last).0 as f64;
+        // A batch larger than the weight's memory adds nothing the bound does not: keep the loop short.
+        let zeros = (pages - 1).min(4 * Self::SETTLE_SAMPLES);
+        self.sample(gap);
+        for _ in 0..zeros {
+            self.sample(0.0);
+        }
+    }
+
+    fn sample(&mut self, gap_ns: f64) {
+        if self.samples == 0 {
+            self.gap_mean_ns = gap_ns;
+            self.gap_var_ns2 = 0.0;
+        } else {
+            // The exponentially weighted mean and variance (West's incremental form).
+            let diff = gap_ns - self.gap_mean_ns;
+            let incr = Self::WEIGHT * diff;
+            self.gap_mean_ns += incr;
+            self.gap_var_ns2 = (1.0 - Self::WEIGHT) * (self.gap_var_ns2 + diff * incr);
+        }
+        self.samples += 1;
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    pub fn settled(&self) -> bool {
+        self.samples >= Self::SETTLE_SAMPLES
+    }
+
+    /// R: pages per second; `None` before the first gap, or when the gaps average zero.
+    pub fn rate_pages_s(&self) -> Option<f64> {
+        (self.samples > 0 && self.gap_mean_ns > 0.0).then(|| 1e9 / self.gap_mean_ns)
+    }
+
+    /// The gaps' coefficient of variation (1 for a Poisson stream).
+    pub fn gap_cv(&self) -> Option<f64> {
+        (self.samples > 0 && self.gap_mean_ns > 0.0).then(|| self.gap_var_ns2.sqrt() / self.gap_mean_ns)
+    }
+
+    /// σ: the standard deviation of the pages demanded during `period`, `c · sqrt(R · period)`.
+    pub fn demand_sd_pages(&self, period: Nanos) -> Option<f64> {
+        let (rate, cv) = (self.rate_pages_s()?, self.gap_cv()?);
+        Some(cv * (rate * period.as_secs_f64()).sqrt())
+    }
+}
+
+/// A settled stream's demand as the allocation sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StreamDemand {
+    pub rate_pages_s: f64,
+    /// σ_i: the standard deviation of demand over the lead time, pages.
+    pub sd_pages: f64,
+}
+
+/// The trigger distances (pages, unrounded) that `rule` gives `streams` from a total of `t_total_pages`,
+/// with lead time `lead_s` seconds, each at most `cap_pages` (module doc: capped shares are redistributed).
+pub fn trigger_distances(
+    rule: ScmRule,
+    streams: &[StreamDemand],
+    t_total_pages: f64,
+    lead_s: f64,
+    cap_pages: f64,
+) -> Vec<f64> {
+    let n = streams.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let even = |_: &StreamDemand| t_total_pages / n as f64;
+    let rate_sum: f64 = streams.iter().map(|s| s.rate_pages_s).sum();
+    let by_rate = |s: &StreamDemand| {
+        if rate_sum > 0.0 {
+            s.rate_pages_s / rate_sum * t_total_pages
+        } else {
+            even(s)
+        }
+    };
+    let raw: Vec<f64> = match rule {
+        ScmRule::Ets => streams.iter().map(by_rate).collect(),
+        ScmRule::Esf => {
+            let cycle: Vec<f64> = streams.iter().map(|s| s.rate_pages_s * lead_s).collect();
+            let cycle_sum: f64 = cycle.iter().sum();
+            if cycle_sum >= t_total_pages {
+                streams.iter().map(by_rate).collect()
+            } else {
+                let safety = t_total_pages - cycle_sum;
+                let sd_sum: f64 = streams.iter().map(|s| s.sd_pages).sum();
+                streams
+                    .iter()
+                    .zip(&cycle)
+                    .map(|(s, c)| {
+                        c + if sd_sum > 0.0 { s.sd_pages / sd_sum } else { 1.0 / n as f64 } * safety
+                    })
+                    .collect()
+            }
+        }
+    };
+    water_fill(raw, cap_pages)
+}
+
+/// Caps every share at `cap` and gives the excess to the uncapped shares in proportion to their size,
+/// until none exceeds the cap or all are capped. At most `n` rounds: each round caps at least one more.
+fn water_fill(mut shares: Vec<f64>, cap: f64) -> Vec<f64> {
+    let n = shares.len();
+    let mut capped = vec![false; n];
+    for _ in 0..n {
+        let excess: f64 = shares.iter().map(|&s| (s - cap).max(0.0)).sum();
+        if excess <= 1e-9 {
+            break;
+        }
+        for (s, c) in shares.iter_mut().zip(capped.iter_mut()) {
+            if *s >= cap {
+                *s = cap;
+                *c = true;
+            }
+        }
+        let open: f64 = shares.iter().zip(&capped).filter(|(_, &c)| !c).map(|(s, _)| s).sum();
+        if open <= 0.0 {
+            break;
+        }
+        for (s, _) in shares.iter_mut().zip(&capped).filter(|(_, &c)| !c) {
+            *s += excess * *s / open;
+        }
+    }
+    shares
+}
+
+/// A window in flight whose completion times the lead: its last page and when it was issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PendingWindow {
+    last_page: u64,
+    issued: Nanos,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ScmState {
+    ra: FileRaState,
+    demand: DemandEstimate,
+    /// T_i, pages: what the next window's trigger is.
+    trigger: u64,
+    /// The stream has opened a sequential window: it takes a share of the budget.
+    sequential: bool,
+    pending: Option<PendingWindow>,
+}
+
+/// ETS or ESF over `tp`'s steady-state windows (module doc).
+#[derive(Clone, Debug)]
+pub struct ScmPrefetcher {
+    rule: ScmRule,
+    trigger_default_pages: u64,
+    prefetch_degree_pages: u64,
+    page_size_bytes: u64,
+    period: Nanos,
+    next_recompute: Nanos,
+    /// The stream set changed (opened, settled, closed): recompute at the next hook.
+    stale: bool,
+    /// The system's lead time (exponentially weighted), ns.
+    lead_ns_mean: Option<f64>,
+    states: RaStates<ScmState>,
+    /// T_i recomputations so far.
+    recomputes: u64,
+}
+
+impl ScmPrefetcher {
+    /// How often T_i is recomputed, besides when the stream set changes.
+    pub const PERIOD_DEFAULT: Nanos = Nanos::from_ms(100);
+    /// Weight of each lead-time sample.
+    pub const LEAD_WEIGHT: f64 = 1.0 / 16.0;
+
+    /// `rule` with default trigger distance `t` and prefetch degree `p` in pages. Caller guarantees
+    /// `1 <= t <= p <= RA_PAGES_LIMIT` and `page_size_bytes >= 1`.
+    pub fn new(rule: ScmRule, t: u64, p: u64, page_size_bytes: u64) -> ScmPrefetcher {
+        assert!((1..=super::RA_PAGES_LIMIT).contains(&p), "prefetch degree {p} out of range");
+        assert!((1..=p).contains(&t), "trigger distance {t} outside 1..={p}");
+        assert!(page_size_bytes >= 1, "page size must be positive");
+        ScmPrefetcher {
+            rule,
+            trigger_default_pages: t,
+            prefetch_degree_pages: p,
+            page_size_bytes,
+            period: Self::PERIOD_DEFAULT,
+            next_recompute: Nanos::ZERO,
+            stale: false,
+            lead_ns_mean: None,
+            states: RaStates::new(),
+            recomputes: 0,
+        }
+    }
+
+    /// Recompute every `period` (at least 1 ns) instead of [`Self::PERIOD_DEFAULT`].
+    pub fn with_period(mut self, period: Nanos) -> ScmPrefetcher {
+        assert!(period > Nanos::ZERO, "a recomputation period of zero");
+        self.period = period;
+        self
+    }
+
+    pub fn rule(&self) -> ScmRule {
+        self.rule
+    }
+
+    /// The spec that builds this prefetcher again (`ets:24-48`, `esf:24-48,period=50ms`).
+    pub fn spec(&self) -> String {
+        let period = if self.period == Self::PERIOD_DEFAULT {
+            String::new()
+        } else {
+            format!(",period={}ns", self.period.0)
+        };
+        format!("{}:{}-{}{period}", self.rule.name(), self.trigger_default_pages, self.prefetch_degree_pages)
+    }
+
+    /// T_i of (`stream`, `file`) for its next window, if it has a state.
+    pub fn trigger_pages(&self, stream: StreamId, file: FileId) -> Option<u64> {
+        self.states.get(stream, file).map(|s| s.trigger)
+    }
+
+    /// The estimated demand of (`stream`, `file`).
+    pub fn demand(&self, stream: StreamId, file: FileId) -> Option<DemandEstimate> {
+        self.states.get(stream, file).map(|s| s.demand)
+    }
+
+    /// The system's lead time estimate.
+    pub fn lead_time(&self) -> Option<Nanos> {
+        self.lead_ns_mean.map(|ns| Nanos(ns.round() as u64))
+    }
+
+    pub fn recomputes(&self) -> u64 {
+        self.recomputes
+    }
+
+    fn fresh(&self) -> ScmState {
+        ScmState {
+            ra: FileRaState::new(self.prefetch_degree_pages),
+            demand: DemandEstimate::default(),
+            trigger: self.trigger_default_pages,
+            sequential: false,
+            pending: None,
+        }
+    }
+
+    fn maybe_recompute(&mut self, now: Nanos) {
+        if self.stale || now >= self.next_recompute {
+            self.recompute();
+            self.next_recompute = Nanos(now.0.saturating_add(self.period.0));
+            self.stale = false;
+        }
+    }
+
+    /// T_i for every sequential stream: the settled ones share the budget by the rule, the others keep
+    /// the default.
+    fn recompute(&mut self) {
+        self.recomputes += 1;
+        let lead = Nanos(self.lead_ns_mean.unwrap_or(0.0).round() as u64);
+        let (t_default, p) = (self.trigger_default_pages, self.prefetch_degree_pages);
+        let mut settled = Vec::new();
+        self.states.for_each_mut(|s| {
+            if s.sequential && s.demand.settled() {
+                let rate_pages_s = s.demand.rate_pages_s().unwrap_or(0.0);
+                // With no lead sample yet, σ over one second: only the ratios matter (module doc).
+                let over = if lead > Nanos::ZERO { lead } else { Nanos::from_ms(1000) };
+                settled.push(StreamDemand {
+                    rate_pages_s,
+                    sd_pages: s.demand.demand_sd_pages(over).unwrap_or(0.0),
+                });
+            } else if s.sequential {
+                s.trigger = t_default;
+            }
+        });
+        let budget = (t_default * settled.len() as u64) as f64;
+        let shares = trigger_distances(self.rule, &settled, budget, lead.as_secs_f64(), p as f64);
+        let mut shares = shares.into_iter();
+        self.states.for_each_mut(|s| {
+            if s.sequential && s.demand.settled() {
+                let share = shares.next().expect("one share per settled stream");
+                s.trigger = (share.round() as u64).clamp(1, p);
+            }
+        });
+        assert!(shares.next().is_none(), "more shares than settled streams");
+    }
+
+    /// The first window of a sequential run at `index`: P pages, trigger T; merged with the next P when
+    /// the trigger would be `index` itself.
+    fn open_window(&self, s: &mut ScmState, index: u64) {
+        let p = self.prefetch_degree_pages;
+        next_window(&mut s.ra, index, s.trigger, p);
+        if s.ra.start + s.ra.size - s.ra.async_size == index {
+            s.ra.size += p;
+        }
+    }
+
+    fn issued(s: &mut ScmState, now: Nanos) {
+        let w = s.ra.window();
+        s.pending = Some(PendingWindow { last_page: w.end() - 1, issued: now });
+    }
+}
+
+impl Prefetcher for ScmPrefetcher {
+    fn name(&self) -> &'static str {
+        self.rule.name()
+    }
+
+    fn on_sync_miss(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> Window {
+        assert!(ctx.req_pages >= 1, "a read of no pages: {ctx:?}");
+        let max = self.window_pages_max(ctx.req_pages);
+        let (p, page_size) = (self.prefetch_degree_pages, self.page_size_bytes);
+        let fresh = self.fresh();
+        let mut s = *self.states.open(ctx.stream, ctx.file, fresh);
+        let w = match classify_miss(&s.ra, ctx, view, p, page_size) {
+            MissKind::Sequential | MissKind::Context { .. } => {
+                if !std::mem::replace(&mut s.sequential, true) {
+                    self.stale = true;
+                }
+                self.open_window(&mut s, ctx.index);
+                Self::issued(&mut s, ctx.now);
+                s.ra.window()
+            }
+            MissKind::Random => Window::exact(ctx.index, ctx.req_pages),
+        };
+        *self.states.open(ctx.stream, ctx.file, fresh) = s;
+        self.maybe_recompute(ctx.now);
+        check_sync_window(&w, ctx, max);
+        w
+    }
+
+    fn on_marker_hit(&mut self, ctx: &ReadCtx, view: &dyn CacheView) -> Option<Window> {
+        assert!(ctx.req_pages >= 1, "a read of no pages: {ctx:?}");
+        self.maybe_recompute(ctx.now);
+        let max = self.window_pages_max(ctx.req_pages);
+        let p = self.prefetch_degree_pages;
+        let fresh = self.fresh();
+        let mut s = *self.states.open(ctx.stream, ctx.file, fresh);
+        if ctx.index == 0 {
+            self.open_window(&mut s, 0);
+        } else if ctx.index == s.ra.start + s.ra.size - s.ra.async_size {
+            let end = s.ra.start + s.ra.size;
+            next_window(&mut s.ra, end, s.trigger, p);
+        } else {
+            // Another reader of this stream moved the state: resume after the hole.
+            let hole = next_missing_page(view, ctx.file, ctx.index, p);
+            if hole - ctx.index > p {
+                return None;
+            }
+            next_window(&mut s.ra, hole, s.trigger, p);
+        }
+        Self::issued(&mut s, ctx.now);
+        *self.states.open(ctx.stream, ctx.file, fresh) = s;
+        let w = s.ra.window();
+        check_window(&w, max);
+        Some(w)
+    }
+
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
+        let page_size = self.page_size_bytes;
+        let fresh = self.fresh();
+        let s = self.states.open(stream, file, fresh);
+        // The pages this call read, from where the previous one ended (one for a first or backward read).
+        let pages = match s.ra.prev_pos {
+            Some(prev) if end_byte > prev => (end_byte - prev).div_ceil(page_size),
+            _ => 1,
+        };
+        let was_settled = s.demand.settled();
+        s.demand.record(now, pages);
+        s.ra.prev_pos = Some(end_byte);
+        if s.sequential && s.demand.settled() != was_settled {
+            self.stale = true;
+        }
+        self.maybe_recompute(now);
+    }
+
+    fn fetch_done(&mut self, now: Nanos, owner: StreamId, file: FileId, pages: Range<u64>) {
+        let Some(s) = self.states.get_mut(owner, file) else {
+            return;
+        };
+        let Some(pending) = s.pending.filter(|w| pages.contains(&w.last_page)) else {
+            return;
+        };
+        s.pending = None;
+        let lead = now.saturating_sub(pending.issued).0 as f64;
+        self.lead_ns_mean = Some(match self.lead_ns_mean {
+            None => lead,
+            Some(mean) => mean + Self::LEAD_WEIGHT * (lead - mean),
+        });
+    }
+
+    fn stream_closed(&mut self, stream: StreamId) {
+        if self.states.close_stream(stream) > 0 {
+            self.stale = true;
+        }
+    }
+
+    fn file_closed(&mut self, stream: StreamId, file: FileId) {
+        if self.states.close_file(stream, file) {
+            self.stale = true;
+        }
+    }
+
+    /// 2P: a first window is merged with the next when T_i = P; other windows are P.
+    fn window_pages_max(&self, _req_pages: u64) -> u64 {
+        2 * self.prefetch_degree_pages
+    }
+
+    fn ra_state(&self, stream: StreamId, file: FileId) -> Option<FileRaState> {
+        self.states.get(stream, file).map(|s| s.ra)
+    }
+
+    fn tracked_states(&self) -> usize {
+        self.states.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prefetch::testing::{Driver, PAGE};
+
+    const F: FileId = FileId(1);
+
+    fn demand(rate_pages_s: f64, sd_pages: f64) -> StreamDemand {
+        StreamDemand { rate_pages_s, sd_pages }
+    }
+
+    /// The slides' first experiment at 7,000 pages/s: ETS gives the two streams 48 × 1/8 and 48 × 7/8.
+    #[test]
+    fn ets_splits_the_budget_by_rate() {
+        let t =
+            trigger_distances(ScmRule::Ets, &[demand(1000.0, 0.0), demand(7000.0, 0.0)], 48.0, 0.01, 48.0);
+        assert_eq!(t, vec![6.0, 42.0]);
+        // Equal rates: the fixed 24-48.
+        let t = trigger_distances(ScmRule::Ets, &[demand(300.0, 1.0), demand(300.0, 9.0)], 48.0, 0.01, 48.0);
+        assert_eq!(t, vec![24.0, 24.0]);
+    }
+
+    /// ESF by hand: rates 1,000 and 1,000 pages/s, lead 10 ms → T^C = 10 each; the remaining 28 pages split
+    /// by σ = 3.16 and 22.1 (c = 1 and 7 over 10 ms): 3.5 and 24.5.
+    #[test]
+    fn esf_gives_cycle_inventory_by_rate_and_safety_by_deviation() {
+        let sd = |c: f64| c * (1000.0f64 * 0.01).sqrt();
+        let t = trigger_distances(
+            ScmRule::Esf,
+            &[demand(1000.0, sd(1.0)), demand(1000.0, sd(7.0))],
+            48.0,
+            0.01,
+            48.0,
+        );
+        assert!((t[0] - 13.5).abs() < 1e-9 && (t[1] - 34.5).abs() < 1e-9, "{t:?}");
+        assert!((t.iter().sum::<f64>() - 48.0).abs() < 1e-9);
+        // The cycle inventory alone exceeds the budget: shares by rate (ETS).
+        let t = trigger_distances(ScmRule::Esf, &[demand(1000.0, 1.0), demand(3000.0, 9.0)], 48.0, 0.1, 48.0);
+        assert_eq!(t, vec![12.0, 36.0]);
+    }
+
+    /// A share above P is capped and its excess goes to the others in proportion.
+    #[test]
+    fn shares_above_the_degree_are_capped_and_redistributed() {
+        // ETS 1 : 9 : 10 of 72 pages → 3.6, 32.4, 36 under a cap of 30: 36 and 32.4 capped, excess 8.4 to
+        // the first, which takes it all (3.6 + 8.4 = 12).
+        let t = trigger_distances(
+            ScmRule::Ets,
+            &[demand(100.0, 0.0), demand(900.0, 0.0), demand(1000.0, 0.0)],
+            72.0,
+            0.0,
+            30.0,
+        );
+        assert!((t[0] - 12.0).abs() < 1e-9 && t[1] == 30.0 && t[2] == 30.0, "{t:?}");
+        // All capped: the budget cannot be kept.
+        let t = trigger_distances(ScmRule::Ets, &[demand(1.0, 0.0), demand(1.0, 0.0)], 100.0, 0.0, 30.0);
+        assert_eq!(t, vec![30.0, 30.0]);
+        assert!(trigger_distances(ScmRule::Esf, &[], 0.0, 0.0, 30.0).is_empty());
+    }
+
+    /// A deterministic stream at 1,000 pages/s: rate exact, deviation zero. Alternating gaps of 0.5 and 1.5
+    /// ms: the mean gap 1 ms, its coefficient of variation 0.5.
+    #[test]
+    fn the_estimator_recovers_rate_and_deviation_of_known_sequences() {
+        let mut d = DemandEstimate::default();
+        for i in 0..=2000u64 {
+            d.record(Nanos(i * 1_000_000), 1);
+        }
+        assert!(d.settled());
+        assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 1e-6);
+        assert!(d.gap_cv().unwrap() < 1e-9);
+
+        let mut d = DemandEstimate::default();
+        let mut t = 0;
+        for i in 0..4000u64 {
+            t += if i % 2 == 0 { 500_000 } else { 1_500_000 };
+            d.record(Nanos(t), 1);
+        }
+        assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 5.0, "{d:?}");
+        assert!((d.gap_cv().unwrap() - 0.5).abs() < 0.01, "{d:?}");
+        // σ over 10 ms: 0.5 × sqrt(10).
+        let sd = d.demand_sd_pages(Nanos::from_ms(10)).unwrap();
+        assert!((sd - 0.5 * 10f64.sqrt()).abs() < 0.05, "{sd}");
+    }
+
+    /// A read of 4 pages is one gap and three zero gaps: the rate counts pages, and the batch shows as
+    /// deviation.
+    #[test]
+    fn a_multi_page_read_is_a_batch() {
+        let mut d = DemandEstimate::default();
+        for i in 0..=2000u64 {
+            d.record(Nanos(i * 4_000_000), 4);
+        }
+        // Observed right after a batch's zeros, the weighted mean sits a little below the true 1 ms.
+        assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 10.0, "{d:?}");
+        // Gaps 4, 0, 0, 0 ms: mean 1, SD sqrt(3).
+        assert!((d.gap_cv().unwrap() - 3f64.sqrt()).abs() < 0.05, "{d:?}");
+    }
+
+    /// Drives two one-page readers at 1,000 and 7,000 pages/s through ETS: once settled, their windows
+    /// carry T = 6 and 42, and every window is P = 48 pages.
+    #[test]
+    fn ets_moves_triggers_once_the_streams_settle() {
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
+        let (slow, fast) = (StreamId(1), StreamId(2));
+        let (g, fg) = (FileId(1), FileId(2));
+        let mut next = (0u64, 0u64);
+        // 0.5 s of reading: 500 and 3,500 pages.
+        for ms in 0..500u64 {
+            d.now = Nanos::from_ms(ms);
+            d.read_page(slow, g, next.0);
+            next.0 += 1;
+            for k in 0..7 {
+                d.now = Nanos(ms * 1_000_000 + k * 142_857);
+                d.read_page(fast, fg, next.1);
+                next.1 += 1;
+            }
+        }
+        assert_eq!(d.pf.trigger_pages(slow, g), Some(6));
+        assert_eq!(d.pf.trigger_pages(fast, fg), Some(42));
+        let w = d.pf.ra_state(fast, fg).unwrap();
+        assert_eq!((w.size, w.async_size), (48, 42), "{w:?}");
+        assert!(d.pf.recomputes() >= 5);
+        // The slow stream closes: the fast one is alone and takes the whole budget of one stream.
+        d.pf.stream_closed(slow);
+        d.now = Nanos::from_ms(500);
+        d.read_page(fast, fg, next.1);
+        assert_eq!(d.pf.trigger_pages(fast, fg), Some(24));
+    }
+
+    /// Before a stream settles it runs 24-48: the first window is [0, 48) with the mark on page 24.
+    #[test]
+    fn a_new_stream_starts_at_the_default() {
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Esf, 24, 48, PAGE));
+        let step = d.read_page(StreamId(1), F, 0);
+        assert_eq!(step.sync_windows, vec![Window { start: 0, size: 48, async_size: 24 }]);
+        assert!(d.is_marked(F, 24));
+        // T = P merges the first window with the next, as `tp` does.
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 48, 48, PAGE));
+        let step = d.read_page(StreamId(1), F, 0);
+        assert_eq!(step.sync_windows, vec![Window { start: 0, size: 96, async_size: 48 }]);
+    }
+
+    /// The lead time is timed from a window's issue to the completion of the fetch holding its last page.
+    #[test]
+    fn the_lead_time_is_measured_from_issue_to_completion() {
+        let mut pf = ScmPrefetcher::new(ScmRule::Esf, 24, 48, PAGE);
+        let mut d = Driver::new(pf.clone());
+        d.now = Nanos::from_ms(5);
+        d.read_page(StreamId(1), F, 0);
+        pf = d.pf;
+        // A fetch that does not hold page 47 times nothing.
+        pf.fetch_done(Nanos::from_ms(9), StreamId(1), F, 0..10);
+        assert_eq!(pf.lead_time(), None);
+        pf.fetch_done(Nanos::from_ms(13), StreamId(1), F, 10..48);
+        assert_eq!(pf.lead_time(), Some(Nanos::from_ms(8)));
+        // Each window is timed once.
+        pf.fetch_done(Nanos::from_ms(30), StreamId(1), F, 10..48);
+        assert_eq!(pf.lead_time(), Some(Nanos::from_ms(8)));
+    }
+
+    /// A random reader opens no window and takes no share of the budget.
+    #[test]
+    fn random_readers_take_no_share() {
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
+        for (i, page) in [500u64, 90, 7000, 33, 1200].iter().enumerate() {
+            d.now = Nanos::from_ms(i as u64 * 200);
+            let step = d.read_page(StreamId(9), F, *page);
+            assert_eq!(step.sync_windows, vec![Window::exact(*page, 1)]);
+        }
+        assert!(!d.pf.states.get(StreamId(9), F).unwrap().sequential);
+    }
+}
