@@ -300,11 +300,7 @@ impl Analysis<'_> {
                     .into(),
             source: "papers/002 slide 20".into(),
             measured: parts.join("; "),
-            verdict: match (cycles_ok, esc_ok) {
-                (true, true) => Verdict::Reproduced,
-                (true, false) | (false, true) => Verdict::Partial,
-                (false, false) => Verdict::NotReproduced,
-            },
+            verdict: halves(cycles_ok, esc_ok),
         }
     }
 
@@ -346,11 +342,7 @@ impl Analysis<'_> {
                 .into(),
             source: "papers/002 slide 21".into(),
             measured: parts.join("; "),
-            verdict: match (gain, small_loss) {
-                (true, true) => Verdict::Reproduced,
-                (true, false) | (false, true) => Verdict::Partial,
-                (false, false) => Verdict::NotReproduced,
-            },
+            verdict: halves(gain, small_loss),
         }
     }
 
@@ -643,6 +635,15 @@ fn case_x(r: &Row) -> String {
         "deviations" => format!("{:.0} × SD", r.num("sd_factor")),
         "capacity" => format!("2 × {CAPACITY_RATE} pages/s"),
         _ => format!("{:.0} streams", r.num("streams")),
+    }
+}
+
+/// A claim of two parts: reproduced when both hold, partly when one does.
+fn halves(a: bool, b: bool) -> Verdict {
+    match (a, b) {
+        (true, true) => Verdict::Reproduced,
+        (true, false) | (false, true) => Verdict::Partial,
+        (false, false) => Verdict::NotReproduced,
     }
 }
 
