@@ -73,6 +73,8 @@ by default; --json adds per-stream response time, ESC and fill rate):
                            readers), random_block (16KiB), random_size (4GiB), span
   spc2-vod                 SPC-2-VOD-like streams at 2, 5, 10 Mbit/s; keys: streams
                            (16), tpch (TPC-H-like random readers, 1)
+  file-transfer            transfers paced by 10, 100, 1000 Mbit/s links; keys:
+                           clients (6), random
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
@@ -158,7 +160,7 @@ pub struct SimulateArgs {
     /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
     /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb,
     /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim and
-    /// Zhang et al.'s rate-streams, spc2-vod), else
+    /// Zhang et al.'s rate-streams, spc2-vod, file-transfer), else
     /// hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
@@ -538,7 +540,33 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
         text.push('\n');
         text += &crate::whatif::table(w, &[]);
     }
+    if !metrics.streams.is_empty() {
+        text.push('\n');
+        text += &streams_table(&metrics.streams);
+    }
     emit(&text)
+}
+
+/// Per stream (Zhang et al.'s workloads): response time, shortages per prefetch cycle, fill rate.
+fn streams_table(streams: &[pagelab_sim::metrics::StreamMetrics]) -> String {
+    let mut out = String::from(
+        "slot  stream                                 requests  response µs (mean / max)  ESC    fill rate  pages/s\n",
+    );
+    for s in streams {
+        let _ = writeln!(
+            out,
+            "{:<5} {:<38} {:>8}  {:>11.1} / {:<11.0}  {:<6.2} {:<10.4} {:.0}",
+            s.slot,
+            s.kind,
+            s.requests,
+            s.response_time_us_mean,
+            s.response_time_us_max,
+            s.esc,
+            s.fill_rate,
+            s.throughput_pages_s
+        );
+    }
+    out
 }
 
 /// The text report; `device_from_workload`: the device is the workload's default (no `--device`).

@@ -23,8 +23,8 @@
 //! the newest pagelab models, 7,200 rpm — a 2009 server disk of the same class transfers about twice as
 //! fast), the I/O scheduler (the default anticipatory; 2.6.18 made CFQ the default, which pagelab does not
 //! model), the rate of stream 2 in the deviations experiment (1,000 pages/s, as stream 1: then ETS gives
-//! both streams 24-48 and ESF's difference is the deviation alone), the run length (a measured 20 s after a
-//! fixed 2 s warm-up, quick: 5 s after 1 s) and the video rates. Response time is measured from a page
+//! both streams 24-48 and ESF's difference is the deviation alone), the run length (a measured 60 s after a
+//! fixed 2 s warm-up, quick: 5 s after 1 s; one run of a stream at 1,000 pages/s is then 60,000 requests) and the video rates. Response time is measured from a page
 //! request's paced arrival to its delivery (the data copied to the reader).
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
@@ -124,7 +124,7 @@ impl Experiment for ScmPrefetch {
          different deviations, 8 to 32 SPC-2-VOD-like streams beside a TPC-H-like random reader, with the \
          prefetchers 32-32, 24-48, ETS and ESF on a 4-CPU, 16 GiB server; measures response time, misses \
          per prefetch cycle, fill rate, prefetch memory and throughput, and sets them beside the slides' \
-         claims. Full: 52 runs of 20 s simulated; quick: 24 runs of 5 s."
+         claims. Full: 56 runs of 60 s simulated (four of them measure the disk's capacity); quick: 28 runs of 5 s."
     }
 
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job> {
@@ -161,7 +161,7 @@ fn run(case: Case, name: &str, spec: &str, quick: bool, seed: u64) -> Result<Row
         cpus: 4,
         device: DeviceSpec::parse(WD1200BB).expect("built-in device"),
         prefetcher: AnyPrefetcher::parse(spec, PAGE_SIZE_BYTES)?,
-        duration: Nanos::from_secs(if quick { 5 } else { 20 }),
+        duration: Nanos::from_secs(if quick { 5 } else { 60 }),
         warmup: Warmup::Fixed(Nanos::from_secs(if quick { 1 } else { 2 })),
         seed,
         ..SimConfig::default()

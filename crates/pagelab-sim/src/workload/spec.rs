@@ -11,8 +11,9 @@
 //! `zipf`, `keywords` (`web` or a number), `block`, `list_max`, `interleave` (`merge`, `round-robin`);
 //! `media-clips` `files`, `zipf`, `block` (see their modules). MemRx's evaluation workloads
 //! ([`MEMRX_WORKLOADS`]: `fs-seq`, `fs-seq-mt`, `fs-random`, `dbench`, `mogrify`, `cpu-sim`) take theirs
-//! (see `workload::memrx`). Zhang et al.'s streams ([`SCM_WORKLOADS`]: `rate-streams`, `spc2-vod`) take
-//! `rates`, `cv`, `random`, `streams`, `tpch`, `random_block`, `random_size`, `span` (see `workload::scm`).
+//! (see `workload::memrx`). Zhang et al.'s streams ([`SCM_WORKLOADS`]: `rate-streams`, `spc2-vod`,
+//! `file-transfer`) take `rates`, `cv`, `random`, `streams`, `tpch`, `clients`, `random_block`,
+//! `random_size`, `span` (see `workload::scm`).
 
 use super::index_search::IndexSearch;
 use super::media_clips::MediaClips;
@@ -96,7 +97,7 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
 }
 
 /// Zhang et al.'s streams (papers/002): `workload::scm`.
-pub const SCM_WORKLOADS: [&str; 2] = ["rate-streams", "spc2-vod"];
+pub const SCM_WORKLOADS: [&str; 3] = ["rate-streams", "spc2-vod", "file-transfer"];
 
 /// Li & Shen's application workloads (papers/000 §4.1): `workload::index_search`, `workload::media_clips`.
 pub const APP_WORKLOADS: [&str; 2] = ["index-search", "media-clips"];
