@@ -29,15 +29,20 @@
 //!   `n` sequential streams, and the average inventory is `T_total + n · P / 2` as for `n` streams of 24-48.
 //!   A stream counts once it has opened a sequential window (a random reader takes no share) and until
 //!   its owner closes it.
-//! - **The access rate** `R_i` and its deviation: per stream, exponentially weighted over the gaps between
+//! - **The access rate** `R_i`: per stream, exponentially weighted over the gaps between
 //!   its page requests as `read_done` sees them (the completion of each `read()` call; a read of n pages is
 //!   a batch: one gap, then n − 1 gaps of zero), with weight [`DemandEstimate::WEIGHT`] = 1/256 — about a
-//!   quarter of a second of a 1,000 pages/s stream, so a Poisson stream's rate is known within ±5 % — of
-//!   both the mean gap and its variance. `R_i = 1 / mean gap`.
-//! - **σ_i**, "the standard deviation of demand": of the pages demanded during one lead time L. For
-//!   requests with gap coefficient of variation `c_i`, renewal theory gives `σ_i ≈ c_i · sqrt(R_i · L)`
-//!   (a Poisson stream, c = 1, has `σ = sqrt(R L)`: the slides' stable stream, "SD = square root of
-//!   rate"). Only the ratios σ_i / Σσ_j enter the formula, so L cancels in the safety split.
+//!   quarter of a second of a 1,000 pages/s stream, so a Poisson stream's rate is known within ±5 %.
+//!   `R_i = 1 / mean gap`.
+//! - **σ_i**, "the standard deviation of demand": of the pages demanded during about one lead time,
+//!   measured directly: the pages each stream demands in consecutive windows of 10 ms (the order of one
+//!   disk access; [`DemandEstimate::WINDOW`]), exponentially weighted (1/64) in mean and variance, windows
+//!   without demand included. For the lead time L, σ_i = SD(window) · sqrt(L / 10 ms); only the ratios
+//!   σ_i / Σσ_j enter the formula, so the scale cancels. A Poisson stream has SD = √(R × period): the
+//!   slides' stable stream, "SD fixed at square root of rate". (The first version derived σ from the
+//!   gaps' coefficient of variation c as c·sqrt(R L), renewal theory's limit for periods much longer than
+//!   the gaps; at a lead time's scale it overstated a bursty stream's deviation several times over and gave
+//!   it far more safety inventory than its demand needed.)
 //! - **The lead time**, for ESF: "disk access time", one value for the system as the slide writes it:
 //!   exponentially weighted (1/16) over every window's time from issue (the hook that returned it) to the
 //!   completion of the fetch holding the window's last page ([`Prefetcher::fetch_done`]). Before the first
@@ -45,7 +50,8 @@
 //! - **When T_i changes**: recomputed for all streams every [`ScmPrefetcher::PERIOD_DEFAULT`] (100 ms;
 //!   `period=`) of the driver's time, checked at each hook, and at once when a stream opens, settles or
 //!   closes. A new stream runs at the default T (24) until [`DemandEstimate::SETTLE_SAMPLES`] (256) gaps
-//!   are known, and the budget of the settled streams is `T_total` less the defaults of the unsettled.
+//!   and [`DemandEstimate::SETTLE_WINDOWS`] (16) windows are known, and the budget of the settled
+//!   streams is `T_total` less the defaults of the unsettled.
 //! - **The range of T_i**: `1..=P`. The marker of the next window sits inside the window just issued (the
 //!   on-demand protocol), so T cannot exceed P. A share above P is capped at P and the excess is
 //!   redistributed over the other streams in proportion to their shares (water-filling), so the budget is
@@ -86,73 +92,115 @@ impl ScmRule {
     }
 }
 
-/// One stream's demand, estimated online from the gaps between its page requests (module doc).
+/// An exponentially weighted mean and variance (West's incremental form), seeded by the first sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct DemandEstimate {
-    last: Option<Nanos>,
-    gap_mean_ns: f64,
-    gap_var_ns2: f64,
+struct Ewma {
+    mean: f64,
+    var: f64,
     samples: u64,
 }
 
+impl Ewma {
+    fn add(&mut self, x: f64, weight: f64) {
+        if self.samples == 0 {
+            (self.mean, self.var) = (x, 0.0);
+        } else {
+            let diff = x - self.mean;
+            let incr = weight * diff;
+            self.mean += incr;
+            self.var = (1.0 - weight) * (self.var + diff * incr);
+        }
+        self.samples += 1;
+    }
+}
+
+/// One stream's demand, estimated online (module doc): its rate from the gaps between its page requests,
+/// its deviation from the pages it demands in consecutive windows of [`DemandEstimate::WINDOW`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DemandEstimate {
+    last: Option<Nanos>,
+    gaps_ns: Ewma,
+    window_start: Option<Nanos>,
+    window_pages: u64,
+    window_counts: Ewma,
+}
+
 impl DemandEstimate {
-    /// Weight of each new gap in the exponentially weighted mean and variance.
+    /// Weight of each new gap in the exponentially weighted mean and variance of the gaps.
     pub const WEIGHT: f64 = 1.0 / 256.0;
     /// Gaps known before the estimate is used.
     pub const SETTLE_SAMPLES: u64 = 256;
+    /// The window whose demand's deviation is measured: the order of one disk access, the lead time.
+    pub const WINDOW: Nanos = Nanos::from_ms(10);
+    /// Weight of each window's count: 64 windows, 0.64 s of memory.
+    pub const WINDOW_WEIGHT: f64 = 1.0 / 64.0;
+    /// Windows known before the deviation is used.
+    pub const SETTLE_WINDOWS: u64 = 16;
 
     /// A read of `pages` pages (at least 1) completed at `now`: one gap since the previous read, then
-    /// `pages − 1` gaps of zero (the batch).
+    /// `pages − 1` gaps of zero (the batch); the pages count in the window holding `now`.
     pub fn record(&mut self, now: Nanos, pages: u64) {
         assert!(pages >= 1, "a read of no pages");
+        self.close_windows(now);
+        self.window_pages += pages;
         let Some(last) = self.last.replace(now) else {
             return;
         };
         let gap = now.saturating_sub(last).0 as f64;
         // A batch larger than the weight's memory adds nothing the bound does not: keep the loop short.
         let zeros = (pages - 1).min(4 * Self::SETTLE_SAMPLES);
-        self.sample(gap);
+        self.gaps_ns.add(gap, Self::WEIGHT);
         for _ in 0..zeros {
-            self.sample(0.0);
+            self.gaps_ns.add(0.0, Self::WEIGHT);
         }
     }
 
-    fn sample(&mut self, gap_ns: f64) {
-        if self.samples == 0 {
-            self.gap_mean_ns = gap_ns;
-            self.gap_var_ns2 = 0.0;
-        } else {
-            // The exponentially weighted mean and variance (West's incremental form).
-            let diff = gap_ns - self.gap_mean_ns;
-            let incr = Self::WEIGHT * diff;
-            self.gap_mean_ns += incr;
-            self.gap_var_ns2 = (1.0 - Self::WEIGHT) * (self.gap_var_ns2 + diff * incr);
+    /// Every window that ended by `now` becomes a sample: the current one with its pages, the ones after it
+    /// with none (at most as many as the weight remembers: older ones are forgotten anyway).
+    fn close_windows(&mut self, now: Nanos) {
+        let w = Self::WINDOW.0;
+        let Some(start) = self.window_start else {
+            self.window_start = Some(now);
+            return;
+        };
+        let ended = now.saturating_sub(start).0 / w;
+        if ended == 0 {
+            return;
         }
-        self.samples += 1;
+        self.window_counts.add(self.window_pages as f64, Self::WINDOW_WEIGHT);
+        self.window_pages = 0;
+        let empty = (ended - 1).min((4.0 / Self::WINDOW_WEIGHT) as u64);
+        for _ in 0..empty {
+            self.window_counts.add(0.0, Self::WINDOW_WEIGHT);
+        }
+        self.window_start = Some(Nanos(start.0 + ended * w));
     }
 
     pub fn samples(&self) -> u64 {
-        self.samples
+        self.gaps_ns.samples
     }
 
     pub fn settled(&self) -> bool {
-        self.samples >= Self::SETTLE_SAMPLES
+        self.gaps_ns.samples >= Self::SETTLE_SAMPLES && self.window_counts.samples >= Self::SETTLE_WINDOWS
     }
 
     /// R: pages per second; `None` before the first gap, or when the gaps average zero.
     pub fn rate_pages_s(&self) -> Option<f64> {
-        (self.samples > 0 && self.gap_mean_ns > 0.0).then(|| 1e9 / self.gap_mean_ns)
+        (self.gaps_ns.samples > 0 && self.gaps_ns.mean > 0.0).then(|| 1e9 / self.gaps_ns.mean)
     }
 
-    /// The gaps' coefficient of variation (1 for a Poisson stream).
+    /// The gaps' coefficient of variation (1 for a Poisson stream): for reports.
     pub fn gap_cv(&self) -> Option<f64> {
-        (self.samples > 0 && self.gap_mean_ns > 0.0).then(|| self.gap_var_ns2.sqrt() / self.gap_mean_ns)
+        (self.gaps_ns.samples > 0 && self.gaps_ns.mean > 0.0)
+            .then(|| self.gaps_ns.var.sqrt() / self.gaps_ns.mean)
     }
 
-    /// σ: the standard deviation of the pages demanded during `period`, `c · sqrt(R · period)`.
+    /// σ: the standard deviation of the pages demanded during `period`, from the windows' deviation scaled
+    /// by `sqrt(period / WINDOW)` (exact for independent windows; ESF uses only the streams' ratios, which
+    /// the scale leaves alone). `None` before the first window has ended.
     pub fn demand_sd_pages(&self, period: Nanos) -> Option<f64> {
-        let (rate, cv) = (self.rate_pages_s()?, self.gap_cv()?);
-        Some(cv * (rate * period.as_secs_f64()).sqrt())
+        (self.window_counts.samples > 0)
+            .then(|| self.window_counts.var.sqrt() * (period.0 as f64 / Self::WINDOW.0 as f64).sqrt())
     }
 }
 
@@ -579,7 +627,7 @@ mod tests {
     }
 
     /// A deterministic stream at 1,000 pages/s: rate exact, deviation zero. Alternating gaps of 0.5 and 1.5
-    /// ms: the mean gap 1 ms, its coefficient of variation 0.5.
+    /// ms: the mean gap 1 ms, its coefficient of variation 0.5, and every 10-ms window holds 10 pages.
     #[test]
     fn the_estimator_recovers_rate_and_deviation_of_known_sequences() {
         let mut d = DemandEstimate::default();
@@ -589,6 +637,7 @@ mod tests {
         assert!(d.settled());
         assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 1e-6);
         assert!(d.gap_cv().unwrap() < 1e-9);
+        assert!(d.demand_sd_pages(DemandEstimate::WINDOW).unwrap() < 1e-9, "{d:?}");
 
         let mut d = DemandEstimate::default();
         let mut t = 0;
@@ -598,23 +647,41 @@ mod tests {
         }
         assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 5.0, "{d:?}");
         assert!((d.gap_cv().unwrap() - 0.5).abs() < 0.01, "{d:?}");
-        // σ over 10 ms: 0.5 × sqrt(10).
-        let sd = d.demand_sd_pages(Nanos::from_ms(10)).unwrap();
-        assert!((sd - 0.5 * 10f64.sqrt()).abs() < 0.05, "{sd}");
+        assert!(d.demand_sd_pages(DemandEstimate::WINDOW).unwrap() < 1e-6, "{d:?}");
     }
 
-    /// A read of 4 pages is one gap and three zero gaps: the rate counts pages, and the batch shows as
-    /// deviation.
+    /// Bursts of 20 pages every 20 ms: windows of 10 ms alternate 20 and 0 pages, SD 10; over 40 ms (four
+    /// windows) the SD scales by 2. The rate counts pages, and each burst is one gap and 19 zero gaps.
     #[test]
-    fn a_multi_page_read_is_a_batch() {
+    fn bursts_show_as_window_deviation() {
         let mut d = DemandEstimate::default();
-        for i in 0..=2000u64 {
-            d.record(Nanos(i * 4_000_000), 4);
+        for i in 0..=500u64 {
+            d.record(Nanos(i * 20_000_000), 20);
         }
-        // Observed right after a batch's zeros, the weighted mean sits a little below the true 1 ms.
-        assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 10.0, "{d:?}");
-        // Gaps 4, 0, 0, 0 ms: mean 1, SD sqrt(3).
-        assert!((d.gap_cv().unwrap() - 3f64.sqrt()).abs() < 0.05, "{d:?}");
+        assert!(d.settled());
+        // Observed right after a burst's zero gaps, the weighted mean gap sits a few % low.
+        assert!((d.rate_pages_s().unwrap() - 1000.0).abs() < 50.0, "{d:?}");
+        let sd = d.demand_sd_pages(DemandEstimate::WINDOW).unwrap();
+        assert!((sd - 10.0).abs() < 0.2, "{sd}");
+        let sd40 = d.demand_sd_pages(Nanos::from_ms(40)).unwrap();
+        assert!((sd40 - 20.0).abs() < 0.4, "{sd40}");
+    }
+
+    /// A stream that pauses: the windows it missed count as windows of no demand (bounded).
+    #[test]
+    fn a_pause_counts_as_empty_windows() {
+        let mut d = DemandEstimate::default();
+        for i in 0..100u64 {
+            d.record(Nanos(i * 1_000_000), 1);
+        }
+        let before = d.window_counts.samples;
+        d.record(Nanos::from_secs(3600), 1);
+        assert_eq!(
+            d.window_counts.samples - before,
+            1 + 256,
+            "the ended window and the remembered empty ones"
+        );
+        assert_eq!(d.window_start, Some(Nanos::from_secs(3600)));
     }
 
     /// Drives two one-page readers at 1,000 and 7,000 pages/s through ETS: once settled, their windows

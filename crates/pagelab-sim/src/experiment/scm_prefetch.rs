@@ -426,7 +426,14 @@ impl Analysis<'_> {
             measured: if outside.is_empty() {
                 format!("all {} runs within {:.1} %", ratios.len(), 100.0 * worst)
             } else {
-                format!("{} of {} runs outside: {}", outside.len(), ratios.len(), outside.join(", "))
+                let above = ratios.iter().filter(|(_, d)| *d > MEMORY_TOLERANCE).count();
+                format!(
+                    "{} of {} runs outside ({above} with more memory than 32-32, {} with less): {}",
+                    outside.len(),
+                    ratios.len(),
+                    outside.len() - above,
+                    outside.join(", ")
+                )
             },
             verdict: if ratios.is_empty() {
                 Verdict::NotReproduced
