@@ -550,12 +550,12 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
 /// Per stream (Zhang et al.'s workloads): response time, shortages per prefetch cycle, fill rate.
 fn streams_table(streams: &[pagelab_sim::metrics::StreamMetrics]) -> String {
     let mut out = String::from(
-        "slot  stream                                 requests  response µs (mean / max)  ESC    fill rate  pages/s\n",
+        "slot  stream                                 requests  response µs (mean / max)  ESC    fill rate  pages/s  inventory\n",
     );
     for s in streams {
         let _ = writeln!(
             out,
-            "{:<5} {:<38} {:>8}  {:>11.1} / {:<11.0}  {:<6.2} {:<10.4} {:.0}",
+            "{:<5} {:<38} {:>8}  {:>11.1} / {:<11.0}  {:<6.2} {:<10.4} {:<8.0} {:.1} pages",
             s.slot,
             s.kind,
             s.requests,
@@ -563,7 +563,8 @@ fn streams_table(streams: &[pagelab_sim::metrics::StreamMetrics]) -> String {
             s.response_time_us_max,
             s.esc,
             s.fill_rate,
-            s.throughput_pages_s
+            s.throughput_pages_s,
+            s.prefetch_memory_pages_mean
         );
     }
     out

@@ -389,4 +389,7 @@ pub struct StreamMetrics {
     pub fill_rate: f64,
     /// Pages delivered to the stream per second.
     pub throughput_pages_s: f64,
+    /// The stream's inventory: pages it prefetched that nobody had accessed yet (in flight included),
+    /// time-averaged over the measured period.
+    pub prefetch_memory_pages_mean: f64,
 }

@@ -1207,7 +1207,7 @@ impl Server {
             memrx.begin_window(now);
         }
         if let Some(streams) = &mut observer.1 .1 .1 {
-            streams.reset();
+            streams.reset(now);
         }
         self.cache.reset_memory_stats();
         if let Some(pc) = self.cache.prefetch_cache() {
@@ -1343,12 +1343,12 @@ impl Server {
             pages_accessed: w.pages_delivered,
             workload_completed: self.completed,
             whatif,
-            streams: self.stream_metrics(secs),
+            streams: self.stream_metrics(secs, now),
         }
     }
 
     /// Per stream over the measured period, for workloads that report their streams.
-    fn stream_metrics(&self, secs: f64) -> Vec<StreamMetrics> {
+    fn stream_metrics(&self, secs: f64, now: Nanos) -> Vec<StreamMetrics> {
         let Some(counts) = &self.cache.observer().1 .1 .1 else {
             return Vec::new();
         };
@@ -1373,6 +1373,7 @@ impl Server {
                     esc,
                     fill_rate: if order_pages > 0.0 { 1.0 - esc / order_pages } else { 0.0 },
                     throughput_pages_s: per_s((c.hits + c.shortages) as f64),
+                    prefetch_memory_pages_mean: c.inventory_pages_mean(self.measure_start, now),
                 }
             })
             .collect()

@@ -31,7 +31,7 @@ use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
 use crate::config::{SimConfig, Warmup};
 use crate::device::{spec::WD1200BB, DeviceSpec};
 use crate::error::SimError;
-use crate::metrics::RunMetrics;
+use crate::metrics::{RunMetrics, StreamMetrics};
 use crate::server::simulate;
 use crate::workload::spec::parse_workload;
 use pagelab_core::prefetch::AnyPrefetcher;
@@ -182,7 +182,7 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
     let esc = ratio(shortages as f64, cycles as f64);
     let order = ratio(fetched as f64, cycles as f64);
-    let stream_rt = |i: usize| sequential.get(i).map_or(f64::NAN, |s| s.response_time_us_mean);
+    let of = |i: usize, f: fn(&StreamMetrics) -> f64| sequential.get(i).map_or(f64::NAN, |s| f(s));
     let (streams, fast, sd) = match case {
         Case::Rates { fast } => (2, fast as f64, 1.0),
         Case::Deviations { sd } => (2, SLOW_RATE as f64, sd as f64),
@@ -202,8 +202,8 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
         ],
         metrics: vec![
             ("response_time_us".into(), ratio(weighted, requests as f64)),
-            ("response_time_us_stream1".into(), stream_rt(0)),
-            ("response_time_us_stream2".into(), stream_rt(1)),
+            ("response_time_us_stream1".into(), of(0, |s| s.response_time_us_mean)),
+            ("response_time_us_stream2".into(), of(1, |s| s.response_time_us_mean)),
             ("esc".into(), esc),
             ("fill_rate".into(), 1.0 - ratio(esc, order)),
             (
@@ -217,6 +217,8 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
                 "random_throughput_pages_s".into(),
                 random.iter().fold(0.0, |sum, s| sum + s.throughput_pages_s),
             ),
+            ("prefetch_memory_pages_stream1".into(), of(0, |s| s.prefetch_memory_pages_mean)),
+            ("prefetch_memory_pages_stream2".into(), of(1, |s| s.prefetch_memory_pages_mean)),
             ("prefetch_cycles".into(), cycles as f64),
             ("shortages".into(), shortages as f64),
             ("pages_per_cycle".into(), order),
