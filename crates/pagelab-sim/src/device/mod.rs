@@ -10,14 +10,17 @@
 //!   of the class of Li & Shen's testbed disk (papers/000 §4), built from its published figures: the
 //!   default device of their workloads, whose 24 GB dataset the 9.1 GB Cheetah cannot hold. And
 //!   [`wd1200bb`], the Western Digital Caviar WD1200BB (120 GB, 7,200 RPM, ATA-100), the disk of the
-//!   MemRx paper's testbed (papers/003 §5), built from its published figures the same way.
+//!   MemRx paper's testbed (papers/003 §5), built from its published figures the same way; and
+//!   [`st3500320as`], the Seagate Barracuda 7200.11 ST3500320AS (500 GB, 7,200 RPM, SATA, 32 MB buffer,
+//!   2008), a disk of the class of Zhang et al.'s 2008 testbed (papers/002), built the same way from the
+//!   figures found for it.
 //! - [`ssd::Ssd`]: an NVMe SSD as a c-server queue with a sequential fast path and a shared link
 //!   (devices.md §3, Intel DC P4500 anchor).
 //! - [`simple::SimpleDisk`]: the back-of-the-envelope disk of DULO's Table 1 (papers/001 §1): a fixed
 //!   average seek plus average rotation for every non-sequential request.
 //!
 //! [`spec::DeviceSpec`] names a device on the command line (`hdd`, `hdd:nocache`, `ultrastar36lzx`,
-//! `wd1200bb`, `ssd`, `simple`, or a `.toml` file; the schema is in [`spec`]) and builds it.
+//! `wd1200bb`, `st3500320as`, `ssd`, `simple`, or a `.toml` file; the schema is in [`spec`]) and builds it.
 //!
 //! Time is [`Nanos`], passed in by the simulator: a device never reads a clock and owns no randomness, so
 //! the same request sequence at the same times always gets the same service times. A device's state
@@ -29,6 +32,7 @@ pub mod hdd;
 pub mod simple;
 pub mod spec;
 pub mod ssd;
+pub mod st3500320as;
 pub mod ultrastar36lzx;
 pub mod wd1200bb;
 

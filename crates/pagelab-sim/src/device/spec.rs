@@ -1,5 +1,5 @@
 //! Naming a device: `--device hdd | hdd:nocache | ultrastar36lzx | ultrastar36lzx:nocache | wd1200bb |
-//! wd1200bb:nocache | ssd | simple | path/to/device.toml`.
+//! wd1200bb:nocache | st3500320as | st3500320as:nocache | ssd | simple | path/to/device.toml`.
 //!
 //! The built-in names are the models with their documented defaults: `hdd` (also `cheetah9lp`) is the
 //! DiskSim-validated Seagate Cheetah 9LP, the shared default; `ultrastar36lzx` (also `ultrastar`, and
@@ -7,7 +7,10 @@
 //! figures ([`super::ultrastar36lzx`]), the default device of Li & Shen's workloads
 //! ([`crate::workload::Workload::default_device`]); `wd1200bb` is the Western Digital Caviar WD1200BB
 //! (120 GB, 7,200 RPM, ATA-100) built from its published figures ([`super::wd1200bb`]), the disk of the
-//! MemRx paper's testbed. `:nocache` turns a drive's on-board cache off.
+//! MemRx paper's testbed; `st3500320as` (also `barracuda7200.11`) is the Seagate Barracuda 7200.11
+//! ST3500320AS (500 GB, 7,200 RPM, SATA, 32 MB buffer, 2008) built from the figures found for it
+//! ([`super::st3500320as`]), a disk of the class of Zhang et al.'s 2008 testbed. `:nocache` turns a drive's
+//! on-board cache off.
 //!
 //! A `.toml` file describes any other drive with the same schema; `DeviceSpec::to_toml` prints a built-in
 //! as a starting point.
@@ -90,7 +93,8 @@ use thiserror::Error;
 
 /// What `--device` accepts besides a `.toml` path.
 pub const BUILTIN_NAMES: &str = "hdd, hdd:nocache, ultrastar36lzx, ultrastar36lzx:nocache, ssd, simple, \
-     simple:RATE (MB/s, e.g. simple:25MB/s), wd1200bb, wd1200bb:nocache, or a path to a .toml device file";
+     simple:RATE (MB/s, e.g. simple:25MB/s), wd1200bb, wd1200bb:nocache, st3500320as, st3500320as:nocache, \
+     or a path to a .toml device file";
 
 /// The device Li & Shen's workloads run on unless `--device` says otherwise
 /// ([`crate::workload::Workload::default_device`]): their 24 GB dataset needs a disk of their testbed's
@@ -100,6 +104,10 @@ pub const ULTRASTAR: &str = "ultrastar36lzx";
 /// The Western Digital WD1200BB, the disk of the MemRx paper's testbed (papers/003 §5; [`super::wd1200bb`]),
 /// for the MemRx workloads.
 pub const WD1200BB: &str = "wd1200bb";
+
+/// The Seagate Barracuda 7200.11 ST3500320AS, a 7,200 RPM SATA disk of 2008 ([`super::st3500320as`]), of
+/// the class of Zhang et al.'s testbed (papers/002).
+pub const ST3500320AS: &str = "st3500320as";
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum DeviceSpecError {
@@ -181,7 +189,7 @@ pub struct TwoPieceSeek {
 impl TwoPieceSeek {
     /// The curve through a drive's published average and full-stroke seeks over `cylinders`, with value
     /// and slope continuous at `boundary_cylinders` (the drives built from published figures: the
-    /// Ultrastar 36LZX, the WD1200BB).
+    /// Ultrastar 36LZX, the WD1200BB, the ST3500320AS).
     ///
     /// With `g(d) = √d` below the boundary `B` and `√B/2 + d/(2√B)` from it on (the continuation of `√d`
     /// along its tangent at `B`), every such curve is `seek(d) = a + s·g(d)`: the short piece is
@@ -329,6 +337,7 @@ impl DeviceSpec {
             "hdd" | "cheetah9lp" => Some(HddSpec::cheetah_9lp()),
             "ultrastar36lzx" | "ultrastar" | "ultrastar36z10" => Some(HddSpec::ultrastar_36lzx()),
             "wd1200bb" => Some(HddSpec::wd1200bb()),
+            "st3500320as" | "barracuda7200.11" => Some(HddSpec::st3500320as()),
             _ => None,
         };
         if let Some(mut spec) = hdd {
@@ -676,6 +685,26 @@ mod tests {
         }
         let err = DeviceSpec::parse("floppy").unwrap_err().to_string();
         assert!(err.contains("wd1200bb, wd1200bb:nocache"), "{err}");
+    }
+
+    #[test]
+    fn the_st3500320as_parses_by_name() {
+        let DeviceSpec::Hdd(s) = DeviceSpec::parse("ST3500320AS").unwrap() else { panic!() };
+        assert!(s.cache.enabled);
+        assert_eq!(s.capacity_sectors, 976_773_168);
+        let DeviceSpec::Hdd(n) = DeviceSpec::parse("st3500320as:nocache").unwrap() else { panic!() };
+        assert!(!n.cache.enabled);
+        assert_eq!(n.zones, s.zones);
+        assert_eq!(DeviceSpec::parse("Barracuda7200.11").unwrap(), DeviceSpec::Hdd(s.clone()));
+        assert_eq!(DeviceSpec::parse(ST3500320AS).unwrap(), DeviceSpec::Hdd(s));
+        for name in ["st3500320as", "st3500320as:nocache", "barracuda7200.11:nocache"] {
+            DeviceSpec::parse(name).unwrap().validate(name).unwrap();
+            let spec = DeviceSpec::parse(name).unwrap();
+            let back = DeviceSpec::from_toml_str(&spec.to_toml(), "<round trip>").unwrap();
+            assert_eq!(back, spec, "{name} changed through TOML");
+        }
+        let err = DeviceSpec::parse("floppy").unwrap_err().to_string();
+        assert!(err.contains("st3500320as, st3500320as:nocache"), "{err}");
     }
 
     #[test]
