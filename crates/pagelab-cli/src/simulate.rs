@@ -65,8 +65,8 @@ default; their module doc gives every size and why):
   dbench                   a dbench-like file server: 20 clients, 150 MiB of files
   mogrify                  an image scaler: a 5000x3600 bitmap, 240 MiB of pixels
   cpu-sim                  a CPU-bound simulator with 160 MiB of memory
-Zhang et al.'s streams (papers/002; persistent handlers, run for --duration, on the WD1200BB
-by default; --json adds per-stream response time, ESC and fill rate):
+Zhang et al.'s streams (papers/002; persistent handlers, run for --duration, on the Seagate
+Barracuda 7200.11 by default; a per-stream table: response time, ESC, fill rate):
   rate-streams             open-loop sequential streams, one page per request; keys:
                            rates (pages/s, e.g. 1000/7000), cv (gap coefficient of
                            variation per stream, 1 = Poisson), random (random
@@ -81,7 +81,8 @@ Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
 index-search, media-clips) run on the IBM Ultrastar 36LZX (36.7 GB, 10,000 RPM), a
 disk of their testbed's class, unless --device says otherwise: their 19-25 GB datasets
 do not fit the 9.1 GB Seagate Cheetah 9LP that every other workload runs on by default.
-MemRx's jobs run on the Western Digital WD1200BB (120 GB, 7,200 RPM ATA) of its testbed.
+MemRx's jobs run on the Western Digital WD1200BB (120 GB, 7,200 RPM ATA) of its testbed;
+Zhang et al.'s streams on the Seagate Barracuda 7200.11 (500 GB, 7,200 RPM SATA, 2008).
 
 Examples:
   pagelab simulate --workload one-rand --concurrency 100 \\
@@ -155,12 +156,13 @@ pub struct SimulateArgs {
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, 9.1 GB, DiskSim-validated), hdd:nocache, ultrastar36lzx (IBM
     /// Ultrastar 36LZX, 36.7 GB, from its published figures), ultrastar36lzx:nocache, wd1200bb (Western
-    /// Digital WD1200BB, 120 GB, 7,200 RPM ATA, MemRx's disk), wd1200bb:nocache, ssd, simple (DULO's
+    /// Digital WD1200BB, 120 GB, 7,200 RPM ATA, MemRx's disk), wd1200bb:nocache, st3500320as (Seagate
+    /// Barracuda 7200.11, 500 GB, 7,200 RPM SATA, 2008), st3500320as:nocache, ssd, simple (DULO's
     /// Table 1: 6.5 ms seek + 3.0 ms rotation, transfer free, so sequential reads cost nothing),
     /// simple:RATE (the same with a media rate, e.g. simple:25MB/s), or a FILE.toml. Default: the
     /// workload's (ultrastar36lzx for Li & Shen's one-whole, one-rand, two-rand, four-64kb,
-    /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim and
-    /// Zhang et al.'s rate-streams, spc2-vod, file-transfer), else
+    /// index-search, media-clips; wd1200bb for MemRx's fs-seq, fs-random, dbench, mogrify, cpu-sim;
+    /// st3500320as for Zhang et al.'s rate-streams, spc2-vod, file-transfer), else
     /// hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,

@@ -31,7 +31,8 @@
 //! Each handler slot is one process for the whole run ([`Workload::persistent_slots`]): streams keep their
 //! readahead state, and the run lasts the configured duration (the streams never run out). A stream's
 //! file holds `span` (120 s) of its demand; a run longer than that wraps to the file's start (and then
-//! reads what may still be cached). Files are laid out in slot order, the random readers' file last.
+//! reads what may still be cached). Files are laid out in slot order, the random readers' file last. They
+//! run on the Seagate Barracuda 7200.11 (`st3500320as`, 2008) unless `--device` says otherwise.
 
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
@@ -266,10 +267,10 @@ impl Workload for RateStreams {
         &self.file_pages
     }
 
-    /// Zhang et al.'s testbed is a 2009 server; the WD1200BB (7,200 rpm, 2002) is the newest disk
-    /// pagelab models.
+    /// Zhang et al.'s testbed is a server of 2008; the Seagate Barracuda 7200.11 is a 7,200 RPM SATA disk of
+    /// that year ([`crate::device::st3500320as`]).
     fn default_device(&self) -> Option<&'static str> {
-        Some("wd1200bb")
+        Some(crate::device::spec::ST3500320AS)
     }
 
     fn natural_concurrency(&self) -> Option<u32> {
