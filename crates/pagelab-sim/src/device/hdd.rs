@@ -841,6 +841,71 @@ pub(crate) fn random_4k_mean_ms(hdd: &mut Hdd, capacity: u64, seed: u64, n: usiz
     now.as_ms_f64() / n as f64
 }
 
+/// A drive's seek curve through its published seeks (ms): the maker's average (over all pairs of distinct
+/// cylinders), the full stroke and the track-to-track seek, each to 0.2 % (the fit is exact; the model
+/// rounds each seek to the nanosecond), and the same average over 200,000 random cylinder pairs to 1 %.
+/// Shared by the drives built from published figures.
+#[cfg(test)]
+pub(crate) fn assert_published_seeks(hdd: &Hdd, cylinders: u32, avg_ms: f64, full_ms: f64, t2t_ms: f64) {
+    use rand::{Rng, SeedableRng};
+    let avg = weighted_average_seek_ms(hdd, cylinders);
+    assert!((avg / avg_ms - 1.0).abs() < 0.002, "average seek {avg:.4} ms vs {avg_ms}");
+    let full = hdd.seek_time(cylinders - 1).as_ms_f64();
+    assert!((full / full_ms - 1.0).abs() < 0.002, "full stroke {full:.4} ms vs {full_ms}");
+    let t2t = hdd.seek_time(1).as_ms_f64();
+    assert!((t2t / t2t_ms - 1.0).abs() < 0.002, "track-to-track {t2t:.4} ms vs {t2t_ms}");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(15);
+    let n = 200_000;
+    let sampled: f64 = (0..n)
+        .map(|_| {
+            let (x, y) = (rng.gen_range(0..cylinders), rng.gen_range(0..cylinders));
+            hdd.seek_time(x.abs_diff(y)).as_ms_f64()
+        })
+        .sum::<f64>()
+        / n as f64;
+    assert!((sampled / avg_ms - 1.0).abs() < 0.01, "sampled average seek {sampled:.4} ms vs {avg_ms}");
+}
+
+/// Every zone of `spec` (its cache on) streams at the sustained rate `rate_of` gives it (to 0.5 %: no zone
+/// loses a revolution at a switch), ten cylinders from the zone's first LBN in 64 KiB and 256 KiB reads;
+/// the outermost at `outer_mb_s` and the innermost at `inner_mb_s` (±0.5 MB/s). Shared by the drives built
+/// from published figures.
+#[cfg(test)]
+pub(crate) fn assert_zones_stream(
+    spec: &HddSpec,
+    rate_of: impl Fn(&super::spec::ZoneSpec) -> f64,
+    outer_mb_s: f64,
+    inner_mb_s: f64,
+) {
+    let surfaces = spec.surfaces as u64;
+    let last = spec.zones.len() - 1;
+    let mut first = 0u64;
+    for (i, z) in spec.zones.iter().enumerate() {
+        assert_eq!(Hdd::new(spec).geometry().locate(first).cylinder, z.first_cylinder, "zone {i}");
+        let want = rate_of(z);
+        for chunk in [128, 512] {
+            let got = stream_mb_per_s(
+                &mut Hdd::new(spec),
+                first,
+                10 * surfaces * z.sectors_per_track as u64,
+                chunk,
+            );
+            assert!(
+                (got / want - 1.0).abs() < 0.005,
+                "zone {i}, {chunk}-sector reads: {got:.3} vs {want:.3}"
+            );
+            if i == 0 {
+                assert!((got - outer_mb_s).abs() <= 0.5, "outer {got:.3} MB/s vs {outer_mb_s:.2}");
+            }
+            if i == last {
+                assert!((got - inner_mb_s).abs() <= 0.5, "inner {got:.3} MB/s vs {inner_mb_s:.2}");
+            }
+        }
+        first += (z.last_cylinder - z.first_cylinder + 1) as u64 * surfaces * z.sectors_per_track as u64
+            - z.spares;
+    }
+}
+
 /// A drive built from published figures has skews that cover its switches (a sequential transfer finds
 /// the next track's first sector after a head switch or a single-cylinder seek, not a revolution later)
 /// and a seek curve that rises with the distance. Shared by the drives' tests.
@@ -851,7 +916,10 @@ pub(crate) fn assert_switches_covered_and_seeks_rising(spec: &HddSpec, cylinders
     for (i, z) in spec.zones.iter().enumerate() {
         let ms = |sectors: u32| sectors as f64 / z.sectors_per_track as f64 * revolution_ms;
         assert!(ms(z.track_skew_sectors) >= spec.head_switch_ms - 1e-6, "zone {i}");
-        assert!(ms(z.cylinder_skew_sectors) >= hdd.seek_time(1).as_ms_f64(), "zone {i}");
+        // A cylinder switch moves the arm one cylinder and changes head at once (DiskSim's mapping puts the
+        // next cylinder's first track on the first surface): it takes the longer of the two.
+        let cylinder_switch_ms = hdd.seek_time(1).as_ms_f64().max(spec.head_switch_ms);
+        assert!(ms(z.cylinder_skew_sectors) >= cylinder_switch_ms - 1e-6, "zone {i}");
     }
     let mut last = Nanos::ZERO;
     for d in 1..cylinders {

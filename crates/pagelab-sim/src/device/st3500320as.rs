@@ -281,12 +281,10 @@ pub fn inner_radius_ratio() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::hdd::{stream_mb_per_s, Hdd};
+    use crate::device::hdd::Hdd;
     use crate::device::{Device, DeviceSpec};
     use crate::io::DiskRequest;
     use pagelab_core::Nanos;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
 
     fn st(cache: bool) -> Hdd {
         let mut spec = HddSpec::st3500320as();
@@ -417,22 +415,19 @@ mod tests {
         assert!((latency - AVERAGE_LATENCY_MS).abs() < 0.05, "{latency} ms");
     }
 
-    fn weighted_average_seek_ms(hdd: &Hdd) -> f64 {
-        crate::device::hdd::weighted_average_seek_ms(hdd, CYLINDERS)
-    }
-
     #[test]
     fn seek_curve_reproduces_the_published_seeks() {
         let hdd = st(false);
         // \[CAT\]: average 8.5 ms, track-to-track 1.0 ms; full stroke 18.43 ms (stand-in, \[CONST\]'s ratio
         // 17.35 / 8.0); to 0.2 % (the fit is exact; the model rounds each seek to the nanosecond).
         assert!((SEEK_MS_FULL_STROKE - 18.434375).abs() < 1e-12);
-        let avg = weighted_average_seek_ms(&hdd);
-        assert!((avg / SEEK_MS_AVG - 1.0).abs() < 0.002, "average seek {avg:.4} ms");
-        let full = hdd.seek_time(CYLINDERS - 1).as_ms_f64();
-        assert!((full / SEEK_MS_FULL_STROKE - 1.0).abs() < 0.002, "full stroke {full:.4} ms");
-        let t2t = hdd.seek_time(1).as_ms_f64();
-        assert!((t2t / SEEK_MS_TRACK_TO_TRACK - 1.0).abs() < 0.002, "track-to-track {t2t:.4} ms");
+        crate::device::hdd::assert_published_seeks(
+            &hdd,
+            CYLINDERS,
+            SEEK_MS_AVG,
+            SEEK_MS_FULL_STROKE,
+            SEEK_MS_TRACK_TO_TRACK,
+        );
         // The boundary is the integer one that puts the single-cylinder seek at 1.0 ms and not above: one
         // cylinder lower, it would exceed 1.0 ms (and the cylinder skew).
         let at = |b: u32| {
@@ -445,17 +440,6 @@ mod tests {
             "{}",
             at(SEEK_BOUNDARY_CYLINDERS - 1)
         );
-        // The same average over 200,000 random cylinder pairs, to 1 %.
-        let mut rng = ChaCha8Rng::seed_from_u64(15);
-        let n = 200_000;
-        let sampled: f64 = (0..n)
-            .map(|_| {
-                let (x, y) = (rng.gen_range(0..CYLINDERS), rng.gen_range(0..CYLINDERS));
-                hdd.seek_time(x.abs_diff(y)).as_ms_f64()
-            })
-            .sum::<f64>()
-            / n as f64;
-        assert!((sampled / SEEK_MS_AVG - 1.0).abs() < 0.01, "sampled average seek {sampled:.4} ms");
     }
 
     #[test]
@@ -485,27 +469,11 @@ mod tests {
         // own rate by the \[7K500\] formula (to 0.5 %), i.e. no zone loses a revolution at a switch. Ten
         // cylinders from the first LBN of each zone, in 64 KiB and 256 KiB reads.
         let spec = HddSpec::st3500320as();
-        let mut first = 0u64;
-        for (i, z) in spec.zones.iter().enumerate() {
-            assert_eq!(st(true).geometry().locate(first).cylinder, z.first_cylinder, "zone {i}");
-            let want = sustained_mb_per_s(z.sectors_per_track, z.track_skew_sectors, z.cylinder_skew_sectors);
-            for chunk in [128, 512] {
-                let got = stream_mb_per_s(&mut st(true), first, 10 * 4 * z.sectors_per_track as u64, chunk);
-                assert!(
-                    (got / want - 1.0).abs() < 0.005,
-                    "zone {i}, {chunk}-sector reads: {got:.3} vs {want:.3}"
-                );
-                if i == 0 {
-                    assert!((got - SUSTAINED_MB_PER_S_OUTER).abs() <= 0.5, "outer {got:.3} MB/s");
-                }
-                if i == 29 {
-                    let inner = SUSTAINED_MB_PER_S_OUTER * 1162.0 / 1956.0;
-                    assert!((got - inner).abs() <= 0.5, "inner {got:.3} MB/s vs {inner:.2}");
-                }
-            }
-            first +=
-                (z.last_cylinder - z.first_cylinder + 1) as u64 * 4 * z.sectors_per_track as u64 - z.spares;
-        }
+        let rate = |z: &ZoneSpec| {
+            sustained_mb_per_s(z.sectors_per_track, z.track_skew_sectors, z.cylinder_skew_sectors)
+        };
+        let inner = SUSTAINED_MB_PER_S_OUTER * 1162.0 / 1956.0;
+        crate::device::hdd::assert_zones_stream(&spec, rate, SUSTAINED_MB_PER_S_OUTER, inner);
     }
 
     #[test]
