@@ -341,3 +341,53 @@ fn the_prefetch_cache_is_chosen_and_reported() {
         assert!(stderr(&o).contains("--prefetch-cache"), "{}", stderr(&o));
     }
 }
+
+/// Zhang et al.'s streams: `--json` reports every stream (its response time, ESC, fill rate, inventory), the
+/// text output prints them as a table, the default device is the Barracuda 7200.11, and `--prefetch ets`
+/// round-trips; a bad key is refused with what was expected.
+#[test]
+fn streams_are_reported_one_by_one() {
+    let args = |json: bool| {
+        let mut a = vec![
+            "simulate",
+            "--workload",
+            "rate-streams:rates=1000/3000,cv=1/3",
+            "--memory",
+            "1GiB",
+            "--prefetch",
+            "ets",
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+        ];
+        if json {
+            a.push("--json");
+        }
+        a
+    };
+    let o = pagelab(&args(true));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["config"]["prefetch"], "ets:24-48");
+    assert!(v["config"]["device"].as_str().unwrap().contains("ST3500320AS"), "{}", v["config"]["device"]);
+    let streams = v["streams"].as_array().unwrap();
+    assert_eq!(streams.len(), 2);
+    assert_eq!(streams[1]["kind"], "sequential 3000 pages/s, cv 3");
+    for s in streams {
+        assert!(s["requests"].as_u64().unwrap() > 2000, "{s}");
+        for key in
+            ["response_time_us_mean", "esc", "fill_rate", "prefetch_memory_pages_mean", "throughput_pages_s"]
+        {
+            assert!(s[key].as_f64().is_some_and(|x| x >= 0.0), "{key}: {s}");
+        }
+    }
+    let o = pagelab(&args(false));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("fill rate") && text.contains("sequential 1000 pages/s, cv 1"), "{text}");
+
+    let o = pagelab(&["simulate", "--workload", "spc2-vod:rates=5", "--duration", "1s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown parameter"), "{}", stderr(&o));
+}

@@ -49,6 +49,12 @@ proptest! {
         check(&text)?;
     }
 
+    /// Zhang et al.'s streams and prefetchers (`workload::scm`, `prefetch::scm`), and their disk.
+    #[test]
+    fn scm_specs(text in "(rate-streams|spc2-vod|file-transfer|ets|esf|st3500320as)(:((rates|cv|random|random_block|random_size|span|streams|tpch|clients|trigger|degree|period)=[0-9a-zA-Z./-]{0,10},?){0,4})?") {
+        check(&text)?;
+    }
+
     #[test]
     fn device_toml(
         kind in prop::sample::select(vec!["hdd", "ssd", "simple", "tape"]),
@@ -76,8 +82,8 @@ fn the_committed_corpus_replays_clean() {
 }
 
 /// Li & Shen's application workloads at their largest parameters (2^23 files; the most terms whose lists
-/// fit the partitions, and 2^23 terms, which do not), and MemRx's jobs at theirs, build or are refused within
-/// the heap bound.
+/// fit the partitions, and 2^23 terms, which do not), MemRx's jobs and Zhang et al.'s streams at theirs, build
+/// or are refused within the heap bound.
 #[test]
 fn the_largest_application_workloads_stay_within_the_heap_bound() {
     for text in [
@@ -90,6 +96,10 @@ fn the_largest_application_workloads_stay_within_the_heap_bound() {
         "fs-random:file_size=1TiB,section=1TiB,total=16TiB,threads=1024",
         "mogrify:width=1000000,height=2147",
         "cpu-sim:size=1TiB,hot=1TiB,instructions=1000000000000",
+        // Zhang et al.'s at theirs: 4096 streams, an hour of 10^7 pages/s.
+        "spc2-vod:streams=4096,span=1h",
+        "file-transfer:clients=4096",
+        "rate-streams:rates=10000000/10000000,cv=100/0,random=4000,span=3600s",
     ] {
         check(text).unwrap_or_else(|e| panic!("{e}"));
     }
