@@ -594,6 +594,18 @@ impl Analysis<'_> {
                 per_stream,
             ),
             chart(
+                "Diagnostic: the rates under the deadline elevator",
+                "rate of the fast stream (pages/s)",
+                "response time (µs)",
+                self.series("rates-deadline", "fast_rate_pages_s", "response_time_us", &all),
+            ),
+            chart(
+                "Diagnostic: the deviations with the unstable stream at 5,000 pages/s",
+                "SD of the unstable stream (× mean)",
+                "response time (µs)",
+                self.series("deviations-5000", "sd_factor", "response_time_us", &all),
+            ),
+            chart(
                 "SPC-2-VOD-like: aggregate stream throughput",
                 "sequential streams",
                 "throughput (pages/s)",
