@@ -247,8 +247,9 @@ pub struct RunMetrics {
     /// MemRx's predictions for larger memories (`--whatif`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub whatif: Option<WhatIfMetrics>,
-    /// Per stream, for workloads of persistent paced streams (`rate-streams`, `spc2-vod`): Zhang et al.'s
-    /// per-stream service and inventory metrics. Empty (and absent from JSON) otherwise.
+    /// Per stream, for workloads of persistent paced streams (`rate-streams`, `spc2-vod`,
+    /// `file-transfer`): Zhang et al.'s per-stream service and inventory metrics. Empty (and absent from
+    /// JSON) otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamMetrics>,
 }

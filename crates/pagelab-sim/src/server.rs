@@ -328,6 +328,13 @@ impl Server {
                 workload.describe()
             )));
         }
+        if workload.persistent_slots() && matches!(cfg.arrival, Arrival::Open { .. }) {
+            return Err(SimError::Config(format!(
+                "`{}` paces its own streams (each stream's requests arrive at its own rate): it takes no \
+                 arrival rate",
+                workload.describe()
+            )));
+        }
         if concurrency == 0 {
             return Err(SimError::Config("concurrency must be at least 1".into()));
         }

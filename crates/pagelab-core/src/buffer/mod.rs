@@ -109,6 +109,8 @@ pub struct ReadCursor {
     pub id: u64,
     pub stream: StreamId,
     pub file: FileId,
+    /// The call's first page (`next` moves on from it).
+    pub first: u64,
     pub next: u64,
     pub last: u64,
     /// Size of the file in pages (readahead stops at EOF).
@@ -500,6 +502,7 @@ impl<O: Observer> BufferCache<O> {
             id: self.begin_call(now, stream),
             stream,
             file,
+            first,
             next: first,
             last,
             file_pages,
@@ -582,12 +585,9 @@ impl<O: Observer> BufferCache<O> {
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {
-                self.prefetcher.read_done(
-                    now,
-                    cursor.stream,
-                    cursor.file,
-                    cursor.last * crate::PAGE_SIZE_BYTES,
-                );
+                let page = crate::PAGE_SIZE_BYTES;
+                let bytes = cursor.first * page..cursor.last * page;
+                self.prefetcher.read_done(now, cursor.stream, cursor.file, bytes);
                 out.status = ReadStatus::Done;
                 return;
             }

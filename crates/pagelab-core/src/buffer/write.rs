@@ -646,6 +646,7 @@ impl<O: Observer> BufferCache<O> {
             id: cursor.id,
             stream: cursor.stream,
             file: cursor.file,
+            first: idx,
             next: idx,
             last: idx + 1,
             file_pages: cursor.file_pages,

@@ -184,7 +184,8 @@ impl Prefetcher for FixedTp {
         Some(w)
     }
 
-    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
+    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, bytes: std::ops::Range<u64>) {
+        let end_byte = bytes.end;
         self.states.open(stream, file, FileRaState::new(self.prefetch_degree_pages)).prev_pos =
             Some(end_byte);
     }

@@ -240,7 +240,8 @@ impl Prefetcher for LinuxReadahead {
         async_readahead(ra, ctx, view, max)
     }
 
-    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
+    fn read_done(&mut self, _: Nanos, stream: StreamId, file: FileId, bytes: std::ops::Range<u64>) {
+        let end_byte = bytes.end;
         self.states.open(stream, file, FileRaState::new(self.ra_pages)).prev_pos = Some(end_byte);
     }
 
@@ -433,7 +434,7 @@ mod tests {
         let mut pf = LinuxReadahead::new(32, PAGE);
         let (s, eof) = (StreamId(1), 1 << 20);
         // An unaligned read ending 100 bytes into page 10.
-        pf.read_done(Nanos::ZERO, s, F, 10 * PAGE + 100);
+        pf.read_done(Nanos::ZERO, s, F, 10 * PAGE..10 * PAGE + 100);
         let ctx =
             |index| ReadCtx { now: Nanos::ZERO, stream: s, file: F, index, req_pages: 1, file_pages: eof };
         assert_eq!(pf.on_sync_miss(&ctx(12), &Empty), Window::exact(12, 1), "two pages on: random");

@@ -418,7 +418,7 @@ impl Prefetcher for Linux26Readahead {
     }
 
     /// Nothing: 2.6.12–2.6.18 keep `prev_page` as `page_cache_readahead()` left it.
-    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: u64) {}
+    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: std::ops::Range<u64>) {}
 
     fn stream_closed(&mut self, stream: StreamId) {
         self.states.close_stream(stream);
@@ -905,7 +905,7 @@ mod tests {
         assert!(pf.on_marker_hit(&ctx, &Empty).is_none());
         assert_eq!(pf.window_pages_max(1000), 1);
         // prev_page is untouched by a miss; read_done moves nothing.
-        pf.read_done(Nanos::ZERO, S, F, 12 * PAGE);
+        pf.read_done(Nanos::ZERO, S, F, 7 * PAGE..12 * PAGE);
         assert_eq!(pf.state(S, F).map(|r| r.prev_page), Some(None));
     }
 

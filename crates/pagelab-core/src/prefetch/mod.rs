@@ -192,10 +192,11 @@ pub trait Prefetcher {
         ReadPlan::NEVER
     }
 
-    /// The `read()` call by `stream` on `file` ended at `now`; `end_byte` is the byte just past the last
-    /// byte read (`ra->prev_pos`). Called for every read, hits included: it is how a later miss knows it
-    /// continues a sequential stream, and how a rate-aware prefetcher measures a stream's access rate.
-    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64);
+    /// The `read()` call by `stream` on `file` read `bytes` and ended at `now`; `bytes.end` is the byte just
+    /// past the last byte read (`ra->prev_pos`). Called for every read, hits included: it is how a later
+    /// miss knows it continues a sequential stream, and how a rate-aware prefetcher measures a stream's
+    /// access rate (the pages the call read). Caller guarantees `bytes.start < bytes.end`.
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, bytes: Range<u64>);
 
     /// A read fetch that `owner` issued for pages `pages` of `file` completed at `now` (its pages are now
     /// valid). Called once per completed read fetch, readahead and demand alike, after the cache has
@@ -577,8 +578,8 @@ impl Prefetcher for AnyPrefetcher {
         dispatch!(self, p => p.on_read(ctx, view))
     }
     #[inline]
-    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
-        dispatch!(self, p => p.read_done(now, stream, file, end_byte))
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, bytes: Range<u64>) {
+        dispatch!(self, p => p.read_done(now, stream, file, bytes))
     }
     #[inline]
     fn fetch_done(&mut self, now: Nanos, owner: StreamId, file: FileId, pages: Range<u64>) {

@@ -31,7 +31,7 @@ impl Prefetcher for NoPrefetch {
         None
     }
 
-    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: u64) {}
+    fn read_done(&mut self, _: Nanos, _: StreamId, _: FileId, _: std::ops::Range<u64>) {}
 
     fn stream_closed(&mut self, _: StreamId) {}
 

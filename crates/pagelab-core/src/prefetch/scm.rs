@@ -27,12 +27,13 @@
 //! - **The memory budget.** The slides compare at equal memory, `[T + (T + P)] / 2` pages per stream, and
 //!   give the default `T = 24, P = 48` ("24-48", the memory of Linux's 32-32). So `T_total = 24 × n` for
 //!   `n` sequential streams, and the average inventory is `T_total + n · P / 2` as for `n` streams of 24-48.
-//!   A stream counts once it has opened a sequential window (a random reader takes no share) and until
-//!   its owner closes it.
+//!   A stream counts from a miss that opens a sequential window until a miss that does not (a random
+//!   reader takes no share) or its owner closes it.
 //! - **The access rate** `R_i`: per stream, exponentially weighted over the gaps between
 //!   its page requests as `read_done` sees them (the completion of each `read()` call; a read of n pages is
 //!   a batch: one gap, then n − 1 gaps of zero), with weight [`DemandEstimate::WEIGHT`] = 1/256 — about a
-//!   quarter of a second of a 1,000 pages/s stream, so a Poisson stream's rate is known within ±5 %.
+//!   quarter of a second of a 1,000 pages/s stream, so a Poisson stream's rate is known to about ±4.4 %
+//!   (one standard deviation).
 //!   `R_i = 1 / mean gap`.
 //! - **σ_i**, "the standard deviation of demand": of the pages demanded during about one lead time,
 //!   measured directly: the pages each stream demands in consecutive windows of 10 ms (the order of one
@@ -48,14 +49,15 @@
 //!   completion of the fetch holding the window's last page ([`Prefetcher::fetch_done`]). Before the first
 //!   sample T^C is 0 (all of the budget is safety inventory).
 //! - **When T_i changes**: recomputed for all streams every [`ScmPrefetcher::PERIOD_DEFAULT`] (100 ms;
-//!   `period=`) of the driver's time, checked at each hook, and at once when a stream opens, settles or
-//!   closes. A new stream runs at the default T (24) until [`DemandEstimate::SETTLE_SAMPLES`] (256) gaps
+//!   `period=`) of the driver's time, checked at each hook, and at the next hook when a stream starts or
+//!   stops reading sequentially, settles, or closes. A new stream runs at the default T (24) until [`DemandEstimate::SETTLE_SAMPLES`] (256) gaps
 //!   and [`DemandEstimate::SETTLE_WINDOWS`] (16) windows are known, and the budget of the settled
 //!   streams is `T_total` less the defaults of the unsettled.
 //! - **The range of T_i**: `1..=P`. The marker of the next window sits inside the window just issued (the
 //!   on-demand protocol), so T cannot exceed P. A share above P is capped at P and the excess is
 //!   redistributed over the other streams in proportion to their shares (water-filling), so the budget is
-//!   kept whenever it fits under `n × P`; T_i is then rounded to whole pages.
+//!   kept whenever it fits under `n × P` (when every uncapped share is zero, the excess is split evenly
+//!   among them); T_i is then rounded to whole pages.
 //! - **ESF when the cycle inventory alone exceeds the budget** (`Σ R_j L > T_total`): there is no safety
 //!   inventory to share, and T_i = T_total · R_i L / Σ R_j L (proportional to rate: ETS).
 //!
@@ -274,11 +276,13 @@ fn water_fill(mut shares: Vec<f64>, cap: f64) -> Vec<f64> {
             }
         }
         let open: f64 = shares.iter().zip(&capped).filter(|(_, &c)| !c).map(|(s, _)| s).sum();
-        if open <= 0.0 {
+        let uncapped = capped.iter().filter(|&&c| !c).count();
+        if uncapped == 0 {
             break;
         }
         for (s, _) in shares.iter_mut().zip(&capped).filter(|(_, &c)| !c) {
-            *s += excess * *s / open;
+            // In proportion to the shares; evenly when every uncapped share is zero.
+            *s += if open > 0.0 { excess * *s / open } else { excess / uncapped as f64 };
         }
     }
     shares
@@ -291,6 +295,36 @@ struct PendingWindow {
     issued: Nanos,
 }
 
+/// Windows of one stream still in flight, oldest first: a reader that reaches the next marker before the
+/// last window has arrived (the lead time exceeds the supply) has several, and the slow ones are exactly
+/// the samples the lead time needs. Bounded: the oldest is forgotten when a fifth is issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PendingWindows {
+    windows: [Option<PendingWindow>; PendingWindows::MAX],
+}
+
+impl PendingWindows {
+    const MAX: usize = 4;
+
+    fn push(&mut self, w: PendingWindow) {
+        if self.windows[Self::MAX - 1].is_some() {
+            self.windows.rotate_left(1);
+            self.windows[Self::MAX - 1] = None;
+        }
+        let free = self.windows.iter().position(Option::is_none).expect("a free slot after the rotation");
+        self.windows[free] = Some(w);
+    }
+
+    /// The window whose last page is in `pages`, taken out.
+    fn take_completed(&mut self, pages: &Range<u64>) -> Option<PendingWindow> {
+        let i = self.windows.iter().position(|w| w.is_some_and(|w| pages.contains(&w.last_page)))?;
+        let w = self.windows[i].take();
+        // Keep the live ones first, in order.
+        self.windows[i..].rotate_left(1);
+        w
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct ScmState {
     ra: FileRaState,
@@ -299,7 +333,7 @@ struct ScmState {
     trigger: u64,
     /// The stream has opened a sequential window: it takes a share of the budget.
     sequential: bool,
-    pending: Option<PendingWindow>,
+    pending: PendingWindows,
 }
 
 /// ETS or ESF over `tp`'s steady-state windows (module doc).
@@ -392,7 +426,7 @@ impl ScmPrefetcher {
             demand: DemandEstimate::default(),
             trigger: self.trigger_default_pages,
             sequential: false,
-            pending: None,
+            pending: PendingWindows::default(),
         }
     }
 
@@ -448,7 +482,7 @@ impl ScmPrefetcher {
 
     fn issued(s: &mut ScmState, now: Nanos) {
         let w = s.ra.window();
-        s.pending = Some(PendingWindow { last_page: w.end() - 1, issued: now });
+        s.pending.push(PendingWindow { last_page: w.end() - 1, issued: now });
     }
 }
 
@@ -461,21 +495,23 @@ impl Prefetcher for ScmPrefetcher {
         assert!(ctx.req_pages >= 1, "a read of no pages: {ctx:?}");
         let max = self.window_pages_max(ctx.req_pages);
         let (p, page_size) = (self.prefetch_degree_pages, self.page_size_bytes);
+        self.maybe_recompute(ctx.now);
         let fresh = self.fresh();
         let mut s = *self.states.open(ctx.stream, ctx.file, fresh);
-        let w = match classify_miss(&s.ra, ctx, view, p, page_size) {
-            MissKind::Sequential | MissKind::Context { .. } => {
-                if !std::mem::replace(&mut s.sequential, true) {
-                    self.stale = true;
-                }
-                self.open_window(&mut s, ctx.index);
-                Self::issued(&mut s, ctx.now);
-                s.ra.window()
-            }
-            MissKind::Random => Window::exact(ctx.index, ctx.req_pages),
+        let kind = classify_miss(&s.ra, ctx, view, p, page_size);
+        let sequential = !matches!(kind, MissKind::Random);
+        // A stream takes a share of the budget while it reads sequentially; a random miss gives it back.
+        if std::mem::replace(&mut s.sequential, sequential) != sequential {
+            self.stale = true;
+        }
+        let w = if sequential {
+            self.open_window(&mut s, ctx.index);
+            Self::issued(&mut s, ctx.now);
+            s.ra.window()
+        } else {
+            Window::exact(ctx.index, ctx.req_pages)
         };
         *self.states.open(ctx.stream, ctx.file, fresh) = s;
-        self.maybe_recompute(ctx.now);
         check_sync_window(&w, ctx, max);
         w
     }
@@ -507,18 +543,15 @@ impl Prefetcher for ScmPrefetcher {
         Some(w)
     }
 
-    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, end_byte: u64) {
+    fn read_done(&mut self, now: Nanos, stream: StreamId, file: FileId, bytes: Range<u64>) {
         let page_size = self.page_size_bytes;
         let fresh = self.fresh();
         let s = self.states.open(stream, file, fresh);
-        // The pages this call read, from where the previous one ended (one for a first or backward read).
-        let pages = match s.ra.prev_pos {
-            Some(prev) if end_byte > prev => (end_byte - prev).div_ceil(page_size),
-            _ => 1,
-        };
+        // The pages this call read: the stream's demand, wherever in the file it was.
+        let pages = bytes.end.saturating_sub(bytes.start).div_ceil(page_size).max(1);
         let was_settled = s.demand.settled();
         s.demand.record(now, pages);
-        s.ra.prev_pos = Some(end_byte);
+        s.ra.prev_pos = Some(bytes.end);
         if s.sequential && s.demand.settled() != was_settled {
             self.stale = true;
         }
@@ -529,10 +562,9 @@ impl Prefetcher for ScmPrefetcher {
         let Some(s) = self.states.get_mut(owner, file) else {
             return;
         };
-        let Some(pending) = s.pending.filter(|w| pages.contains(&w.last_page)) else {
+        let Some(pending) = s.pending.take_completed(&pages) else {
             return;
         };
-        s.pending = None;
         let lead = now.saturating_sub(pending.issued).0 as f64;
         self.lead_ns_mean = Some(match self.lead_ns_mean {
             None => lead,
@@ -744,6 +776,52 @@ mod tests {
         // Each window is timed once.
         pf.fetch_done(Nanos::from_ms(30), StreamId(1), F, 10..48);
         assert_eq!(pf.lead_time(), Some(Nanos::from_ms(8)));
+    }
+
+    /// Windows issued while earlier ones are still in flight are each timed: the slow completions the lead
+    /// time most needs are not lost when the reader has already moved on.
+    #[test]
+    fn windows_in_flight_together_are_each_timed() {
+        let mut pf = ScmPrefetcher::new(ScmRule::Esf, 24, 48, PAGE);
+        let (s, f) = (StreamId(1), F);
+        let mut st = pf.fresh();
+        for (i, at_ms) in [(0u64, 0u64), (1, 2), (2, 4)] {
+            st.ra = FileRaState { start: i * 48, size: 48, async_size: 24, ..st.ra };
+            ScmPrefetcher::issued(&mut st, Nanos::from_ms(at_ms));
+        }
+        *pf.states.open(s, f, st) = st;
+        // The second window completes first, at 12 ms (10 ms lead), then the first at 20 ms (20 ms).
+        pf.fetch_done(Nanos::from_ms(12), s, f, 48..96);
+        assert_eq!(pf.lead_time(), Some(Nanos::from_ms(10)));
+        pf.fetch_done(Nanos::from_ms(20), s, f, 0..48);
+        assert_eq!(pf.lead_time(), Some(Nanos(10_000_000 + 10_000_000 / 16)));
+        // Bounded: a fifth window forgets the oldest still pending.
+        let mut w = PendingWindows::default();
+        for i in 0..5 {
+            w.push(PendingWindow { last_page: i, issued: Nanos::ZERO });
+        }
+        assert!(w.take_completed(&(0..1)).is_none());
+        assert!(w.take_completed(&(4..5)).is_some() && w.take_completed(&(1..2)).is_some());
+    }
+
+    /// Shares of zero under a cap take the excess evenly (ESF before any lead sample, with streams of no
+    /// measured deviation).
+    #[test]
+    fn zero_shares_take_the_excess_evenly() {
+        let t = water_fill(vec![0.0, 0.0, 72.0], 48.0);
+        assert_eq!(t, vec![12.0, 12.0, 48.0]);
+    }
+
+    /// A stream whose miss is random gives its share back until it reads sequentially again.
+    #[test]
+    fn a_random_miss_gives_the_share_back() {
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
+        d.read_page(StreamId(1), F, 0);
+        assert!(d.pf.states.get(StreamId(1), F).unwrap().sequential);
+        d.read_page(StreamId(1), F, 100_000);
+        assert!(!d.pf.states.get(StreamId(1), F).unwrap().sequential);
+        d.read_page(StreamId(1), F, 100_001);
+        assert!(d.pf.states.get(StreamId(1), F).unwrap().sequential);
     }
 
     /// A random reader opens no window and takes no share of the budget.

@@ -65,7 +65,7 @@ impl<S> RaStates<S> {
         Some(&self.slots[slot as usize].ra)
     }
 
-    /// The state of (`stream`, `file`), created as `init` on first use (the file is opened).
+    /// The state of (`stream`, `file`), if it is open; never creates one.
     pub fn get_mut(&mut self, stream: StreamId, file: FileId) -> Option<&mut S> {
         let slot = *self.slot_of.get(&pair_key(stream, file))?;
         Some(&mut self.slots[slot as usize].ra)
@@ -80,6 +80,7 @@ impl<S> RaStates<S> {
         }
     }
 
+    /// The state of (`stream`, `file`), created as `init` on first use (the file is opened).
     pub fn open(&mut self, stream: StreamId, file: FileId, init: S) -> &mut S {
         let key = pair_key(stream, file);
         let slot = match self.slot_of.get(&key) {

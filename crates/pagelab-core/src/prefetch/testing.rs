@@ -147,7 +147,7 @@ impl<P: Prefetcher> Driver<P> {
                 }
             }
         }
-        self.pf.read_done(self.now, stream, file, pages.end * PAGE);
+        self.pf.read_done(self.now, stream, file, pages.start * PAGE..pages.end * PAGE);
         step
     }
 

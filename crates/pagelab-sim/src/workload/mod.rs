@@ -131,8 +131,9 @@ pub trait Workload: Send {
         false
     }
 
-    /// How many handlers the trace itself defines (one per stream id); `None` for synthetic workloads,
-    /// whose concurrency the run chooses.
+    /// How many handlers the workload itself defines (a trace: one per stream id; Zhang et al.'s streams:
+    /// one per stream and random reader; MemRx's jobs: their processes); `None` for the synthetic workloads
+    /// whose concurrency the run chooses (`--concurrency`).
     fn natural_concurrency(&self) -> Option<u32> {
         None
     }

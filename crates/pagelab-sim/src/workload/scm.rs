@@ -24,7 +24,7 @@
 //! - `file-transfer:clients=6` — the slides' "Linux file transfer applications": `clients` transfers, each
 //!   a sequential read paced by its client's link, the links cycling through [`LINK_RATES_MBIT_S`] (a
 //!   DSL line, Fast Ethernet and Gigabit Ethernet of 2009: 10, 100 and 1,000 Mbit/s), Poisson.
-//! - `random=N` (all three) adds `N` closed-loop random readers: each reads `random_block` (16 KiB) at
+//! - `random=N` (`rate-streams`, `file-transfer`; `spc2-vod` calls them `tpch=N`) adds `N` closed-loop random readers: each reads `random_block` (16 KiB) at
 //!   uniformly random block-aligned offsets of one shared file of `random_size` (4 GiB) — the slides'
 //!   "TPC-H (random accesses)".
 //!
@@ -116,7 +116,7 @@ const KEYS: [&str; 6] = ["rates", "cv", "random", "random_block", "random_size",
 const VOD_KEYS: [&str; 5] = ["streams", "tpch", "random_block", "random_size", "span"];
 const TRANSFER_KEYS: [&str; 5] = ["clients", "random", "random_block", "random_size", "span"];
 
-/// `rate-streams:…` or `spc2-vod:…`; `None` for another name.
+/// `rate-streams:…`, `spc2-vod:…` or `file-transfer:…`; `None` for another name.
 pub fn scm_workload(spec: &Spec) -> Result<Option<RateStreams>, SimError> {
     let e = SimError::Core;
     let (name, rates, cvs, random) = match spec.name.as_str() {
@@ -190,7 +190,7 @@ impl RateStreams {
         random_size_bytes: u64,
         span_s: u64,
     ) -> Result<RateStreams, SimError> {
-        let slots = rates_pages_s.len() as u64 + random_readers;
+        let slots = (rates_pages_s.len() as u64).saturating_add(random_readers);
         if slots == 0 || slots > SLOTS_MAX {
             return Err(SimError::invalid(
                 format!("{} streams and {random_readers} random readers", rates_pages_s.len()),
@@ -203,8 +203,10 @@ impl RateStreams {
                 "expected more than 0 and at most 10^7 pages/s",
             ));
         }
-        if let Some(c) = cvs.iter().find(|&&c| c > 100.0) {
-            return Err(SimError::invalid(format!("cv {c}"), "expected 0 to 100"));
+        // Below 0.01 a gamma's shape (1 / cv²) leaves the range its sampler is exact in: such a stream is
+        // constant (cv 0) for every purpose here.
+        if let Some(c) = cvs.iter().find(|&&c| !(c == 0.0 || (0.01..=100.0).contains(&c))) {
+            return Err(SimError::invalid(format!("cv {c}"), "expected 0 (constant gaps) or 0.01 to 100"));
         }
         let whole_pages = |what: &str, bytes: u64| {
             if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
@@ -249,18 +251,25 @@ impl RateStreams {
 }
 
 impl Workload for RateStreams {
+    /// The spec that builds this workload again.
     fn describe(&self) -> String {
-        let rates: Vec<String> = self.streams.iter().map(|s| format!("{:.0}", s.rate_pages_s)).collect();
-        let cvs: Vec<String> = self.streams.iter().map(|s| format!("{}", s.cv)).collect();
-        format!(
-            "{}:rates={},cv={},random={},random_block={}KiB,span={}s",
-            self.name,
-            rates.join("/"),
-            cvs.join("/"),
-            self.random_readers,
-            self.random_block_pages * PAGE_SIZE_BYTES / 1024,
-            self.span_s
-        )
+        let n = self.streams.len();
+        let head = match self.name {
+            "spc2-vod" => format!("spc2-vod:streams={n},tpch={}", self.random_readers),
+            "file-transfer" => format!("file-transfer:clients={n},random={}", self.random_readers),
+            _ => {
+                let rates: Vec<String> = self.streams.iter().map(|s| format!("{}", s.rate_pages_s)).collect();
+                let cvs: Vec<String> = self.streams.iter().map(|s| format!("{}", s.cv)).collect();
+                format!(
+                    "rate-streams:rates={},cv={},random={}",
+                    rates.join("/"),
+                    cvs.join("/"),
+                    self.random_readers
+                )
+            }
+        };
+        let block_kib = self.random_block_pages * PAGE_SIZE_BYTES / 1024;
+        format!("{head},random_block={block_kib}KiB,span={}s", self.span_s)
     }
 
     fn file_pages(&self) -> &[u64] {
@@ -401,6 +410,21 @@ mod tests {
         assert!(scm_workload(&Spec::parse("file-transfer:tpch=1").unwrap()).is_err());
     }
 
+    /// Each workload describes itself as a spec that builds it again.
+    #[test]
+    fn descriptions_parse_back_to_the_same_workload() {
+        for text in [
+            "rate-streams:rates=1000/7000.5,cv=1/3,random=2",
+            "spc2-vod:streams=5,tpch=2",
+            "file-transfer:clients=4",
+        ] {
+            let w = scm_workload(&Spec::parse(text).unwrap()).unwrap().unwrap();
+            let again = scm_workload(&Spec::parse(&w.describe()).unwrap()).unwrap().unwrap();
+            assert_eq!(again.describe(), w.describe(), "{text}");
+            assert_eq!(again.file_pages(), w.file_pages(), "{text}");
+        }
+    }
+
     #[test]
     fn bad_parameters_say_what_is_expected() {
         let err = |t: &str| scm_workload(&Spec::parse(t).unwrap()).unwrap_err().to_string();
@@ -414,5 +438,7 @@ mod tests {
         assert!(err("spc2-vod:streams=0").contains("1 to 4096"));
         assert!(err("rate-streams:random_block=5000").contains("multiple of the 4096 B page"));
         assert!(err("spc2-vod:rates=5").contains("unknown parameter"));
+        assert!(err("rate-streams:rates=1000,cv=1e-200").contains("0.01 to 100"));
+        assert!(err("rate-streams:rates=1000,random=18446744073709551615").contains("1 to 4096"));
     }
 }
