@@ -166,7 +166,7 @@ pub struct SimulateArgs {
     /// hdd.
     #[arg(long, value_name = "DEVICE")]
     pub device: Option<String>,
-    /// I/O scheduler: noop, deadline, anticipatory (as), with optional parameters (deadline:read_expire=500ms).
+    /// I/O scheduler: noop, deadline, anticipatory (as), cfq, with optional parameters (deadline:read_expire=500ms).
     #[arg(long, default_value = "anticipatory")]
     pub scheduler: String,
     /// Request handlers: simultaneous requests (closed loop) or the thread pool (open loop).

@@ -1,7 +1,7 @@
 //! The block I/O scheduler between the buffer cache and the device: which queued request the disk serves
 //! next, which requests merge into one, and when the disk should stay idle on purpose.
 //!
-//! Three schedulers, one file each, all Linux 2.6's (the kernel Li & Shen measured, papers/000 §4):
+//! Four schedulers, one file each, all Linux 2.6's (the kernel Li & Shen measured, papers/000 §4):
 //! - [`Noop`] (`noop`): one FIFO with back merges.
 //! - [`Deadline`] (`deadline`, Linux `deadline-iosched.c`): per-direction sector-sorted queues swept by a
 //!   one-way elevator, FIFO expiry times that override the sweep, writes starved at most `writes_starved`
@@ -12,6 +12,10 @@
 //!   that the same handler is about to read nearby. Li & Shen (papers/000 §2) explain why this matters to
 //!   data-intensive servers (one handler's sequential run is not broken by the others') and when it fails
 //!   (long think times; a handler alternating between several streams, as in Two-Rand and index search).
+//! - [`Cfq`] (`cfq`, Linux 2.6.18 `cfq-iosched.c`, the default elevator from 2.6.18 on): a queue per
+//!   handler for its reads (one shared queue for all asynchronous writes), served round robin in time
+//!   slices (100 ms synchronous, 40 ms asynchronous), up to `quantum` requests per round, with an idle of
+//!   up to `slice_idle` (8 ms) after a handler's read completes if its mean think time is short.
 //!
 //! # Protocol with the event loop
 //! The driver owns time and the device. It calls [`IoScheduler::add`] for every request a handler or the
@@ -33,6 +37,7 @@
 //! made the same number the block layer's default (`BLK_DEF_MAX_SECTORS`, `max_sectors_kb` = 512).
 
 mod anticipatory;
+mod cfq;
 mod deadline;
 mod noop;
 mod queue;
@@ -40,6 +45,7 @@ mod queue;
 mod testing;
 
 pub use anticipatory::{Anticipatory, AnticipatoryParams};
+pub use cfq::{Cfq, CfqParams};
 pub use deadline::{Deadline, DeadlineParams};
 pub use noop::{Noop, NoopParams};
 
@@ -102,7 +108,8 @@ pub enum Decision {
     /// Serve this request; call [`IoScheduler::completed`] with it when done.
     Dispatch(Dispatch),
     /// Anticipating: keep the device idle and call [`IoScheduler::next`] again at this time (strictly
-    /// later than `now`, at most the scheduler's `antic_expire` later), or as soon as a request is added.
+    /// later than `now`, at most the scheduler's `antic_expire` (cfq: `slice_idle`) later), or as soon as
+    /// a request is added.
     WaitUntil(Nanos),
     /// Nothing is queued: call [`IoScheduler::next`] again after the next [`IoScheduler::add`].
     Idle,
@@ -112,7 +119,7 @@ pub enum Decision {
 /// (schedulers assert it), that ids are unique among requests not yet completed, and that `completed`
 /// receives exactly the dispatches `next` returned, each once.
 pub trait IoScheduler: Send {
-    /// The name users type: `"noop"`, `"deadline"`, `"anticipatory"`.
+    /// The name users type: `"noop"`, `"deadline"`, `"anticipatory"`, `"cfq"`.
     fn name(&self) -> &'static str;
 
     /// Queue `req`, submitted by its owner at or before `now`. The scheduler may merge it into a queued
@@ -164,8 +171,8 @@ pub trait IoScheduler: Send {
     fn state(&self) -> String;
 }
 
-/// The elevator's answer to [`IoScheduler::may_queue`] (2.6's `ELV_MQUEUE_MAY` / `ELV_MQUEUE_MUST`; CFQ's
-/// `ELV_MQUEUE_NO` has no scheduler here that gives it).
+/// The elevator's answer to [`IoScheduler::may_queue`] (2.6's `ELV_MQUEUE_MAY` / `ELV_MQUEUE_MUST`;
+/// `ELV_MQUEUE_NO`, which 2.6.18's CFQ never returns either, has no scheduler here that gives it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MayQueue {
     /// The usual rules: a submitter into a full queue sleeps unless it is a batcher.
@@ -181,11 +188,12 @@ pub enum SchedulerSpec {
     Noop(NoopParams),
     Deadline(DeadlineParams),
     Anticipatory(AnticipatoryParams),
+    Cfq(CfqParams),
 }
 
 impl SchedulerSpec {
     /// The names `parse` accepts, for messages.
-    pub const NAMES: &'static str = "noop, deadline, anticipatory (as)";
+    pub const NAMES: &'static str = "noop, deadline, anticipatory (as), cfq";
 
     /// `name[:key=value,...]`; see each scheduler's `Params` for its keys. Unknown names, unknown keys and
     /// bad values are errors naming the spec and what was expected.
@@ -195,6 +203,7 @@ impl SchedulerSpec {
             "noop" => SchedulerSpec::Noop(NoopParams::from_spec(&spec)?),
             "deadline" => SchedulerSpec::Deadline(DeadlineParams::from_spec(&spec)?),
             "anticipatory" | "as" => SchedulerSpec::Anticipatory(AnticipatoryParams::from_spec(&spec)?),
+            "cfq" => SchedulerSpec::Cfq(CfqParams::from_spec(&spec)?),
             _ => {
                 return Err(CoreError::UnknownName {
                     what: "I/O scheduler",
@@ -211,6 +220,7 @@ impl SchedulerSpec {
             SchedulerSpec::Noop(_) => "noop",
             SchedulerSpec::Deadline(_) => "deadline",
             SchedulerSpec::Anticipatory(_) => "anticipatory",
+            SchedulerSpec::Cfq(_) => "cfq",
         }
     }
 
@@ -221,6 +231,7 @@ impl SchedulerSpec {
             SchedulerSpec::Noop(p) => p.max_request_sectors,
             SchedulerSpec::Deadline(p) => p.max_request_sectors,
             SchedulerSpec::Anticipatory(p) => p.max_request_sectors,
+            SchedulerSpec::Cfq(p) => p.max_request_sectors,
         }
     }
 
@@ -229,6 +240,7 @@ impl SchedulerSpec {
             SchedulerSpec::Noop(p) => Box::new(Noop::new(p)),
             SchedulerSpec::Deadline(p) => Box::new(Deadline::new(p)),
             SchedulerSpec::Anticipatory(p) => Box::new(Anticipatory::new(p)),
+            SchedulerSpec::Cfq(p) => Box::new(Cfq::new(p)),
         }
     }
 }
@@ -255,6 +267,7 @@ impl fmt::Display for SchedulerSpec {
             SchedulerSpec::Noop(p) => p.non_default(),
             SchedulerSpec::Deadline(p) => p.non_default(),
             SchedulerSpec::Anticipatory(p) => p.non_default(),
+            SchedulerSpec::Cfq(p) => p.non_default(),
         };
         f.write_str(self.name())?;
         if !params.is_empty() {
@@ -337,15 +350,29 @@ mod tests {
             panic!("not anticipatory")
         };
         assert_eq!((a.antic_expire, a.max_request_sectors), (Nanos::ZERO, 256));
+        assert_eq!("cfq".parse::<SchedulerSpec>().unwrap(), SchedulerSpec::Cfq(CfqParams::default()));
+        let SchedulerSpec::Cfq(c) =
+            "cfq:slice_idle=0ms,quantum=8,back_seek_max=1024".parse::<SchedulerSpec>().unwrap()
+        else {
+            panic!("not cfq")
+        };
+        assert_eq!((c.slice_idle, c.quantum, c.back_seek_max), (Nanos::ZERO, 8, 1024));
+        assert_eq!(c.slice_sync, Nanos::from_ms(100));
     }
 
     #[test]
     fn bad_specs_are_clear_errors() {
-        let e = "cfq".parse::<SchedulerSpec>().unwrap_err().to_string();
+        let e = "bfq".parse::<SchedulerSpec>().unwrap_err().to_string();
         assert!(
-            e.contains("unknown I/O scheduler `cfq`") && e.contains("noop, deadline, anticipatory (as)"),
+            e.contains("unknown I/O scheduler `bfq`") && e.contains("noop, deadline, anticipatory (as), cfq"),
             "{e}"
         );
+        let e = "cfq:quantum=0".parse::<SchedulerSpec>().unwrap_err().to_string();
+        assert!(e.contains("quantum=0: expected more than 0"), "{e}");
+        let e = "cfq:slice_idle=8".parse::<SchedulerSpec>().unwrap_err().to_string();
+        assert!(e.contains("missing unit"), "{e}");
+        let e = "cfq:antic_expire=6ms".parse::<SchedulerSpec>().unwrap_err().to_string();
+        assert!(e.contains("unknown parameter(s) antic_expire"), "{e}");
         let e = "deadline:read_expir=5ms".parse::<SchedulerSpec>().unwrap_err().to_string();
         assert!(e.contains("read_expir") && e.contains("accepted: read_expire"), "{e}");
         let e = "deadline:read_expire=5".parse::<SchedulerSpec>().unwrap_err().to_string();
@@ -365,6 +392,9 @@ mod tests {
             "deadline:read_expire=250ms,write_expire=1500us,fifo_batch=1,writes_starved=0,front_merges=false",
             "anticipatory",
             "anticipatory:read_batch_expire=1s,antic_expire=0ns",
+            "cfq",
+            "cfq:quantum=1,fifo_expire_sync=20ms,fifo_expire_async=40ms,back_seek_max=0,back_seek_penalty=1,\
+             slice_sync=50ms,slice_async=10ms,slice_async_rq=1,slice_idle=0ns,max_request_sectors=64",
         ] {
             let spec: SchedulerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -414,12 +444,14 @@ mod tests {
         let spec: SchedulerSpec = spec.parse().unwrap();
         let antic_max = match spec {
             SchedulerSpec::Anticipatory(p) => p.antic_expire,
+            SchedulerSpec::Cfq(p) => p.slice_idle,
             _ => Nanos::ZERO,
         };
         let max_sectors = match spec {
             SchedulerSpec::Noop(p) => p.max_request_sectors,
             SchedulerSpec::Deadline(p) => p.max_request_sectors,
             SchedulerSpec::Anticipatory(p) => p.max_request_sectors,
+            SchedulerSpec::Cfq(p) => p.max_request_sectors,
         };
         let mut m = Model::new(spec.build(), max_sectors);
         for op in ops {
@@ -469,6 +501,24 @@ mod tests {
                  write_batch_expire=10ms",
                 &ops,
             )?;
+        }
+
+        #[test]
+        fn cfq_dispatches_every_request_exactly_once_and_waits_briefly(
+            ops in prop::collection::vec(op(), 1..120)
+        ) {
+            run(
+                "cfq:max_request_sectors=32,fifo_expire_sync=20ms,fifo_expire_async=40ms,slice_sync=30ms,\
+                 slice_async=10ms,quantum=2",
+                &ops,
+            )?;
+        }
+
+        #[test]
+        fn cfq_with_default_slices_dispatches_every_request_exactly_once(
+            ops in prop::collection::vec(op(), 1..120)
+        ) {
+            run("cfq:max_request_sectors=32", &ops)?;
         }
     }
 

@@ -1,7 +1,7 @@
 //! The request queue under every scheduler here: an arena of queued (possibly merged) requests, each on a
 //! FIFO list (arrival order, for expiry) and in two sector indexes (by first sector: the elevator's sort
 //! order and front merges; by end sector: back merges), split into two classes (reads and writes for
-//! deadline; synchronous and asynchronous for anticipatory; noop uses one).
+//! deadline; synchronous and asynchronous for anticipatory; noop uses one; cfq adds one per queue).
 //!
 //! Merging follows the Linux 2.6 elevator core (`block/elevator.c`, `ll_rw_blk.c`): a new request merges
 //! at the back of a queued request that ends where it starts, else (front merges on) at the front of one
@@ -12,7 +12,7 @@
 //! Linux merges bios into requests; pagelab's unit is the handler's request, so a merged request lists the
 //! ids it carries, in sector order.
 //!
-//! [`SchedCore`] adds the bookkeeping all three schedulers share: the dispatched-but-not-completed set,
+//! [`SchedCore`] adds the bookkeeping all the schedulers share: the dispatched-but-not-completed set,
 //! time monotonicity, and the conservation check (added = queued + in flight + completed).
 
 use super::{Dispatch, IoRequest};
@@ -84,9 +84,10 @@ pub(crate) struct RequestQueue {
     free: Vec<u32>,
     /// FIFO links: the front is the newest, the back the oldest.
     links: Links,
-    fifo: [List; CLASSES],
-    by_start: [BTreeSet<(u64, u32)>; CLASSES],
-    by_end: [BTreeSet<(u64, u32)>; CLASSES],
+    /// Per class (a scheduler may add classes: CFQ keeps one per queue).
+    fifo: Vec<List>,
+    by_start: Vec<BTreeSet<(u64, u32)>>,
+    by_end: Vec<BTreeSet<(u64, u32)>>,
     /// Added requests queued, counting each part.
     parts: usize,
     /// Queued (merged) requests by direction (`[reads, writes]`).
@@ -102,9 +103,9 @@ impl RequestQueue {
             slots: Vec::new(),
             free: Vec::new(),
             links: Links::new(0),
-            fifo: [List::new(); CLASSES],
-            by_start: [BTreeSet::new(), BTreeSet::new()],
-            by_end: [BTreeSet::new(), BTreeSet::new()],
+            fifo: vec![List::new(); CLASSES],
+            by_start: vec![BTreeSet::new(); CLASSES],
+            by_end: vec![BTreeSet::new(); CLASSES],
             parts: 0,
             requests: [0; 2],
             next_seq: 0,
@@ -131,6 +132,14 @@ impl RequestQueue {
         self.parts += 1;
         self.check_class(class);
         slot
+    }
+
+    /// Add an empty class; returns its number (the first is [`CLASSES`]).
+    pub fn add_class(&mut self) -> usize {
+        self.fifo.push(List::new());
+        self.by_start.push(BTreeSet::new());
+        self.by_end.push(BTreeSet::new());
+        self.fifo.len() - 1
     }
 
     /// Take slot `s` out of the queue (to dispatch it).
