@@ -33,7 +33,7 @@ proptest! {
     }
 
     #[test]
-    fn name_value_specs(text in "(lru|arc|linux|tp|deadline|as|noop|simple|hdd|ssd|one-rand|random|seq|two-rand)(:((files|file_size|block|length|length_min|length_max|files_per_request|read_expire|write_expire|fifo_batch|antic_expire|window)=[0-9a-zA-Z.,-]{0,10},?){0,4})?") {
+    fn name_value_specs(text in "(lru|arc|linux|tp|deadline|as|cfq|noop|simple|hdd|ssd|one-rand|random|seq|two-rand)(:((files|file_size|block|length|length_min|length_max|files_per_request|read_expire|write_expire|fifo_batch|antic_expire|slice_idle|slice_sync|quantum|back_seek_max|window)=[0-9a-zA-Z.,-]{0,10},?){0,4})?") {
         check(&text)?;
     }
 
