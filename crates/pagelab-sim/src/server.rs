@@ -1503,7 +1503,8 @@ fn dataset_does_not_fit(layout_error: SimError, device: &str, device_pages: u64)
         String::new()
     };
     SimError::Config(format!(
-        "{layout_error} ({device}, {:.1} GB); choose {larger}fewer files (the workload's files=N)",
+        "{layout_error} ({device}, {:.1} GB); choose {larger}fewer files (the workload's files=N; for paced \
+         streams, a shorter span=)",
         gb(device_pages)
     ))
 }
@@ -1558,7 +1559,7 @@ mod tests {
             "the dataset needs 6144000 pages of disk",
             "(Seagate ST39102LW (Cheetah 9LP), 9.1 GB)",
             "--device ultrastar36lzx: the 36.7 GB IBM Ultrastar 36LZX",
-            "fewer files (the workload's files=N)",
+            "fewer files (the workload's files=N; for paced streams, a shorter span=)",
         ] {
             assert!(message.contains(needle), "`{needle}` not in: {message}");
         }
