@@ -64,6 +64,9 @@ const SLOW_RATE: u64 = 1000;
 const DEVIATIONS_FAST_RATE: u64 = 5000;
 /// The capacity diagnostic's rate per stream: far beyond any 2009 disk.
 const CAPACITY_RATE: u64 = 20_000;
+/// Seeds per case in the full sweep (`--seed` and the next ones): a bursty stream's response time varies by
+/// tens of percent from seed to seed, so every number in the analysis is the mean over them.
+const SEEDS: u64 = 3;
 /// Fairness: a policy's prefetch memory within this fraction of 32-32's (the issue's 5 %).
 const MEMORY_TOLERANCE: f64 = 0.05;
 
@@ -168,17 +171,20 @@ impl Experiment for ScmPrefetch {
          prefetchers 32-32, 24-48, ETS and ESF on a 4-CPU, 16 GiB server; measures response time, misses \
          per prefetch cycle, fill rate, prefetch memory and throughput, and sets them beside the slides' \
          claims, with four diagnostics beside them (the disk's capacity, the rates under the deadline and \
-         the CFQ elevators, the deviations with the unstable stream at 5,000 pages/s). Full: 92 runs of 60 s \
-         simulated; quick: 52 runs of 5 s."
+         the CFQ elevators, the deviations with the unstable stream at 5,000 pages/s). Full: 92 cases of 60 s \
+         simulated, each with 3 seeds (276 runs); quick: 52 runs of 5 s, one seed."
     }
 
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job> {
         let mut jobs = Vec::new();
-        for case in cases(quick) {
-            for (name, spec) in POLICIES {
-                jobs.push(Job::new(format!("{} {name}", case.label()), move || {
-                    run(case, name, spec, quick, seed)
-                }));
+        let seeds = if quick { 1 } else { SEEDS };
+        for seed in seed..seed.saturating_add(seeds) {
+            for case in cases(quick) {
+                for (name, spec) in POLICIES {
+                    jobs.push(Job::new(format!("{} {name} seed {seed}", case.label()), move || {
+                        run(case, name, spec, quick, seed)
+                    }));
+                }
             }
         }
         jobs
@@ -292,10 +298,28 @@ struct Analysis<'a> {
 }
 
 impl Analysis<'_> {
-    fn find(&self, experiment: &str, prefetch: &str, key: &str, x: f64) -> Option<&Row> {
-        self.rows
-            .iter()
-            .find(|r| r.text("experiment") == experiment && r.text("prefetch") == prefetch && r.num(key) == x)
+    /// The runs of one case and policy, one per seed.
+    fn runs<'r>(
+        &'r self,
+        experiment: &'r str,
+        prefetch: &'r str,
+        key: &'r str,
+        x: f64,
+    ) -> impl Iterator<Item = &'r Row> {
+        self.rows.iter().filter(move |r| {
+            r.text("experiment") == experiment && r.text("prefetch") == prefetch && r.num(key) == x
+        })
+    }
+
+    /// The seeds the sweep ran, in order.
+    fn seeds(&self) -> Vec<f64> {
+        let mut seeds: Vec<f64> = Vec::new();
+        for r in self.rows {
+            if !seeds.contains(&r.num("seed")) {
+                seeds.push(r.num("seed"));
+            }
+        }
+        seeds
     }
 
     /// The x values of an experiment's sweep, in run order.
@@ -309,8 +333,32 @@ impl Analysis<'_> {
         xs
     }
 
+    /// A metric of one case and policy: the mean over its seeds (NaN if it did not run).
     fn metric(&self, experiment: &str, prefetch: &str, key: &str, x: f64, metric: &str) -> f64 {
-        self.find(experiment, prefetch, key, x).map_or(f64::NAN, |r| r.metric(metric))
+        let values: Vec<f64> = self.runs(experiment, prefetch, key, x).map(|r| r.metric(metric)).collect();
+        if values.is_empty() {
+            f64::NAN
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        }
+    }
+
+    /// `reductions` of each seed on its own: how much the result moves from seed to seed.
+    fn reductions_by_seed(
+        &self,
+        exp: &str,
+        key: &str,
+        metric: &str,
+        a: &str,
+        b: &str,
+    ) -> Vec<(f64, Vec<(f64, f64)>)> {
+        self.seeds()
+            .into_iter()
+            .map(|seed| {
+                let one: Vec<Row> = self.rows.iter().filter(|r| r.num("seed") == seed).cloned().collect();
+                (seed, Analysis { rows: &one }.reductions(exp, key, metric, a, b))
+            })
+            .collect()
     }
 
     /// (x, 1 − a/b) over an experiment's sweep: how much lower `a`'s metric is than `b`'s.
@@ -443,26 +491,20 @@ impl Analysis<'_> {
         }
     }
 
-    /// Every policy's prefetch memory against 32-32's in the same case.
+    /// Every policy's prefetch memory against 32-32's in the same case (means over the seeds).
     fn memory_ratios(&self) -> Vec<(String, f64)> {
-        let mut v = Vec::new();
+        let mut v: Vec<(String, f64)> = Vec::new();
+        // The elevator diagnostics are compared too: equal memory must hold under any elevator.
         let compared = |r: &&Row| r.text("prefetch") != "32-32" && r.text("experiment") != "capacity";
-        // The deadline diagnostic is compared too: equal memory must hold under any elevator.
         for r in self.rows.iter().filter(compared) {
-            let base = self.rows.iter().find(|b| {
-                b.text("prefetch") == "32-32"
-                    && b.text("experiment") == r.text("experiment")
-                    && b.num("streams") == r.num("streams")
-                    && b.num("fast_rate_pages_s").to_bits() == r.num("fast_rate_pages_s").to_bits()
-                    && b.num("sd_factor") == r.num("sd_factor")
-            });
-            if let Some(b) = base {
-                let label = format!("{} {} ({})", r.text("experiment"), case_x(r), r.text("prefetch"));
-                v.push((
-                    label,
-                    r.metric("prefetch_memory_pages_mean") / b.metric("prefetch_memory_pages_mean") - 1.0,
-                ));
+            let (exp, p) = (r.text("experiment"), r.text("prefetch"));
+            let label = format!("{exp} {} ({p})", case_x(r));
+            if v.iter().any(|(l, _)| *l == label) {
+                continue;
             }
+            let (key, x) = (x_key(exp), r.num(x_key(exp)));
+            let mem = |policy| self.metric(exp, policy, key, x, "prefetch_memory_pages_mean");
+            v.push((label, mem(p) / mem("32-32") - 1.0));
         }
         v
     }
@@ -735,13 +777,50 @@ impl Analysis<'_> {
             "**The VOD streams** are paced at their video rates, so while the disk keeps up every policy delivers \
              the same throughput (the offered load); a difference can only show past saturation.\n"
         );
+        let seeds = self.seeds();
+        let by_seed = |exp: &str, key: &str, a: &str, b: &str, unit: &str| {
+            self.reductions_by_seed(exp, key, "response_time_us", a, b)
+                .into_iter()
+                .map(|(seed, v)| {
+                    format!(
+                        "seed {seed:.0}: {}",
+                        percents(&v.into_iter().map(|(x, r)| (x, -r)).collect::<Vec<_>>(), unit)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         let _ = writeln!(
             md,
-            "| experiment | x | prefetch | response (µs) | stream 1 (µs) | stream 2 (µs) | ESC | fill rate | \
+            "**Seeds.** Every number here is the mean over {} seed(s) ({}); the table gives the response time's \
+             range over them. A bursty stream's response time moves by tens of percent from seed to seed: ETS \
+             against 32-32 in the rates experiment is {}; ESF against ETS in the `deviations-5000` diagnostic \
+             is {}.\n",
+            seeds.len(),
+            seeds.iter().map(|s| format!("{s:.0}")).collect::<Vec<_>>().join(", "),
+            by_seed("rates", "fast_rate_pages_s", "ets", "32-32", "pages/s"),
+            by_seed("deviations-5000", "sd_factor", "esf", "ets", "× SD"),
+        );
+        let _ = writeln!(
+            md,
+            "| experiment | x | prefetch | response (µs; min–max over seeds) | stream 1 (µs) | stream 2 (µs) | ESC | fill rate | \
              cycles | prefetch memory (pages) | vs 32-32 | stream pages/s | random pages/s | disk busy |\n\
              |---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         );
-        for r in self.rows {
+        let first_seed = self.seeds().first().copied().unwrap_or(f64::NAN);
+        for r in self.rows.iter().filter(|r| r.num("seed") == first_seed) {
+            let (exp, p) = (r.text("experiment"), r.text("prefetch"));
+            let (key, x) = (x_key(exp), r.num(x_key(exp)));
+            let m = |metric: &str| self.metric(exp, p, key, x, metric);
+            let response: Vec<f64> =
+                self.runs(exp, p, key, x).map(|r| r.metric("response_time_us")).collect();
+            let spread = if response.len() > 1 {
+                let lo = response.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = response.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                format!(" ({lo:.1}–{hi:.1})")
+            } else {
+                String::new()
+            };
             let label = format!("{} {} ({})", r.text("experiment"), case_x(r), r.text("prefetch"));
             let vs = ratios
                 .iter()
@@ -749,23 +828,32 @@ impl Analysis<'_> {
                 .map_or("—".into(), |(_, d)| format!("{:+.1} %", 100.0 * d));
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.3} | {:.0} | {:.1} | {vs} | {:.0} | {:.0} | {:.2} |",
-                r.text("experiment"),
+                "| {} | {} | {} | {:.1}{spread} | {:.1} | {:.1} | {:.2} | {:.3} | {:.0} | {:.1} | {vs} | {:.0} | {:.0} | {:.2} |",
+                exp,
                 case_x(r),
-                r.text("prefetch"),
-                r.metric("response_time_us"),
-                r.metric("response_time_us_stream1"),
-                r.metric("response_time_us_stream2"),
-                r.metric("esc"),
-                r.metric("fill_rate"),
-                r.metric("prefetch_cycles"),
-                r.metric("prefetch_memory_pages_mean"),
-                r.metric("stream_throughput_pages_s"),
-                r.metric("random_throughput_pages_s"),
-                r.metric("disk_busy"),
+                p,
+                m("response_time_us"),
+                m("response_time_us_stream1"),
+                m("response_time_us_stream2"),
+                m("esc"),
+                m("fill_rate"),
+                m("prefetch_cycles"),
+                m("prefetch_memory_pages_mean"),
+                m("stream_throughput_pages_s"),
+                m("random_throughput_pages_s"),
+                m("disk_busy"),
             );
         }
         md
+    }
+}
+
+/// The parameter an experiment sweeps.
+fn x_key(experiment: &str) -> &'static str {
+    match experiment {
+        "rates" | "rates-deadline" | "rates-cfq" | "capacity" => "fast_rate_pages_s",
+        "deviations" | "deviations-5000" => "sd_factor",
+        _ => "streams",
     }
 }
 
