@@ -264,7 +264,8 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
             ("response_time_us_stream1".into(), of(0, |s| s.response_time_us_mean)),
             ("response_time_us_stream2".into(), of(1, |s| s.response_time_us_mean)),
             ("esc".into(), esc),
-            ("fill_rate".into(), 1.0 - ratio(esc, order)),
+            // The slides' FR = 1 − ESC / Q with Q = P, the policy's prefetch degree (32 for 32-32, else 48).
+            ("fill_rate".into(), 1.0 - ratio(esc, if name == "32-32" { 32.0 } else { 48.0 })),
             (
                 "prefetch_memory_pages_mean".into(),
                 m.memory.prefetched_unused_bytes_mean / PAGE_SIZE_BYTES as f64,
@@ -713,11 +714,12 @@ impl Analysis<'_> {
         let _ = writeln!(
             md,
             "A 4-CPU, 16 GiB server on the Seagate Barracuda 7200.11 (`st3500320as`) with the anticipatory \
-             elevator and Linux 2.6's memory; each stream reads its own file one 4 KiB page per request. `32-32` is `tp:32-32` (2.6.18's ramp), \
-             `24-48` is `tp:24-48,fixed`, `ets` and `esf` are `ets:24-48` and `esf:24-48` (T_total = 24 × \
-             streams, P = 48). Response times are from a request's arrival to its delivery; ESC is shortages \
-             (accesses that found the page absent or in flight) per prefetch cycle (read fetch); memory is the \
-             time-average of prefetched, not yet accessed pages (in flight included).\n"
+             elevator and Linux 2.6's memory; each stream reads its own file one 4 KiB page per request. \
+             `32-32` is `tp:32-32` (2.6.18's ramp), `24-48` is `tp:24-48,fixed`, `ets` and `esf` are \
+             `ets:24-48` and `esf:24-48` (T_total = 24 × streams, P = 48). Response times are from a request's \
+             arrival to its delivery; ESC is shortages (accesses that found the page absent or in flight) per \
+             prefetch cycle (read fetch) of the streams; the fill rate is 1 − ESC / P, the slides' FR with Q = P; \
+             memory is the time-average of prefetched, not yet accessed pages (in flight included).\n"
         );
         let ratios = self.memory_ratios();
         let capacity = |p| {
