@@ -866,6 +866,40 @@ pub(crate) fn assert_published_seeks(hdd: &Hdd, cylinders: u32, avg_ms: f64, ful
     assert!((sampled / avg_ms - 1.0).abs() < 0.01, "sampled average seek {sampled:.4} ms vs {avg_ms}");
 }
 
+/// The fitted seek curve's boundary `boundary` is the integer one that puts the single-cylinder seek at the
+/// published track-to-track `t2t_ms` and not above: one cylinder lower, it would exceed it (and the
+/// cylinder skew). `fit_at` is the drive's fit at a given boundary. Shared by the drives whose boundary is
+/// solved for.
+#[cfg(test)]
+pub(crate) fn assert_boundary_meets_track_to_track(
+    fit_at: impl Fn(u32) -> super::spec::TwoPieceSeek,
+    boundary: u32,
+    t2t_ms: f64,
+) {
+    let at = |b: u32| {
+        let c = fit_at(b);
+        c.short_base_ms + c.short_sqrt_ms
+    };
+    assert!(at(boundary) <= t2t_ms, "{}", at(boundary));
+    assert!(at(boundary - 1) > t2t_ms, "{}", at(boundary - 1));
+}
+
+/// 4,000 random 4 KiB reads of `spec`, its cache on (seed 42) and off (seed 43), average `want_ms` (the
+/// published overhead + average seek + average latency) to 5 %: random LBNs (not cylinders) favour the
+/// outer, larger zones, which shortens the seeks a little. Shared by the drives built from published
+/// figures.
+#[cfg(test)]
+pub(crate) fn assert_random_4k_near(spec: &HddSpec, want_ms: f64) {
+    for (cache, seed) in [(true, 42), (false, 43)] {
+        let mut spec = spec.clone();
+        spec.cache.enabled = cache;
+        let mut hdd = Hdd::new(&spec);
+        let capacity = hdd.capacity_sectors();
+        let mean = random_4k_mean_ms(&mut hdd, capacity, seed, 4_000);
+        assert!((mean / want_ms - 1.0).abs() < 0.05, "cache {cache}: {mean:.4} ms vs {want_ms:.2} ms");
+    }
+}
+
 /// Every zone of `spec` (its cache on) streams at the sustained rate `rate_of` gives it (to 0.5 %: no zone
 /// loses a revolution at a switch), ten cylinders from the zone's first LBN in 64 KiB and 256 KiB reads;
 /// the outermost at `outer_mb_s` and the innermost at `inner_mb_s` (±0.5 MB/s). Shared by the drives built

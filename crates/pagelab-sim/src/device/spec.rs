@@ -163,6 +163,21 @@ pub struct HddOverheads {
     pub write_after_write_ms: f64,
 }
 
+impl HddOverheads {
+    /// One overhead for every command, whatever came before: what a maker that publishes a single
+    /// "controller overhead" gives (the WD1200BB, the Barracuda 7200.11).
+    pub fn uniform(ms: f64) -> HddOverheads {
+        HddOverheads {
+            read_miss_after_read_ms: ms,
+            read_miss_after_write_ms: ms,
+            read_hit_after_read_ms: ms,
+            read_hit_after_write_ms: ms,
+            write_after_read_ms: ms,
+            write_after_write_ms: ms,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeekSpec {
