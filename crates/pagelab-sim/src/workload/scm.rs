@@ -132,20 +132,12 @@ pub fn scm_workload(spec: &Spec) -> Result<Option<RateStreams>, SimError> {
             ("rate-streams", rates, cvs, spec.u64("random", 0).map_err(e)?)
         }
         "spc2-vod" => {
-            let n = spec.u64("streams", 16).map_err(e)?;
-            if !(1..=SLOTS_MAX).contains(&n) {
-                return Err(SimError::invalid(format!("streams={n}"), format!("expected 1 to {SLOTS_MAX}")));
-            }
-            let rates = (0..n).map(|i| video_rate_pages_s(VIDEO_RATES_MBIT_S[i as usize % 3])).collect();
-            ("spc2-vod", rates, vec![1.0; n as usize], spec.u64("tpch", 1).map_err(e)?)
+            let (rates, cvs) = cycled(spec, "streams", 16, &VIDEO_RATES_MBIT_S)?;
+            ("spc2-vod", rates, cvs, spec.u64("tpch", 1).map_err(e)?)
         }
         "file-transfer" => {
-            let n = spec.u64("clients", 6).map_err(e)?;
-            if !(1..=SLOTS_MAX).contains(&n) {
-                return Err(SimError::invalid(format!("clients={n}"), format!("expected 1 to {SLOTS_MAX}")));
-            }
-            let rates = (0..n).map(|i| video_rate_pages_s(LINK_RATES_MBIT_S[i as usize % 3])).collect();
-            ("file-transfer", rates, vec![1.0; n as usize], spec.u64("random", 0).map_err(e)?)
+            let (rates, cvs) = cycled(spec, "clients", 6, &LINK_RATES_MBIT_S)?;
+            ("file-transfer", rates, cvs, spec.u64("random", 0).map_err(e)?)
         }
         _ => return Ok(None),
     };
@@ -161,8 +153,24 @@ pub fn scm_workload(spec: &Spec) -> Result<Option<RateStreams>, SimError> {
     RateStreams::new(name, &rates, &cvs, random, block, size, span_s).map(Some)
 }
 
+/// `key` (default `default`, 1 to [`SLOTS_MAX`]) Poisson streams whose rates cycle through `rates_mbit_s`:
+/// the named instances' streams (rates, cvs).
+fn cycled(
+    spec: &Spec,
+    key: &str,
+    default: u64,
+    rates_mbit_s: &[f64],
+) -> Result<(Vec<f64>, Vec<f64>), SimError> {
+    let n = spec.u64(key, default).map_err(SimError::Core)?;
+    if !(1..=SLOTS_MAX).contains(&n) {
+        return Err(SimError::invalid(format!("{key}={n}"), format!("expected 1 to {SLOTS_MAX}")));
+    }
+    let rates = (0..n as usize).map(|i| bit_rate_pages_s(rates_mbit_s[i % rates_mbit_s.len()])).collect();
+    Ok((rates, vec![1.0; n as usize]))
+}
+
 /// A bit rate (a video's, a link's) in 4 KiB pages per second.
-pub fn video_rate_pages_s(mbit_s: f64) -> f64 {
+pub fn bit_rate_pages_s(mbit_s: f64) -> f64 {
     mbit_s * 1e6 / 8.0 / PAGE_SIZE_BYTES as f64
 }
 
