@@ -1204,10 +1204,11 @@ impl Server {
         self.measure_start = now;
         self.q.schedule(now + self.cfg.duration, Event::End);
         self.win = Window::default();
-        if self.workload.stream_kind(0).is_some() {
+        let observer = self.cache.observer_mut();
+        // Response times per slot exactly when the streams are counted (the workload reports them).
+        if observer.1 .1 .1.is_some() {
             self.win.slot_responses = vec![Responses::default(); self.handlers.len()];
         }
-        let observer = self.cache.observer_mut();
         observer.0 = Counters::default();
         observer.1 .0.thrash_pages = 0;
         if let Some(memrx) = &mut observer.1 .1 .0 {
