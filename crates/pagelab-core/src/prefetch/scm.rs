@@ -178,10 +178,6 @@ impl DemandEstimate {
         self.window_start = Some(Nanos(start.0 + ended * w));
     }
 
-    pub fn samples(&self) -> u64 {
-        self.gaps_ns.samples
-    }
-
     pub fn settled(&self) -> bool {
         self.gaps_ns.samples >= Self::SETTLE_SAMPLES && self.window_counts.samples >= Self::SETTLE_WINDOWS
     }
@@ -387,10 +383,6 @@ impl ScmPrefetcher {
         self
     }
 
-    pub fn rule(&self) -> ScmRule {
-        self.rule
-    }
-
     /// The spec that builds this prefetcher again (`ets:24-48`, `esf:24-48,period=50ms`).
     pub fn spec(&self) -> String {
         let period = if self.period == Self::PERIOD_DEFAULT {
@@ -404,11 +396,6 @@ impl ScmPrefetcher {
     /// T_i of (`stream`, `file`) for its next window, if it has a state.
     pub fn trigger_pages(&self, stream: StreamId, file: FileId) -> Option<u64> {
         self.states.get(stream, file).map(|s| s.trigger)
-    }
-
-    /// The estimated demand of (`stream`, `file`).
-    pub fn demand(&self, stream: StreamId, file: FileId) -> Option<DemandEstimate> {
-        self.states.get(stream, file).map(|s| s.demand)
     }
 
     /// The system's lead time estimate.

@@ -252,10 +252,6 @@ impl RateStreams {
             span_s,
         })
     }
-
-    pub fn streams(&self) -> usize {
-        self.streams.len()
-    }
 }
 
 impl Workload for RateStreams {
