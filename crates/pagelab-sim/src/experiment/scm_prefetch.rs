@@ -46,6 +46,7 @@ use crate::server::simulate;
 use crate::workload::spec::parse_workload;
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::{Nanos, PAGE_SIZE_BYTES};
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 
 pub struct ScmPrefetch;
@@ -191,7 +192,7 @@ impl Experiment for ScmPrefetch {
     }
 
     fn analyze(&self, rows: &[Row], _quick: bool) -> Findings {
-        let a = Analysis { rows };
+        let a = Analysis::new(rows);
         let checks = vec![
             a.within_budget(a.ets_response(), "rates", &["ets"]),
             a.within_budget(a.ets_cycles_and_esc(), "rates", &["ets"]),
@@ -296,9 +297,12 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
 
 struct Analysis<'a> {
     rows: &'a [Row],
+    /// [`Analysis::memory_ratios`], computed on first use: the fairness check, the budget rule of every
+    /// claim, the summary and the report all read it.
+    memory: OnceCell<Vec<(String, f64)>>,
 }
 
-impl Analysis<'_> {
+impl<'a> Analysis<'a> {
     /// The runs of one case and policy, one per seed.
     fn runs<'r>(
         &'r self,
@@ -357,7 +361,7 @@ impl Analysis<'_> {
             .into_iter()
             .map(|seed| {
                 let one: Vec<Row> = self.rows.iter().filter(|r| r.num("seed") == seed).cloned().collect();
-                (seed, Analysis { rows: &one }.reductions(exp, key, metric, a, b))
+                (seed, Analysis::new(&one).reductions(exp, key, metric, a, b))
             })
             .collect()
     }
@@ -492,6 +496,15 @@ impl Analysis<'_> {
         }
     }
 
+    fn new(rows: &'a [Row]) -> Analysis<'a> {
+        Analysis { rows, memory: OnceCell::new() }
+    }
+
+    /// [`Analysis::memory_ratios`], once.
+    fn memory(&self) -> &[(String, f64)] {
+        self.memory.get_or_init(|| self.memory_ratios())
+    }
+
     /// Every policy's prefetch memory against 32-32's in the same case (means over the seeds).
     fn memory_ratios(&self) -> Vec<(String, f64)> {
         let mut v: Vec<(String, f64)> = Vec::new();
@@ -514,8 +527,8 @@ impl Analysis<'_> {
     /// `experiment` held more than 5 % more prefetch memory than 32-32's is at best partly reproduced.
     fn within_budget(&self, mut check: Check, experiment: &str, policies: &[&str]) -> Check {
         let over: Vec<String> = self
-            .memory_ratios()
-            .into_iter()
+            .memory()
+            .iter()
             .filter(|(label, d)| {
                 *d > MEMORY_TOLERANCE
                     && label.starts_with(&format!("{experiment} "))
@@ -533,7 +546,7 @@ impl Analysis<'_> {
     }
 
     fn fairness(&self) -> Check {
-        let ratios = self.memory_ratios();
+        let ratios = self.memory();
         let outside: Vec<String> = ratios
             .iter()
             .filter(|(_, d)| d.abs() > MEMORY_TOLERANCE || d.is_nan())
@@ -592,7 +605,7 @@ impl Analysis<'_> {
             ),
             (
                 "prefetch_memory_deviation_max".into(),
-                self.memory_ratios().iter().map(|r| r.1.abs()).fold(0.0, f64::max),
+                self.memory().iter().map(|r| r.1.abs()).fold(0.0, f64::max),
             ),
         ]
     }
@@ -721,7 +734,7 @@ impl Analysis<'_> {
              prefetch cycle (read fetch) of the streams; the fill rate is 1 − ESC / P, the slides' FR with Q = P; \
              memory is the time-average of prefetched, not yet accessed pages (in flight included).\n"
         );
-        let ratios = self.memory_ratios();
+        let ratios = self.memory();
         let capacity = |p| {
             self.metric("capacity", p, "fast_rate_pages_s", CAPACITY_RATE as f64, "stream_throughput_pages_s")
         };
@@ -917,7 +930,7 @@ mod tests {
         for r in &rows {
             assert!(r.metric("response_time_us") > 0.0 && r.metric("prefetch_cycles") > 0.0, "{r:?}");
         }
-        let a = Analysis { rows: &rows };
+        let a = Analysis::new(&rows);
         for (label, d) in a.memory_ratios() {
             assert!(d.abs() <= MEMORY_TOLERANCE, "{label}: {:+.1} % of 32-32's prefetch memory", 100.0 * d);
         }
