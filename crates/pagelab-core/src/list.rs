@@ -102,6 +102,22 @@ impl Links {
         list.len += 1;
     }
 
+    /// Links `node` right after `at` (toward the back). Caller guarantees `at` is in `list` and `node` is
+    /// in no list.
+    #[inline]
+    pub fn insert_after(&mut self, list: &mut List, at: u32, node: u32) {
+        debug_assert!(!self.is_linked(list, node), "node {node} inserted twice");
+        let next = self.links[at as usize].next;
+        if next == NIL {
+            self.push_back(list, node);
+            return;
+        }
+        self.links[node as usize] = Link { prev: at, next };
+        self.links[at as usize].next = node;
+        self.links[next as usize].prev = node;
+        list.len += 1;
+    }
+
     /// Caller guarantees `node` is in `list`.
     #[inline]
     pub fn remove(&mut self, list: &mut List, node: u32) {

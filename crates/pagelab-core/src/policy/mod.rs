@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 mod arc;
 mod clock;
+pub mod dulo;
 mod fifo;
 mod lirs;
 mod lru;
@@ -24,6 +25,7 @@ mod two_q;
 
 pub use arc::Arc;
 pub use clock::Clock;
+pub use dulo::{Dulo, DuloConfig};
 pub use fifo::Fifo;
 pub use lirs::Lirs;
 pub use lru::Lru;
@@ -193,6 +195,49 @@ pub trait Replacement {
     fn state(&self, table: &FrameTable) -> String;
 }
 
+/// A boxed policy is the policy (`AnyPolicy` boxes its large variants).
+impl<P: Replacement> Replacement for Box<P> {
+    const KEEPS_SHADOWS: bool = P::KEEPS_SHADOWS;
+
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn capacity(&self) -> u32 {
+        (**self).capacity()
+    }
+    fn shadow_slots(&self) -> u32 {
+        (**self).shadow_slots()
+    }
+    fn len(&self) -> u32 {
+        (**self).len()
+    }
+    #[inline]
+    fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        (**self).on_miss(access, shadows)
+    }
+    #[inline]
+    fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
+        (**self).on_insert(frame, access, history, shadows)
+    }
+    #[inline]
+    fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        (**self).on_hit(frame, access, shadows)
+    }
+    #[inline]
+    fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
+        (**self).evict(incoming, shadows)
+    }
+    fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
+        (**self).on_remove(frame, shadows)
+    }
+    fn pages_scanned(&self) -> u64 {
+        (**self).pages_scanned()
+    }
+    fn state(&self, table: &FrameTable) -> String {
+        (**self).state(table)
+    }
+}
+
 /// The policies pagelab knows, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PolicyKind {
@@ -203,11 +248,12 @@ pub enum PolicyKind {
     TwoQ,
     Arc,
     Lirs,
+    Dulo,
     Opt,
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 8] = [
+    pub const ALL: [PolicyKind; 9] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
         PolicyKind::Clock,
@@ -215,6 +261,7 @@ impl PolicyKind {
         PolicyKind::TwoQ,
         PolicyKind::Arc,
         PolicyKind::Lirs,
+        PolicyKind::Dulo,
         PolicyKind::Opt,
     ];
 
@@ -228,6 +275,7 @@ impl PolicyKind {
             PolicyKind::TwoQ => "2q",
             PolicyKind::Arc => "arc",
             PolicyKind::Lirs => "lirs",
+            PolicyKind::Dulo => "dulo",
             PolicyKind::Opt => "opt",
         }
     }
@@ -256,6 +304,7 @@ impl FromStr for PolicyKind {
             "2q" | "twoq" => PolicyKind::TwoQ,
             "arc" => PolicyKind::Arc,
             "lirs" => PolicyKind::Lirs,
+            "dulo" => PolicyKind::Dulo,
             "opt" | "belady" | "min" => PolicyKind::Opt,
             _ => {
                 return Err(CoreError::UnknownName {
@@ -287,6 +336,7 @@ pub enum AnyPolicy {
     TwoQ(TwoQ),
     Arc(Arc),
     Lirs(Lirs),
+    Dulo(Box<Dulo>),
     Opt(Opt),
 }
 
@@ -303,7 +353,27 @@ impl AnyPolicy {
             PolicyKind::TwoQ => AnyPolicy::TwoQ(TwoQ::new(capacity)),
             PolicyKind::Arc => AnyPolicy::Arc(Arc::new(capacity)),
             PolicyKind::Lirs => AnyPolicy::Lirs(Lirs::new(capacity)),
+            PolicyKind::Dulo => AnyPolicy::Dulo(Box::new(Dulo::new(capacity))),
             PolicyKind::Opt => AnyPolicy::Opt(Opt::new(capacity)),
+        }
+    }
+}
+
+impl AnyPolicy {
+    /// `kind` for `capacity` frames, with `dulo`'s parameters when the kind is DULO (ignored otherwise).
+    /// Caller guarantees `capacity >= 1`.
+    pub fn with_dulo(kind: PolicyKind, capacity: u32, dulo: &DuloConfig) -> AnyPolicy {
+        match kind {
+            PolicyKind::Dulo => AnyPolicy::Dulo(Box::new(Dulo::with_config(capacity, dulo.clone()))),
+            _ => AnyPolicy::new(kind, capacity),
+        }
+    }
+
+    /// DULO's counters, when the policy is DULO.
+    pub fn dulo_stats(&self) -> Option<dulo::DuloStats> {
+        match self {
+            AnyPolicy::Dulo(d) => Some(d.stats()),
+            _ => None,
         }
     }
 }
@@ -318,6 +388,7 @@ macro_rules! dispatch {
             AnyPolicy::TwoQ($p) => $e,
             AnyPolicy::Arc($p) => $e,
             AnyPolicy::Lirs($p) => $e,
+            AnyPolicy::Dulo($p) => $e,
             AnyPolicy::Opt($p) => $e,
         }
     };
@@ -398,6 +469,6 @@ mod tests {
         }
         assert_eq!("Belady".parse::<PolicyKind>().unwrap(), PolicyKind::Opt);
         let err = "lfu".parse::<PolicyKind>().unwrap_err();
-        assert!(err.to_string().contains("lru, fifo, clock, linux, 2q, arc, lirs, opt"), "{err}");
+        assert!(err.to_string().contains("lru, fifo, clock, linux, 2q, arc, lirs, dulo, opt"), "{err}");
     }
 }

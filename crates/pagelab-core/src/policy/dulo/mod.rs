@@ -1,0 +1,624 @@
+//! DULO: dual-locality replacement on CLOCK (Jiang, Ding, Chen, Tan, Zhang, "DULO: an effective buffer
+//! cache management scheme to exploit both temporal and spatial locality", FAST 2005; papers/001 §3).
+//!
+//! Replacement policies minimise misses; a disk cares how many positionings the misses cost. DULO keeps
+//! random blocks in preference to sequential blocks of similar recency, so that the misses that reach the
+//! disk come in long sequential runs (which readahead then fetches in one request each).
+//!
+//! ## The structure (§3.1)
+//!
+//! The stack is cut into a **staging section** on top and an **evicting section** below it. The staging
+//! section is a [`CorrelationBuffer`](Dulo) of fixed size (newly admitted blocks enter its top) followed by
+//! the [`SequencingBank`](Dulo), which receives the blocks leaving the buffer's bottom and holds up to
+//! `BANK_MAX` of them. When the bank has received `BANK_MAX` blocks it is **sequenced**: the bank clock
+//! ticks, every bank block is stamped with it in the [`BlockTable`], the table is walked in disk order to
+//! form sequences of the current blocks, each sequence `s` gets the value `H(s) = L + 1/size(s)`
+//! (GreedyDual-Size with one cost for every sequence, §3.3; `L` is the value of the most recently evicted
+//! sequence), and the new sequences are merge-sorted into the evicting section, smallest `H` at the bottom.
+//! The victim is the bottom sequence's block. "When all sequences are random blocks (i.e., their sizes
+//! are 1), the algorithm degenerates into the LRU replacement algorithm": here, into CLOCK exactly (a test
+//! replays random references through both).
+//!
+//! **On CLOCK** (§3.3): "when a block is hit, it is only flagged as young block without being moved to the
+//! stack top. When a block has to be replaced, the block at the stack bottom is examined. If it is a young
+//! block, it is moved to the stack top and its young block status is revoked." A young block at the bottom
+//! of the evicting section goes back to the top of the correlation buffer, from where it is sequenced again
+//! with the blocks of its new bank. Only misses (and such second chances) move blocks.
+//!
+//! **Section sizes.** The paper gives the bank's maximum (`BANK_MAX`, 8 MiB by default) and the evicting
+//! section's size (64 MiB; §4.1.3 calls it "the (minimal) evicting size"), and says the correlation buffer's
+//! size is fixed without giving it. In a full cache the evicting section is largest just after a refill and
+//! smallest (cache − buffer − `BANK_MAX`) just before one, so we take its stated size as that minimum: the
+//! correlation buffer is `capacity − BANK_MAX − evicting`, or empty when the cache is smaller than the two
+//! (and the bank at most the cache). With the paper's 8 + 64 MiB in a 160 MiB cache the buffer is 88 MiB.
+//!
+//! ## Forming sequences (a reconstruction)
+//!
+//! Our copy of the paper lost the list of stability conditions of §3.2 and Figure 2's pseudocode, and no
+//! copy reachable here has them. What survives: a sequence is "a number of blocks whose disk locations are
+//! adjacent and have been accessed during a limited time period"; while walking the table, "the last block
+//! of a developing sequence should not be coalesced with the next block in the table if the next block
+//! belongs to one of the following cases: [lost]"; footnote 4 (§4.2) explains why the last stamps matter:
+//! "two spatially sequential but temporally remote pages can possibly be grouped into one sequence"; a
+//! track boundary breaks adjacency ("we also artificially place a dummy block between the blocks on a track
+//! boundary"); sizes are "limited by bank size". From these, [`SequenceRule::Stable`] (the default): block
+//! `b` joins the developing sequence that ends with block `a` only if
+//! 1. both are in the current bank (stamped with the current clock: the walk yields only those);
+//! 2. `b` is the disk block right after `a` and no track boundary lies between them ([`TrackMap`]);
+//! 3. their previous stamps agree: not exactly one of them has one, and if both have, they are equal
+//!    (blocks last sequenced in different banks were accessed at different times);
+//! 4. the sequence is shorter than the maximum sequence size (default: `BANK_MAX`, the paper's bound).
+//!
+//! [`SequenceRule::Adjacent`] keeps 1, 2 and 4 only; `pagelab experiment dulo` measures the difference.
+//!
+//! ## Departures, and why
+//! - **Eviction one block at a time.** §3 evicts sequences; [`Replacement::evict`] returns one frame, and
+//!   the victim sequence's blocks are the next victims until it is gone: its `H` equals `L` from its first
+//!   eviction on, and every sequence merged later has `H = L' + 1/size > L`, so nothing can get below the
+//!   rest of a partly evicted sequence. The decisions are those of evicting it whole; only the moment its
+//!   frames come free differs (a reclaim batch of 32 frees a sequence of up to 32 blocks at once). The one
+//!   difference in decisions: a block of a partly evicted sequence hit meanwhile becomes young and gets its
+//!   second chance, where whole eviction would already have dropped it.
+//! - **Empty evicting section.** While the cache fills, or when second chances have drained the evicting
+//!   section, a victim is needed before the bank is full: the bank is sequenced as it is, after taking
+//!   blocks from the buffer's bottom if it is empty (the paper's cache starts full).
+//! - **Prefetched pages** (the `Replacement` contract): a readahead page enters the correlation buffer
+//!   like a demanded one but marked unused; its first use is its first reference (it becomes an ordinary
+//!   page), its second makes it young — as in [`super::Clock`], so that the two make the same decisions.
+//! - **Block table reclamation.** The paper reclaims the table "when system memory pressure is too high"
+//!   with a threshold it does not give. We reclaim every `window` sequencings, `window` = twice the banks
+//!   a cache holds (`2 × ⌈capacity / BANK_MAX⌉`), dropping the subtrees not stamped within the last
+//!   `window` banks: a block not sequenced for two cache turnovers has left the cache, so its stamps can
+//!   only matter to rule 3 for a block that comes back, and we let them go.
+//!
+//! Costs (§4.1.3): "a miss is associated with one block sequencing operation … and 1.7 merge sort
+//! comparison operations in average": [`DuloStats`] counts the comparisons, the blocks sequenced and the
+//! table's bytes.
+
+mod block_table;
+#[cfg(test)]
+mod tests;
+
+pub use block_table::BlockTable;
+
+use super::{Access, FrameId, History, Replacement};
+use crate::frames::{FrameTable, Shadows};
+use crate::list::{Links, List, NIL};
+use crate::PAGE_SIZE_BYTES;
+use std::sync::Arc;
+
+/// Where a frame's page is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    Untracked,
+    Buffer,
+    Bank,
+    Evicting,
+}
+
+/// How sequences are formed from the bank (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SequenceRule {
+    /// Adjacent on disk, same track, and the same previous stamps (the reconstruction of §3.2).
+    #[default]
+    Stable,
+    /// Adjacent on disk and on the same track only.
+    Adjacent,
+}
+
+impl SequenceRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            SequenceRule::Stable => "stable",
+            SequenceRule::Adjacent => "adjacent",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SequenceRule> {
+        match text.to_ascii_lowercase().as_str() {
+            "stable" => Some(SequenceRule::Stable),
+            "adjacent" => Some(SequenceRule::Adjacent),
+            _ => None,
+        }
+    }
+}
+
+/// A disk's tracks, for rule 2: which 4 KiB blocks start on the same track. The LBNs (in 512-byte sectors)
+/// at which tracks start, as the drive's mapping (zones, skews, spared sectors) places them; a block's
+/// track is the track of its first sector. §4.2 extracted the boundaries from the drive ("we use the
+/// technique described in [33] to extract track boundaries"); the simulator reads them from its disk
+/// model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrackMap {
+    /// Increasing; the first is 0.
+    starts: Vec<u64>,
+}
+
+impl TrackMap {
+    /// Sectors (512 bytes) per 4 KiB block.
+    const SECTORS_PER_BLOCK: u64 = PAGE_SIZE_BYTES / 512;
+
+    /// Caller guarantees the starts begin at sector 0 and increase.
+    pub fn new(starts: Vec<u64>) -> TrackMap {
+        assert!(starts.first() == Some(&0), "the first track starts at sector 0");
+        assert!(starts.windows(2).all(|w| w[0] < w[1]), "track starts increase");
+        TrackMap { starts }
+    }
+
+    /// Tracks of `sectors_per_track` sectors up to `sectors` (tests, and disks without zones).
+    pub fn uniform(sectors_per_track: u64, sectors: u64) -> TrackMap {
+        assert!(sectors_per_track >= 1, "tracks of at least one sector");
+        TrackMap::new((0..sectors.max(1)).step_by(sectors_per_track as usize).collect())
+    }
+
+    pub fn tracks(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn track(&self, lbn: u64) -> usize {
+        let sector = lbn.saturating_mul(Self::SECTORS_PER_BLOCK);
+        self.starts.partition_point(|&first| first <= sector)
+    }
+
+    /// Whether blocks `a` and `a + 1` start on the same track.
+    pub fn same_track(&self, a: u64) -> bool {
+        self.track(a) == self.track(a + 1)
+    }
+}
+
+/// DULO's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuloConfig {
+    /// `BANK_MAX`, in pages.
+    pub bank_pages: u32,
+    /// The evicting section's (minimal) size, in pages.
+    pub evicting_pages: u32,
+    pub rule: SequenceRule,
+    /// The longest sequence, in pages; 0: `bank_pages`.
+    pub sequence_pages_max: u32,
+    /// Track boundaries break sequences; `None`: the disk is one track (no boundaries).
+    pub tracks: Option<Arc<TrackMap>>,
+}
+
+impl DuloConfig {
+    /// The paper's defaults (§4.1.2): an 8 MiB bank, a 64 MiB evicting section.
+    pub const BANK_BYTES: u64 = 8 << 20;
+    pub const EVICTING_BYTES: u64 = 64 << 20;
+    /// "Only in the cases where the demanded memory size is less than 80MB (such as for viewperf), we set
+    /// the sequencing bank size as 4MB, and evicting section size as 16MB."
+    pub const SMALL_BANK_BYTES: u64 = 4 << 20;
+    pub const SMALL_EVICTING_BYTES: u64 = 16 << 20;
+    pub const SMALL_BELOW_BYTES: u64 = 80 << 20;
+
+    /// A bank and an evicting section of these sizes (rounded down to pages, at least one page of bank),
+    /// the stable rule, no track map.
+    pub fn of_bytes(bank_bytes: u64, evicting_bytes: u64) -> DuloConfig {
+        let pages = |b: u64| (b / PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
+        DuloConfig {
+            bank_pages: pages(bank_bytes).max(1),
+            evicting_pages: pages(evicting_bytes),
+            rule: SequenceRule::Stable,
+            sequence_pages_max: 0,
+            tracks: None,
+        }
+    }
+}
+
+impl Default for DuloConfig {
+    fn default() -> Self {
+        DuloConfig::of_bytes(DuloConfig::BANK_BYTES, DuloConfig::EVICTING_BYTES)
+    }
+}
+
+/// What DULO did, for the overhead report (§4.1.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DuloStats {
+    /// Banks sequenced (the bank clock).
+    pub sequencings: u64,
+    /// Blocks placed into the block table and compared with their neighbour.
+    pub blocks_sequenced: u64,
+    /// Sequences formed.
+    pub sequences: u64,
+    /// `H` comparisons of the merge into the evicting section.
+    pub merge_comparisons: u64,
+    /// Directory and leaf entries the sequencing walks examined.
+    pub table_entries_walked: u64,
+    /// The block table's size now and at most, in bytes.
+    pub table_bytes: u64,
+    pub table_bytes_max: u64,
+    /// Young blocks given their second chance at the bottom.
+    pub second_chances: u64,
+}
+
+/// One sequence in the evicting section.
+#[derive(Clone, Debug)]
+struct Sequence {
+    /// GreedyDual-Size value: smaller leaves first.
+    h: f64,
+    /// Its blocks, in disk order from the front.
+    blocks: List,
+}
+
+#[derive(Clone, Debug)]
+pub struct Dulo {
+    cfg: DuloConfig,
+    capacity: u32,
+    /// The correlation buffer's fixed size and the bank's maximum, in frames.
+    buffer_max: u32,
+    bank_max: u32,
+    sequence_max: u32,
+    /// One links arena for the frames: each frame is in the buffer, the bank or one sequence's list.
+    links: Links,
+    /// Newest at the front.
+    buffer: List,
+    /// Newest at the front.
+    bank: List,
+    section: Vec<Section>,
+    young: Vec<bool>,
+    /// Inserted by readahead and not used yet.
+    unused: Vec<bool>,
+    lbn: Vec<u64>,
+    /// The order in which each frame entered the bank (ties among equal `H` go to the oldest first).
+    arrival: Vec<u64>,
+    arrivals: u64,
+    /// The evicting section: sequences by id, linked bottom (front) to top (back).
+    seqs: Vec<Sequence>,
+    seq_links: Links,
+    evicting: List,
+    free_seqs: Vec<u32>,
+    /// By frame: its sequence id in the evicting section.
+    seq_of: Vec<u32>,
+    /// GreedyDual-Size's inflation value: the `H` of the most recently evicted sequence.
+    inflation: f64,
+    /// The sequence the last victim came from ([`NIL`]: none yet).
+    victim_seq: u32,
+    table: BlockTable,
+    clock: u32,
+    /// Sequencings between block-table reclamations.
+    reclaim_window: u32,
+    len: u32,
+    stats: DuloStats,
+    /// Scratch for sequencing.
+    walk: Vec<u64>,
+    sorted: Vec<(u64, u64, FrameId)>,
+}
+
+impl Dulo {
+    /// DULO with the paper's default sections for `capacity` frames.
+    pub fn new(capacity: u32) -> Dulo {
+        Dulo::with_config(capacity, DuloConfig::default())
+    }
+
+    /// Caller guarantees `capacity >= 1`.
+    pub fn with_config(capacity: u32, cfg: DuloConfig) -> Dulo {
+        assert!(capacity >= 1, "DULO needs at least one frame");
+        let bank_max = cfg.bank_pages.clamp(1, capacity);
+        let buffer_max = capacity.saturating_sub(bank_max.saturating_add(cfg.evicting_pages));
+        let sequence_max = if cfg.sequence_pages_max == 0 { bank_max } else { cfg.sequence_pages_max };
+        let n = capacity as usize;
+        Dulo {
+            capacity,
+            buffer_max,
+            bank_max,
+            sequence_max,
+            links: Links::new(capacity),
+            buffer: List::new(),
+            bank: List::new(),
+            section: vec![Section::Untracked; n],
+            young: vec![false; n],
+            unused: vec![false; n],
+            lbn: vec![0; n],
+            arrival: vec![0; n],
+            arrivals: 0,
+            seqs: Vec::new(),
+            seq_links: Links::new(0),
+            evicting: List::new(),
+            free_seqs: Vec::new(),
+            seq_of: vec![NIL; n],
+            inflation: 0.0,
+            victim_seq: NIL,
+            table: BlockTable::new(),
+            clock: 0,
+            reclaim_window: 2 * capacity.div_ceil(bank_max),
+            len: 0,
+            stats: DuloStats::default(),
+            walk: Vec::new(),
+            sorted: Vec::new(),
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &DuloConfig {
+        &self.cfg
+    }
+
+    /// `(correlation buffer, bank maximum)` in frames, as sized for this capacity.
+    pub fn section_sizes(&self) -> (u32, u32) {
+        (self.buffer_max, self.bank_max)
+    }
+
+    pub fn stats(&self) -> DuloStats {
+        DuloStats { table_bytes: self.table.bytes(), table_bytes_max: self.table.bytes_max(), ..self.stats }
+    }
+
+    /// The page enters the top of the correlation buffer; the buffer's overflow goes to the bank, and a bank
+    /// that has received `BANK_MAX` blocks is sequenced.
+    fn admit(&mut self, frame: FrameId) {
+        self.section[frame as usize] = Section::Buffer;
+        self.links.push_front(&mut self.buffer, frame);
+        while self.buffer.len() > self.buffer_max {
+            let f = self.links.pop_back(&mut self.buffer).expect("the buffer is over its size");
+            self.enter_bank(f);
+        }
+    }
+
+    fn enter_bank(&mut self, frame: FrameId) {
+        self.section[frame as usize] = Section::Bank;
+        self.arrival[frame as usize] = self.arrivals;
+        self.arrivals += 1;
+        self.links.push_front(&mut self.bank, frame);
+        if self.bank.len() >= self.bank_max {
+            self.sequence_bank();
+        }
+    }
+
+    /// Forms sequences from the bank and merges them into the evicting section (§3.2, §3.3).
+    fn sequence_bank(&mut self) {
+        if self.bank.is_empty() {
+            return;
+        }
+        self.clock = self.clock.checked_add(1).expect("bank clock overflow");
+        self.stats.sequencings += 1;
+        let clock = self.clock;
+        // Stamp, and sort the bank by disk location (then arrival): the walk must yield the same order.
+        self.sorted.clear();
+        while let Some(frame) = self.links.pop_back(&mut self.bank) {
+            let lbn = self.lbn[frame as usize];
+            if BlockTable::covers(lbn) {
+                self.table.stamp(lbn, clock);
+            }
+            self.sorted.push((lbn, self.arrival[frame as usize], frame));
+        }
+        self.sorted.sort_unstable();
+        self.walk.clear();
+        self.stats.table_entries_walked += self.table.walk_current(clock, &mut self.walk);
+        let mut covered = self.sorted.iter().map(|s| s.0).filter(|&l| BlockTable::covers(l));
+        let mut walked = self.walk.iter();
+        // Two paths to the bank's disk order (the table walk, the sort) must agree, duplicates aside.
+        let mut last = None;
+        for lbn in covered.by_ref() {
+            if last != Some(lbn) {
+                assert_eq!(walked.next(), Some(&lbn), "the block table's walk and the bank disagree");
+            }
+            last = Some(lbn);
+        }
+        assert_eq!(walked.next(), None, "the block table's walk found a block outside the bank");
+        // Cut the sorted bank into sequences.
+        let sorted = std::mem::take(&mut self.sorted);
+        let mut new: Vec<(f64, u64, u32)> = Vec::new();
+        let mut i = 0;
+        while i < sorted.len() {
+            let mut j = i + 1;
+            while j < sorted.len()
+                && (j - i) < self.sequence_max as usize
+                && self.joins(sorted[j - 1].0, sorted[j].0)
+            {
+                j += 1;
+            }
+            let id = self.new_sequence();
+            for &(_, _, frame) in &sorted[i..j] {
+                self.section[frame as usize] = Section::Evicting;
+                self.seq_of[frame as usize] = id;
+                let mut blocks = self.seqs[id as usize].blocks;
+                self.links.push_back(&mut blocks, frame);
+                self.seqs[id as usize].blocks = blocks;
+            }
+            let size = (j - i) as f64;
+            let h = self.inflation + 1.0 / size;
+            self.seqs[id as usize].h = h;
+            let oldest = sorted[i..j].iter().map(|s| s.1).min().expect("a sequence has a block");
+            new.push((h, oldest, id));
+            i = j;
+        }
+        self.stats.blocks_sequenced += sorted.len() as u64;
+        self.stats.sequences += new.len() as u64;
+        self.sorted = sorted;
+        // Bottom first: smallest H, then the oldest arrival.
+        new.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        self.merge(&new);
+        if self.clock.is_multiple_of(self.reclaim_window) {
+            self.table.reclaim(self.clock.saturating_sub(self.reclaim_window) + 1);
+        }
+    }
+
+    /// Whether block `b`, the next current block after `a` in disk order, joins `a`'s sequence.
+    fn joins(&self, a: u64, b: u64) -> bool {
+        if !BlockTable::covers(a) || !BlockTable::covers(b) || b != a + 1 {
+            return false;
+        }
+        if let Some(tracks) = &self.cfg.tracks {
+            if !tracks.same_track(a) {
+                return false;
+            }
+        }
+        match self.cfg.rule {
+            SequenceRule::Adjacent => true,
+            SequenceRule::Stable => self.table.stamps(a).0 == self.table.stamps(b).0,
+        }
+    }
+
+    fn new_sequence(&mut self) -> u32 {
+        match self.free_seqs.pop() {
+            Some(id) => id,
+            None => {
+                self.seqs.push(Sequence { h: 0.0, blocks: List::new() });
+                let id = (self.seqs.len() - 1) as u32;
+                self.seq_links.grow(id + 1);
+                id
+            }
+        }
+    }
+
+    /// Merges `new` (sorted bottom first) into the evicting section from its top down: each new sequence
+    /// goes above the highest old one whose `H` is not larger (a tie leaves the older sequence below).
+    fn merge(&mut self, new: &[(f64, u64, u32)]) {
+        let mut below = self.evicting.back();
+        for &(h, _, id) in new.iter().rev() {
+            while let Some(old) = below {
+                self.stats.merge_comparisons += 1;
+                if self.seqs[old as usize].h <= h {
+                    break;
+                }
+                below = self.seq_links.prev(old);
+            }
+            match below {
+                Some(old) => self.seq_links.insert_after(&mut self.evicting, old, id),
+                None => self.seq_links.push_front(&mut self.evicting, id),
+            }
+        }
+    }
+
+    /// Takes `frame` out of its sequence, freeing the sequence when it is left empty.
+    fn leave_sequence(&mut self, frame: FrameId) {
+        let id = self.seq_of[frame as usize];
+        self.seq_of[frame as usize] = NIL;
+        let mut blocks = self.seqs[id as usize].blocks;
+        self.links.remove(&mut blocks, frame);
+        let empty = blocks.is_empty();
+        self.seqs[id as usize].blocks = blocks;
+        if empty {
+            self.seq_links.remove(&mut self.evicting, id);
+            self.free_seqs.push(id);
+            if self.victim_seq == id {
+                self.victim_seq = NIL;
+            }
+        }
+    }
+
+    /// Refills an empty evicting section from the staging section: the bank as it is, after taking the
+    /// buffer's bottom blocks if the bank is empty.
+    fn refill(&mut self) {
+        if self.bank.is_empty() {
+            let f =
+                self.links.pop_back(&mut self.buffer).expect("the policy tracks pages, so staging has some");
+            self.enter_bank(f); // sequences the bank itself when BANK_MAX is one
+        }
+        self.sequence_bank();
+        debug_assert!(!self.evicting.is_empty(), "a refill gives the evicting section a sequence");
+    }
+
+    fn untrack(&mut self, frame: FrameId) {
+        self.section[frame as usize] = Section::Untracked;
+        self.young[frame as usize] = false;
+        self.unused[frame as usize] = false;
+        self.len -= 1;
+    }
+
+    fn format_frames(&self, list: &List, table: &FrameTable) -> String {
+        let keys: Vec<String> = self
+            .links
+            .iter(list)
+            .map(|f| {
+                let mark = if self.young[f as usize] {
+                    "*"
+                } else if self.unused[f as usize] {
+                    "+"
+                } else {
+                    ""
+                };
+                format!("{}{mark}", table.key(f))
+            })
+            .collect();
+        keys.join(" ")
+    }
+}
+
+impl Replacement for Dulo {
+    fn name(&self) -> &'static str {
+        "DULO"
+    }
+    fn capacity(&self) -> u32 {
+        self.capacity
+    }
+    fn len(&self) -> u32 {
+        self.len
+    }
+    fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
+        let f = frame as usize;
+        assert_eq!(self.section[f], Section::Untracked, "frame {frame} inserted twice");
+        self.lbn[f] = access.lbn.0;
+        self.unused[f] = access.prefetch;
+        self.young[f] = false;
+        self.len += 1;
+        self.admit(frame);
+    }
+    fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
+        let f = frame as usize;
+        debug_assert_ne!(self.section[f], Section::Untracked, "hit on untracked frame {frame}");
+        if access.prefetch {
+            return;
+        }
+        if self.unused[f] {
+            self.unused[f] = false;
+        } else {
+            self.young[f] = true;
+        }
+    }
+    fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
+        assert!(self.len > 0, "evict from an empty DULO");
+        // Each pass evicts, or revokes one young bit (a block moves to staging at most once per young bit
+        // set since: at most `len` of them), or refills the evicting section from a non-empty staging.
+        for _ in 0..3 * self.len as u64 + 2 {
+            let Some(bottom) = self.evicting.front() else {
+                self.refill();
+                continue;
+            };
+            let frame = self.seqs[bottom as usize].blocks.front().expect("sequences are not empty");
+            if self.young[frame as usize] {
+                self.young[frame as usize] = false;
+                self.stats.second_chances += 1;
+                self.leave_sequence(frame);
+                self.admit(frame);
+                continue;
+            }
+            if self.victim_seq != bottom {
+                self.victim_seq = bottom;
+                self.inflation = self.seqs[bottom as usize].h;
+            }
+            self.leave_sequence(frame);
+            self.untrack(frame);
+            return frame;
+        }
+        unreachable!("DULO found no victim among {} pages", self.len);
+    }
+    fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
+        match self.section[frame as usize] {
+            Section::Untracked => panic!("removing untracked frame {frame}"),
+            Section::Buffer => self.links.remove(&mut self.buffer, frame),
+            Section::Bank => self.links.remove(&mut self.bank, frame),
+            Section::Evicting => self.leave_sequence(frame),
+        }
+        self.untrack(frame);
+    }
+    fn pages_scanned(&self) -> u64 {
+        self.stats.second_chances
+    }
+    /// `C=[…] B=[…] E=[{…}h …]`: the correlation buffer and the bank newest first, the evicting section
+    /// top first (each sequence's blocks in disk order, then its `H`); `*` young, `+` prefetched unused.
+    fn state(&self, table: &FrameTable) -> String {
+        let seqs: Vec<String> = self
+            .seq_links
+            .iter_back(&self.evicting)
+            .map(|id| {
+                let s = &self.seqs[id as usize];
+                format!("{{{}}}{}", self.format_frames(&s.blocks, table), s.h)
+            })
+            .collect();
+        format!(
+            "C=[{}] B=[{}] E=[{}]",
+            self.format_frames(&self.buffer, table),
+            self.format_frames(&self.bank, table),
+            seqs.join(" ")
+        )
+    }
+}
