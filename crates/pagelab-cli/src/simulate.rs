@@ -12,7 +12,7 @@ use clap::Args;
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
-use pagelab_sim::config::{Arrival, MemoryModel, SimConfig, Warmup, WhatIfConfig};
+use pagelab_sim::config::{parse_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup, WhatIfConfig};
 use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::layout::{LayoutSpec, Placement};
 use pagelab_sim::metrics::RunMetrics;
@@ -136,7 +136,10 @@ pub struct SimulateArgs {
     /// one page evicted per page needed, no cost: what `pagelab cachesim` models).
     #[arg(long, default_value = "linux-2.6", value_name = "MODEL")]
     pub memory_model: String,
-    /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs.
+    /// Replacement policy: linux (Linux 2.6 active/inactive lists), lru, fifo, clock, 2q, arc, lirs, or
+    /// dulo (Jiang et al.'s dual-locality CLOCK, FAST'05: keeps random blocks, lets sequential runs go;
+    /// dulo:bank=8MiB,evicting=64MiB,rule=stable is the default; rule=adjacent forms sequences from disk
+    /// adjacency alone; max_sequence=SIZE caps them; tracks=false ignores the disk's track boundaries).
     #[arg(long, default_value = "linux")]
     pub policy: String,
     /// Li & Shen's prefetch cache (FAST'05): readahead pages nobody has used yet wait outside the policy
@@ -328,13 +331,16 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         "none" => Some(0),
         text => Some(parse_bytes(text).context("--swap (a size, none or auto)")?),
     };
+    let (policy, dulo, dulo_tracks) = parse_policy(&args.policy).context("--policy")?;
     let cfg = SimConfig {
         memory_bytes: parse_bytes(&args.memory).context("--memory")?,
         swap_bytes,
         nr_requests,
         timeline,
         memory_model,
-        policy: args.policy.parse().context("--policy")?,
+        policy,
+        dulo,
+        dulo_tracks,
         prefetch_cache: PrefetchCacheConfig::parse(&args.prefetch_cache, args.seed)
             .context("--prefetch-cache")?,
         prefetcher: args.prefetch.parse().context("--prefetch")?,
@@ -418,7 +424,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         workload,
         memory_bytes: cfg.memory_bytes,
         memory_model: cfg.memory_model.name().to_string(),
-        policy: cfg.policy.cli_name().to_string(),
+        policy: policy_spec(cfg.policy, &cfg.dulo, cfg.dulo_tracks),
         prefetch_cache: cfg.prefetch_cache.map_or("access-history".to_string(), |c| c.spec()),
         prefetch: cfg.prefetcher.spec(),
         device: cfg.device.to_string(),
@@ -653,6 +659,19 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
         p.pages_prefetched, p.prefetched_used, p.evicted_unused, p.thrash_pages, p.thrash_pages_per_s
     );
     let mib = |bytes: f64| bytes / (1024.0 * 1024.0);
+    if let Some(d) = &m.dulo {
+        let _ = writeln!(
+            out,
+            "dulo          {} banks sequenced into {} sequences ({:.2} pages each); {:.2} merge comparisons \
+             per miss; block table {:.1} KiB at most; {} second chances",
+            d.sequencings,
+            d.sequences,
+            d.mean_sequence_pages,
+            d.merge_comparisons_per_miss,
+            d.table_bytes_max as f64 / 1024.0,
+            d.second_chances
+        );
+    }
     if let Some(pc) = &m.prefetch_cache {
         let _ = writeln!(
             out,

@@ -7,12 +7,15 @@ use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
 use pagelab_core::pcache::PrefetchCacheConfig;
-use pagelab_core::policy::PolicyKind;
+use pagelab_core::policy::dulo::SequenceRule;
+use pagelab_core::policy::{DuloConfig, PolicyKind};
 use pagelab_core::prefetch::AnyPrefetcher;
+use pagelab_core::spec::Spec;
 use pagelab_core::units::fmt_bytes;
 use pagelab_core::whatif::vec::{self, VecGeometry, VecMode};
 use pagelab_core::whatif::MemRxConfig;
 use pagelab_core::Nanos;
+use pagelab_core::PAGE_SIZE_BYTES;
 
 /// How requests arrive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,6 +91,59 @@ impl Warmup {
     }
 }
 
+/// `--policy`: a policy name, or DULO with its parameters:
+/// `dulo[:bank=8MiB,evicting=64MiB,rule=stable|adjacent,max_sequence=SIZE,tracks=BOOL]` (papers/001: the
+/// bank's maximum, the evicting section's minimum, how sequences are formed, the longest sequence, and
+/// whether the device's track boundaries cut sequences). Returns the kind, DULO's configuration (the
+/// defaults for other policies) and `tracks`.
+pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimError> {
+    let spec = Spec::parse(text).map_err(SimError::Core)?;
+    let kind: PolicyKind = spec.name.parse().map_err(SimError::Core)?;
+    if kind != PolicyKind::Dulo {
+        spec.finish(&[]).map_err(SimError::Core)?;
+        return Ok((kind, DuloConfig::default(), true));
+    }
+    let e = SimError::Core;
+    let bank = spec.bytes("bank", DuloConfig::BANK_BYTES).map_err(e)?;
+    let evicting = spec.bytes("evicting", DuloConfig::EVICTING_BYTES).map_err(e)?;
+    if bank < PAGE_SIZE_BYTES || bank > 1 << 40 || evicting > 1 << 40 {
+        return Err(SimError::invalid(
+            format!("bank={bank}, evicting={evicting}"),
+            "expected a bank of one page to 1 TiB and an evicting section of at most 1 TiB",
+        ));
+    }
+    let mut dulo = DuloConfig::of_bytes(bank, evicting);
+    if let Some(rule) = spec.string("rule") {
+        dulo.rule = SequenceRule::parse(&rule)
+            .ok_or_else(|| SimError::invalid(format!("rule={rule}"), "expected stable or adjacent"))?;
+    }
+    let max = spec.bytes("max_sequence", 0).map_err(e)?;
+    dulo.sequence_pages_max = (max / PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
+    let tracks = spec.bool("tracks", true).map_err(e)?;
+    spec.finish(&["bank", "evicting", "rule", "max_sequence", "tracks"]).map_err(e)?;
+    Ok((kind, dulo, tracks))
+}
+
+/// `dulo:bank=…,evicting=…,rule=…` as [`parse_policy`] reads it; other policies by name.
+pub fn policy_spec(kind: PolicyKind, dulo: &DuloConfig, tracks: bool) -> String {
+    if kind != PolicyKind::Dulo {
+        return kind.cli_name().to_string();
+    }
+    let mut text = format!(
+        "dulo:bank={},evicting={},rule={}",
+        fmt_bytes(dulo.bank_pages as u64 * PAGE_SIZE_BYTES),
+        fmt_bytes(dulo.evicting_pages as u64 * PAGE_SIZE_BYTES),
+        dulo.rule.name()
+    );
+    if dulo.sequence_pages_max != 0 {
+        text += &format!(",max_sequence={}", fmt_bytes(dulo.sequence_pages_max as u64 * PAGE_SIZE_BYTES));
+    }
+    if !tracks {
+        text += ",tracks=false";
+    }
+    text
+}
+
 #[derive(Clone, Debug)]
 pub struct SimConfig {
     /// Physical memory of the server (the kernel's share and the caches').
@@ -96,6 +152,11 @@ pub struct SimConfig {
     pub policy: PolicyKind,
     /// Li & Shen's prefetch cache (papers/000); `None`: AccessHistory, prefetched pages join the policy.
     pub prefetch_cache: Option<PrefetchCacheConfig>,
+    /// DULO's sections and sequence rule (papers/001), read when `policy` is DULO. Its track map is the
+    /// device's when `dulo.tracks` is `None` and `dulo_tracks` is set.
+    pub dulo: DuloConfig,
+    /// Whether DULO's sequences stop at the device's track boundaries (§4.2).
+    pub dulo_tracks: bool,
     pub prefetcher: AnyPrefetcher,
     pub device: DeviceSpec,
     pub scheduler: SchedulerSpec,
@@ -221,6 +282,9 @@ impl Default for SimConfig {
             // Linux 2.6's active/inactive lists: the "AccessHistory" system every paper compares against.
             policy: PolicyKind::TwoList,
             prefetch_cache: None,
+            // papers/001 §4.1.2: an 8 MiB bank and a 64 MiB evicting section; boundaries from the disk.
+            dulo: DuloConfig::default(),
+            dulo_tracks: true,
             // Linux on-demand readahead with its default 128 KiB window.
             prefetcher: AnyPrefetcher::default(),
             // The DiskSim-validated Seagate Cheetah 9LP (DULO's disk; devices.md §2).

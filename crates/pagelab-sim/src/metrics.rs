@@ -172,6 +172,27 @@ pub struct MemorySample {
     pub prefetch_cache_allocation_bytes: u64,
 }
 
+/// DULO's work over the whole run (papers/001 §4.1.3's overhead), when the policy is DULO.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DuloMetrics {
+    /// Banks sequenced.
+    pub sequencings: u64,
+    /// Blocks placed into the block table and compared with their neighbours.
+    pub blocks_sequenced: u64,
+    pub sequences: u64,
+    /// Blocks per sequence formed.
+    pub mean_sequence_pages: f64,
+    /// `H` comparisons of the merges into the evicting section, in total, per demand miss (the paper: 1.7)
+    /// and per block sequenced.
+    pub merge_comparisons: u64,
+    pub merge_comparisons_per_miss: f64,
+    pub merge_comparisons_per_block: f64,
+    /// The block table's largest size.
+    pub table_bytes_max: u64,
+    /// Young blocks given their second chance.
+    pub second_chances: u64,
+}
+
 /// Li & Shen's prefetch cache over the measured period (papers/000 §3).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PrefetchCacheMetrics {
@@ -233,6 +254,9 @@ pub struct RunMetrics {
     /// The prefetch cache, when the run has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefetch_cache: Option<PrefetchCacheMetrics>,
+    /// DULO's overhead, when the policy is DULO.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dulo: Option<DuloMetrics>,
     pub warmup: WarmupMetrics,
     /// Memory gauges sampled at `--timeline` intervals (empty without it).
     #[serde(skip_serializing_if = "Vec::is_empty")]

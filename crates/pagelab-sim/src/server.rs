@@ -27,8 +27,8 @@ use crate::event::EventQueue;
 use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
-    CacheMetrics, DiskMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchCacheMetrics, PrefetchMetrics,
-    RunMetrics, StreamMetrics, WarmupMetrics, WhatIfMetrics, WriteMetrics,
+    CacheMetrics, DiskMetrics, DuloMetrics, LatencyMs, MemoryMetrics, MemorySample, PrefetchCacheMetrics,
+    PrefetchMetrics, RunMetrics, StreamMetrics, WarmupMetrics, WhatIfMetrics, WriteMetrics,
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::stream_stats::StreamCounters;
@@ -39,11 +39,14 @@ use pagelab_core::buffer::{
 };
 use pagelab_core::hash::KeyMap;
 use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
+use pagelab_core::policy::dulo::TrackMap;
+use pagelab_core::policy::PolicyKind;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
 
@@ -351,6 +354,10 @@ impl Server {
         cache_config.prefetch_cache =
             cfg.prefetch_cache.map(|pc| PrefetchCacheConfig { seed: cfg.seed, ..pc });
         cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
+        cache_config.dulo = cfg.dulo.clone();
+        if cfg.policy == PolicyKind::Dulo && cfg.dulo_tracks && cache_config.dulo.tracks.is_none() {
+            cache_config.dulo.tracks = device.track_starts().map(|starts| Arc::new(TrackMap::new(starts)));
+        }
         let whatif = match &cfg.whatif {
             Some(w) => Some(MemRx::new(&MemRxConfig {
                 geometry: w.geometry(cfg.memory_bytes)?,
@@ -1270,6 +1277,7 @@ impl Server {
         });
         let memory = self.memory_metrics(secs, &s);
         let prefetch_cache = self.prefetch_cache_metrics();
+        let dulo = self.dulo_metrics();
         let w = &mut self.win;
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         RunMetrics {
@@ -1341,6 +1349,7 @@ impl Server {
             },
             memory,
             prefetch_cache,
+            dulo,
             warmup: std::mem::take(&mut self.warmup),
             timeline: std::mem::take(&mut w.timeline),
             cpu_utilization: if secs > 0.0 {
@@ -1353,6 +1362,24 @@ impl Server {
             whatif,
             streams: self.stream_metrics(secs, now),
         }
+    }
+
+    /// DULO's counters over the whole run (they are the policy's own, not windowed).
+    fn dulo_metrics(&self) -> Option<DuloMetrics> {
+        let d = self.cache.dulo_stats()?;
+        let misses = self.cache.observer().0.misses;
+        let ratio = |x: u64, n: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 };
+        Some(DuloMetrics {
+            sequencings: d.sequencings,
+            blocks_sequenced: d.blocks_sequenced,
+            sequences: d.sequences,
+            mean_sequence_pages: ratio(d.blocks_sequenced, d.sequences),
+            merge_comparisons: d.merge_comparisons,
+            merge_comparisons_per_miss: ratio(d.merge_comparisons, misses),
+            merge_comparisons_per_block: ratio(d.merge_comparisons, d.blocks_sequenced),
+            table_bytes_max: d.table_bytes_max,
+            second_chances: d.second_chances,
+        })
     }
 
     /// Per stream over the measured period, for workloads that report their streams.

@@ -56,7 +56,8 @@ use crate::hash::KeyMap;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost, Reclaimer, Watermarks};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
-use crate::policy::{FrameId, History, PolicyKind};
+use crate::policy::dulo::DuloStats;
+use crate::policy::{DuloConfig, FrameId, History, PolicyKind};
 use crate::prefetch::{AnyPrefetcher, CacheView, Prefetcher, ReadCtx, Window};
 use crate::time::Nanos;
 use dirty::DirtyPages;
@@ -213,6 +214,8 @@ pub struct BufferCacheConfig {
     /// Li & Shen's prefetch cache (`crate::pcache`); `None`: prefetched pages join the policy when they
     /// arrive (the paper's AccessHistory).
     pub prefetch_cache: Option<PrefetchCacheConfig>,
+    /// DULO's sections, rule and track map; read only when `policy` is DULO.
+    pub dulo: DuloConfig,
 }
 
 impl BufferCacheConfig {
@@ -225,6 +228,7 @@ impl BufferCacheConfig {
             writeback: WritebackConfig::LINUX_2_6,
             swap: None,
             prefetch_cache: None,
+            dulo: DuloConfig::default(),
         }
     }
 }
@@ -403,6 +407,7 @@ impl<O: Observer> BufferCache<O> {
                 usable,
                 config.prefetch_cache,
                 config.memory.total_pages,
+                &config.dulo,
             ),
             prefetcher: config.prefetcher,
             memory: Memory::new(config.memory),
@@ -431,6 +436,10 @@ impl<O: Observer> BufferCache<O> {
     }
     pub fn policy_name(&self) -> &'static str {
         self.pages.policy_name()
+    }
+    /// DULO's counters (sequencings, merge comparisons, block-table bytes), when the policy is DULO.
+    pub fn dulo_stats(&self) -> Option<DuloStats> {
+        self.pages.dulo_stats()
     }
     pub fn resident_pages(&self) -> u32 {
         self.pages.resident_pages()

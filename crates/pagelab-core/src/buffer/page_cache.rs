@@ -9,7 +9,8 @@ use crate::hash::KeyMap;
 use crate::key::{Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, ReclaimCost};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
-use crate::policy::{Access, AnyPolicy, FrameId, History, PolicyKind, Replacement, NEVER};
+use crate::policy::dulo::DuloStats;
+use crate::policy::{Access, AnyPolicy, DuloConfig, FrameId, History, PolicyKind, Replacement, NEVER};
 use crate::time::Nanos;
 
 /// Page flags, one byte per id.
@@ -143,15 +144,16 @@ impl PageCache {
         capacity: u32,
         prefetch_cache: Option<PrefetchCacheConfig>,
         total_pages: u32,
+        dulo: &DuloConfig,
     ) -> PageCache {
-        let mut p = PageCache::new(kind, capacity);
+        let mut p = PageCache::with_policy(AnyPolicy::with_dulo(kind, capacity, dulo));
         let ids = p.table.ids();
         p.pc = prefetch_cache.map(|c| PrefetchCache::new(c, ids, total_pages, capacity));
         p
     }
 
-    pub fn new(kind: PolicyKind, capacity: u32) -> PageCache {
-        let policy = AnyPolicy::new(kind, capacity);
+    fn with_policy(policy: AnyPolicy) -> PageCache {
+        let capacity = policy.capacity();
         let policy_shadows = policy.shadow_slots();
         let table = FrameTable::with_shadows(capacity, policy_shadows);
         // Per-page state by id: a policy's shadow entries take ids beyond the frames.
@@ -177,6 +179,9 @@ impl PageCache {
     }
     pub fn policy_name(&self) -> &'static str {
         self.policy.name()
+    }
+    pub fn dulo_stats(&self) -> Option<DuloStats> {
+        self.policy.dulo_stats()
     }
     /// Pages in the policy (frames in use minus pages in flight: no call into the policy).
     #[inline]
@@ -520,7 +525,7 @@ mod tests {
     /// A page cache of 16 frames holding keys 0..16, inserted in order as demand pages, then hits on the
     /// even keys (so that LRU, CLOCK, the two lists, ARC, 2Q and LIRS each order them their own way).
     fn filled(kind: PolicyKind) -> PageCache {
-        let mut p = PageCache::new(kind, 16);
+        let mut p = PageCache::with_policy(AnyPolicy::new(kind, 16));
         for key in 0..16u64 {
             let history = p.announce(key, Lbn(key), false);
             let page = Incoming {

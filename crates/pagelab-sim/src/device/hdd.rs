@@ -220,6 +220,20 @@ impl Geometry {
         z.first_lbn + z.lbns_below(track_end).min(z.lbns)
     }
 
+    /// The first LBN of every track below `capacity` sectors, in order (the mapping's zones and slips
+    /// included: a slipped sector moves a track's first LBN).
+    pub fn track_starts(&self, capacity: u64) -> Vec<u64> {
+        let mut starts = Vec::new();
+        let mut lbn = 0;
+        while lbn < capacity.min(self.lbns()) {
+            starts.push(lbn);
+            let next = self.track_end_lbn(&self.place(lbn));
+            assert!(next > lbn, "a track holds at least one LBN");
+            lbn = next;
+        }
+        starts
+    }
+
     /// Angle of the start of `place`'s sector, in sectors of its track from the index (`0..spt`).
     fn angle_sectors(&self, place: &Place) -> u32 {
         let z = &self.zones[place.zone];
@@ -774,6 +788,10 @@ impl Device for Hdd {
         1
     }
 
+    fn track_starts(&self) -> Option<Vec<u64>> {
+        Some(self.geometry.track_starts(self.capacity_sectors))
+    }
+
     fn service(&mut self, now: Nanos, req: &DiskRequest) -> ServiceTime {
         check_request(&*self, req);
         assert!(
@@ -1014,6 +1032,26 @@ mod tests {
         // The drive's last LBN is on cylinder 6894, the seek curve's full stroke.
         assert_eq!(g.locate(BLOCK_COUNT - 1).cylinder, 6_894);
         assert_eq!(g.locate(g.lbns() - 1).cylinder, 6_961);
+    }
+
+    /// DULO's track map: every track's first LBN, slips included, each on sector 0 of its track.
+    #[test]
+    fn track_starts_follow_the_mapping() {
+        let d = cheetah(false);
+        let starts = d.track_starts().expect("a disk has tracks");
+        assert_eq!(&starts[..3], &[0, 254, 508]);
+        for &lbn in starts.iter().skip(1).step_by(997) {
+            assert_eq!(d.geometry.locate(lbn).sector, 0, "LBN {lbn} starts a track");
+            assert_ne!(d.geometry.locate(lbn - 1).sector, 0, "LBN {lbn} - 1 does not");
+        }
+        // The track holding zone 0's first slip (physical sector 169 of cylinder 55, surface 2) has one
+        // LBN fewer: the next track starts at 253 LBNs on.
+        let slip_track = starts.partition_point(|&s| s <= 168_316) - 1;
+        assert_eq!(starts[slip_track + 1] - starts[slip_track], 253);
+        assert!(*starts.last().unwrap() < d.capacity_sectors());
+        // Cylinders 0..=6894 on 12 surfaces are 82,740 tracks; the cylinders the zone table skips between
+        // zones, and the last cylinder's tracks above the capacity, hold no LBN.
+        assert!((82_740 - 12 * 16..82_740).contains(&starts.len()), "{} tracks", starts.len());
     }
 
     #[test]

@@ -67,6 +67,13 @@ pub trait Device: Send {
     /// The sector after the last one the mechanism transferred (where a position-aware scheduler should
     /// measure seek distances from); 0 where position is meaningless (SSD).
     fn head_sector(&self) -> u64;
+
+    /// The sectors (LBNs) at which the device's tracks start, increasing from 0, up to its capacity; `None`
+    /// for a device without tracks (SSD, the simple disk). DULO's sequences stop at track boundaries
+    /// (papers/001 §4.2).
+    fn track_starts(&self) -> Option<Vec<u64>> {
+        None
+    }
 }
 
 /// Checks the part of the [`Device::service`] contract every device shares.
