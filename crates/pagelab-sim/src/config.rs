@@ -106,7 +106,7 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
     let e = SimError::Core;
     let bank = spec.bytes("bank", DuloConfig::BANK_BYTES).map_err(e)?;
     let evicting = spec.bytes("evicting", DuloConfig::EVICTING_BYTES).map_err(e)?;
-    if bank < PAGE_SIZE_BYTES || bank > 1 << 40 || evicting > 1 << 40 {
+    if !(PAGE_SIZE_BYTES..=1 << 40).contains(&bank) || evicting > 1 << 40 {
         return Err(SimError::invalid(
             format!("bank={bank}, evicting={evicting}"),
             "expected a bank of one page to 1 TiB and an evicting section of at most 1 TiB",
