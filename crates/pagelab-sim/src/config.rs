@@ -91,7 +91,7 @@ impl Warmup {
     }
 }
 
-/// `--policy`: a policy name, or DULO with its parameters:
+/// `--policy`: a policy name, or DULO (`dulo`, `dulo-linux`) with its parameters:
 /// `dulo[:bank=8MiB,evicting=64MiB,rule=stable|adjacent,max_sequence=SIZE,tracks=BOOL]` (papers/001: the
 /// bank's maximum, the evicting section's minimum, how sequences are formed, the longest sequence, and
 /// whether the device's track boundaries cut sequences). Returns the kind, DULO's configuration (the
@@ -99,7 +99,7 @@ impl Warmup {
 pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let kind: PolicyKind = spec.name.parse().map_err(SimError::Core)?;
-    if kind != PolicyKind::Dulo {
+    if !kind.is_dulo() {
         spec.finish(&[]).map_err(SimError::Core)?;
         return Ok((kind, DuloConfig::default(), true));
     }
@@ -126,11 +126,12 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
 
 /// `dulo:bank=…,evicting=…,rule=…` as [`parse_policy`] reads it; other policies by name.
 pub fn policy_spec(kind: PolicyKind, dulo: &DuloConfig, tracks: bool) -> String {
-    if kind != PolicyKind::Dulo {
+    if !kind.is_dulo() {
         return kind.cli_name().to_string();
     }
     let mut text = format!(
-        "dulo:bank={},evicting={},rule={}",
+        "{}:bank={},evicting={},rule={}",
+        kind.cli_name(),
         fmt_bytes(dulo.bank_pages as u64 * PAGE_SIZE_BYTES),
         fmt_bytes(dulo.evicting_pages as u64 * PAGE_SIZE_BYTES),
         dulo.rule.name()

@@ -40,7 +40,6 @@ use pagelab_core::buffer::{
 use pagelab_core::hash::KeyMap;
 use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
 use pagelab_core::policy::dulo::TrackMap;
-use pagelab_core::policy::PolicyKind;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
@@ -355,7 +354,7 @@ impl Server {
             cfg.prefetch_cache.map(|pc| PrefetchCacheConfig { seed: cfg.seed, ..pc });
         cache_config.swap = swap_area(&cfg, workload.as_ref(), &layout, device_pages)?;
         cache_config.dulo = cfg.dulo.clone();
-        if cfg.policy == PolicyKind::Dulo && cfg.dulo_tracks && cache_config.dulo.tracks.is_none() {
+        if cfg.policy.is_dulo() && cfg.dulo_tracks && cache_config.dulo.tracks.is_none() {
             cache_config.dulo.tracks = device.track_starts().map(|starts| Arc::new(TrackMap::new(starts)));
         }
         let whatif = match &cfg.whatif {

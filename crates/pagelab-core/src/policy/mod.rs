@@ -25,7 +25,7 @@ mod two_q;
 
 pub use arc::Arc;
 pub use clock::Clock;
-pub use dulo::{Dulo, DuloConfig};
+pub use dulo::{Dulo, DuloConfig, DuloLinux};
 pub use fifo::Fifo;
 pub use lirs::Lirs;
 pub use lru::Lru;
@@ -249,11 +249,12 @@ pub enum PolicyKind {
     Arc,
     Lirs,
     Dulo,
+    DuloLinux,
     Opt,
 }
 
 impl PolicyKind {
-    pub const ALL: [PolicyKind; 9] = [
+    pub const ALL: [PolicyKind; 10] = [
         PolicyKind::Lru,
         PolicyKind::Fifo,
         PolicyKind::Clock,
@@ -262,6 +263,7 @@ impl PolicyKind {
         PolicyKind::Arc,
         PolicyKind::Lirs,
         PolicyKind::Dulo,
+        PolicyKind::DuloLinux,
         PolicyKind::Opt,
     ];
 
@@ -276,8 +278,14 @@ impl PolicyKind {
             PolicyKind::Arc => "arc",
             PolicyKind::Lirs => "lirs",
             PolicyKind::Dulo => "dulo",
+            PolicyKind::DuloLinux => "dulo-linux",
             PolicyKind::Opt => "opt",
         }
+    }
+
+    /// DULO on CLOCK or on the Linux lists: the policies that read [`DuloConfig`] and disk locations.
+    pub fn is_dulo(self) -> bool {
+        matches!(self, PolicyKind::Dulo | PolicyKind::DuloLinux)
     }
 
     /// OPT reads each reference's next use, so its driver must know the whole trace first.
@@ -305,6 +313,7 @@ impl FromStr for PolicyKind {
             "arc" => PolicyKind::Arc,
             "lirs" => PolicyKind::Lirs,
             "dulo" => PolicyKind::Dulo,
+            "dulo-linux" => PolicyKind::DuloLinux,
             "opt" | "belady" | "min" => PolicyKind::Opt,
             _ => {
                 return Err(CoreError::UnknownName {
@@ -337,6 +346,7 @@ pub enum AnyPolicy {
     Arc(Arc),
     Lirs(Lirs),
     Dulo(Box<Dulo>),
+    DuloLinux(Box<DuloLinux>),
     Opt(Opt),
 }
 
@@ -354,17 +364,22 @@ impl AnyPolicy {
             PolicyKind::Arc => AnyPolicy::Arc(Arc::new(capacity)),
             PolicyKind::Lirs => AnyPolicy::Lirs(Lirs::new(capacity)),
             PolicyKind::Dulo => AnyPolicy::Dulo(Box::new(Dulo::new(capacity))),
+            PolicyKind::DuloLinux => AnyPolicy::DuloLinux(Box::new(DuloLinux::new(capacity))),
             PolicyKind::Opt => AnyPolicy::Opt(Opt::new(capacity)),
         }
     }
 }
 
 impl AnyPolicy {
-    /// `kind` for `capacity` frames, with `dulo`'s parameters when the kind is DULO (ignored otherwise).
+    /// `kind` for `capacity` frames, with `dulo`'s parameters when the kind is DULO or `dulo-linux`
+    /// (ignored otherwise).
     /// Caller guarantees `capacity >= 1`.
     pub fn with_dulo(kind: PolicyKind, capacity: u32, dulo: &DuloConfig) -> AnyPolicy {
         match kind {
             PolicyKind::Dulo => AnyPolicy::Dulo(Box::new(Dulo::with_config(capacity, dulo.clone()))),
+            PolicyKind::DuloLinux => {
+                AnyPolicy::DuloLinux(Box::new(DuloLinux::with_config(capacity, dulo.clone())))
+            }
             _ => AnyPolicy::new(kind, capacity),
         }
     }
@@ -373,6 +388,7 @@ impl AnyPolicy {
     pub fn dulo_stats(&self) -> Option<dulo::DuloStats> {
         match self {
             AnyPolicy::Dulo(d) => Some(d.stats()),
+            AnyPolicy::DuloLinux(d) => Some(d.stats()),
             _ => None,
         }
     }
@@ -389,6 +405,7 @@ macro_rules! dispatch {
             AnyPolicy::Arc($p) => $e,
             AnyPolicy::Lirs($p) => $e,
             AnyPolicy::Dulo($p) => $e,
+            AnyPolicy::DuloLinux($p) => $e,
             AnyPolicy::Opt($p) => $e,
         }
     };
@@ -469,6 +486,9 @@ mod tests {
         }
         assert_eq!("Belady".parse::<PolicyKind>().unwrap(), PolicyKind::Opt);
         let err = "lfu".parse::<PolicyKind>().unwrap_err();
-        assert!(err.to_string().contains("lru, fifo, clock, linux, 2q, arc, lirs, dulo, opt"), "{err}");
+        assert!(
+            err.to_string().contains("lru, fifo, clock, linux, 2q, arc, lirs, dulo, dulo-linux, opt"),
+            "{err}"
+        );
     }
 }

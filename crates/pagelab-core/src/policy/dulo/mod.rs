@@ -76,25 +76,19 @@
 //! table's bytes.
 
 mod block_table;
+mod linux;
+mod sections;
 #[cfg(test)]
 mod tests;
 
 pub use block_table::BlockTable;
+pub use linux::DuloLinux;
 
 use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
-use crate::list::{Links, List, NIL};
 use crate::PAGE_SIZE_BYTES;
+use sections::{DualSections, Section};
 use std::sync::Arc;
-
-/// Where a frame's page is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Section {
-    Untracked,
-    Buffer,
-    Bank,
-    Evicting,
-}
 
 /// How sequences are formed from the bank (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -230,57 +224,18 @@ pub struct DuloStats {
     pub second_chances: u64,
 }
 
-/// One sequence in the evicting section.
-#[derive(Clone, Debug)]
-struct Sequence {
-    /// GreedyDual-Size value: smaller leaves first.
-    h: f64,
-    /// Its blocks, in disk order from the front.
-    blocks: List,
-}
-
+/// DULO on CLOCK (§3): the whole stack is [`sections::DualSections`]; hits set a young bit, and a young
+/// block at the bottom of the evicting section goes back to the top of the correlation buffer.
 #[derive(Clone, Debug)]
 pub struct Dulo {
-    cfg: DuloConfig,
+    sections: DualSections,
     capacity: u32,
-    /// The correlation buffer's fixed size and the bank's maximum, in frames.
+    /// The correlation buffer's fixed size, in frames.
     buffer_max: u32,
-    bank_max: u32,
-    sequence_max: u32,
-    /// One links arena for the frames: each frame is in the buffer, the bank or one sequence's list.
-    links: Links,
-    /// Newest at the front.
-    buffer: List,
-    /// Newest at the front.
-    bank: List,
-    section: Vec<Section>,
+    /// By frame: hit since it last entered the stack's top.
     young: Vec<bool>,
-    /// Inserted by readahead and not used yet.
+    /// By frame: inserted by readahead and not used yet.
     unused: Vec<bool>,
-    lbn: Vec<u64>,
-    /// The order in which each frame entered the bank (ties among equal `H` go to the oldest first).
-    arrival: Vec<u64>,
-    arrivals: u64,
-    /// The evicting section: sequences by id, linked bottom (front) to top (back).
-    seqs: Vec<Sequence>,
-    seq_links: Links,
-    evicting: List,
-    free_seqs: Vec<u32>,
-    /// By frame: its sequence id in the evicting section.
-    seq_of: Vec<u32>,
-    /// GreedyDual-Size's inflation value: the `H` of the most recently evicted sequence.
-    inflation: f64,
-    /// The sequence the last victim came from ([`NIL`]: none yet).
-    victim_seq: u32,
-    table: BlockTable,
-    clock: u32,
-    /// Sequencings between block-table reclamations.
-    reclaim_window: u32,
-    len: u32,
-    stats: DuloStats,
-    /// Scratch for sequencing.
-    walk: Vec<u64>,
-    sorted: Vec<(u64, u64, FrameId)>,
 }
 
 impl Dulo {
@@ -292,244 +247,29 @@ impl Dulo {
     /// Caller guarantees `capacity >= 1`.
     pub fn with_config(capacity: u32, cfg: DuloConfig) -> Dulo {
         assert!(capacity >= 1, "DULO needs at least one frame");
-        let bank_max = cfg.bank_pages.clamp(1, capacity);
-        let buffer_max = capacity.saturating_sub(bank_max.saturating_add(cfg.evicting_pages));
-        let sequence_max = if cfg.sequence_pages_max == 0 { bank_max } else { cfg.sequence_pages_max };
-        let n = capacity as usize;
+        let evicting = cfg.evicting_pages;
+        let sections = DualSections::new(capacity, cfg);
+        let buffer_max = capacity.saturating_sub(sections.bank_max().saturating_add(evicting));
         Dulo {
+            sections,
             capacity,
             buffer_max,
-            bank_max,
-            sequence_max,
-            links: Links::new(capacity),
-            buffer: List::new(),
-            bank: List::new(),
-            section: vec![Section::Untracked; n],
-            young: vec![false; n],
-            unused: vec![false; n],
-            lbn: vec![0; n],
-            arrival: vec![0; n],
-            arrivals: 0,
-            seqs: Vec::new(),
-            seq_links: Links::new(0),
-            evicting: List::new(),
-            free_seqs: Vec::new(),
-            seq_of: vec![NIL; n],
-            inflation: 0.0,
-            victim_seq: NIL,
-            table: BlockTable::new(),
-            clock: 0,
-            reclaim_window: 2 * capacity.div_ceil(bank_max),
-            len: 0,
-            stats: DuloStats::default(),
-            walk: Vec::new(),
-            sorted: Vec::new(),
-            cfg,
+            young: vec![false; capacity as usize],
+            unused: vec![false; capacity as usize],
         }
     }
 
     pub fn config(&self) -> &DuloConfig {
-        &self.cfg
+        self.sections.config()
     }
 
     /// `(correlation buffer, bank maximum)` in frames, as sized for this capacity.
     pub fn section_sizes(&self) -> (u32, u32) {
-        (self.buffer_max, self.bank_max)
+        (self.buffer_max, self.sections.bank_max())
     }
 
     pub fn stats(&self) -> DuloStats {
-        DuloStats { table_bytes: self.table.bytes(), table_bytes_max: self.table.bytes_max(), ..self.stats }
-    }
-
-    /// The page enters the top of the correlation buffer; the buffer's overflow goes to the bank, and a bank
-    /// that has received `BANK_MAX` blocks is sequenced.
-    fn admit(&mut self, frame: FrameId) {
-        self.section[frame as usize] = Section::Buffer;
-        self.links.push_front(&mut self.buffer, frame);
-        while self.buffer.len() > self.buffer_max {
-            let f = self.links.pop_back(&mut self.buffer).expect("the buffer is over its size");
-            self.enter_bank(f);
-        }
-    }
-
-    fn enter_bank(&mut self, frame: FrameId) {
-        self.section[frame as usize] = Section::Bank;
-        self.arrival[frame as usize] = self.arrivals;
-        self.arrivals += 1;
-        self.links.push_front(&mut self.bank, frame);
-        if self.bank.len() >= self.bank_max {
-            self.sequence_bank();
-        }
-    }
-
-    /// Forms sequences from the bank and merges them into the evicting section (§3.2, §3.3).
-    fn sequence_bank(&mut self) {
-        if self.bank.is_empty() {
-            return;
-        }
-        self.clock = self.clock.checked_add(1).expect("bank clock overflow");
-        self.stats.sequencings += 1;
-        let clock = self.clock;
-        // Stamp, and sort the bank by disk location (then arrival): the walk must yield the same order.
-        self.sorted.clear();
-        while let Some(frame) = self.links.pop_back(&mut self.bank) {
-            let lbn = self.lbn[frame as usize];
-            if BlockTable::covers(lbn) {
-                self.table.stamp(lbn, clock);
-            }
-            self.sorted.push((lbn, self.arrival[frame as usize], frame));
-        }
-        self.sorted.sort_unstable();
-        self.walk.clear();
-        self.stats.table_entries_walked += self.table.walk_current(clock, &mut self.walk);
-        let mut covered = self.sorted.iter().map(|s| s.0).filter(|&l| BlockTable::covers(l));
-        let mut walked = self.walk.iter();
-        // Two paths to the bank's disk order (the table walk, the sort) must agree, duplicates aside.
-        let mut last = None;
-        for lbn in covered.by_ref() {
-            if last != Some(lbn) {
-                assert_eq!(walked.next(), Some(&lbn), "the block table's walk and the bank disagree");
-            }
-            last = Some(lbn);
-        }
-        assert_eq!(walked.next(), None, "the block table's walk found a block outside the bank");
-        // Cut the sorted bank into sequences.
-        let sorted = std::mem::take(&mut self.sorted);
-        let mut new: Vec<(f64, u64, u32)> = Vec::new();
-        let mut i = 0;
-        while i < sorted.len() {
-            let mut j = i + 1;
-            while j < sorted.len()
-                && (j - i) < self.sequence_max as usize
-                && self.joins(sorted[j - 1].0, sorted[j].0)
-            {
-                j += 1;
-            }
-            let id = self.new_sequence();
-            for &(_, _, frame) in &sorted[i..j] {
-                self.section[frame as usize] = Section::Evicting;
-                self.seq_of[frame as usize] = id;
-                let mut blocks = self.seqs[id as usize].blocks;
-                self.links.push_back(&mut blocks, frame);
-                self.seqs[id as usize].blocks = blocks;
-            }
-            let size = (j - i) as f64;
-            let h = self.inflation + 1.0 / size;
-            self.seqs[id as usize].h = h;
-            let oldest = sorted[i..j].iter().map(|s| s.1).min().expect("a sequence has a block");
-            new.push((h, oldest, id));
-            i = j;
-        }
-        self.stats.blocks_sequenced += sorted.len() as u64;
-        self.stats.sequences += new.len() as u64;
-        self.sorted = sorted;
-        // Bottom first: smallest H, then the oldest arrival.
-        new.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        self.merge(&new);
-        if self.clock.is_multiple_of(self.reclaim_window) {
-            self.table.reclaim(self.clock.saturating_sub(self.reclaim_window) + 1);
-        }
-    }
-
-    /// Whether block `b`, the next current block after `a` in disk order, joins `a`'s sequence.
-    fn joins(&self, a: u64, b: u64) -> bool {
-        if !BlockTable::covers(a) || !BlockTable::covers(b) || b != a + 1 {
-            return false;
-        }
-        if let Some(tracks) = &self.cfg.tracks {
-            if !tracks.same_track(a) {
-                return false;
-            }
-        }
-        match self.cfg.rule {
-            SequenceRule::Adjacent => true,
-            SequenceRule::Stable => self.table.stamps(a).0 == self.table.stamps(b).0,
-        }
-    }
-
-    fn new_sequence(&mut self) -> u32 {
-        match self.free_seqs.pop() {
-            Some(id) => id,
-            None => {
-                self.seqs.push(Sequence { h: 0.0, blocks: List::new() });
-                let id = (self.seqs.len() - 1) as u32;
-                self.seq_links.grow(id + 1);
-                id
-            }
-        }
-    }
-
-    /// Merges `new` (sorted bottom first) into the evicting section from its top down: each new sequence
-    /// goes above the highest old one whose `H` is not larger (a tie leaves the older sequence below).
-    fn merge(&mut self, new: &[(f64, u64, u32)]) {
-        let mut below = self.evicting.back();
-        for &(h, _, id) in new.iter().rev() {
-            while let Some(old) = below {
-                self.stats.merge_comparisons += 1;
-                if self.seqs[old as usize].h <= h {
-                    break;
-                }
-                below = self.seq_links.prev(old);
-            }
-            match below {
-                Some(old) => self.seq_links.insert_after(&mut self.evicting, old, id),
-                None => self.seq_links.push_front(&mut self.evicting, id),
-            }
-        }
-    }
-
-    /// Takes `frame` out of its sequence, freeing the sequence when it is left empty.
-    fn leave_sequence(&mut self, frame: FrameId) {
-        let id = self.seq_of[frame as usize];
-        self.seq_of[frame as usize] = NIL;
-        let mut blocks = self.seqs[id as usize].blocks;
-        self.links.remove(&mut blocks, frame);
-        let empty = blocks.is_empty();
-        self.seqs[id as usize].blocks = blocks;
-        if empty {
-            self.seq_links.remove(&mut self.evicting, id);
-            self.free_seqs.push(id);
-            if self.victim_seq == id {
-                self.victim_seq = NIL;
-            }
-        }
-    }
-
-    /// Refills an empty evicting section from the staging section: the bank as it is, after taking the
-    /// buffer's bottom blocks if the bank is empty.
-    fn refill(&mut self) {
-        if self.bank.is_empty() {
-            let f =
-                self.links.pop_back(&mut self.buffer).expect("the policy tracks pages, so staging has some");
-            self.enter_bank(f); // sequences the bank itself when BANK_MAX is one
-        }
-        self.sequence_bank();
-        debug_assert!(!self.evicting.is_empty(), "a refill gives the evicting section a sequence");
-    }
-
-    fn untrack(&mut self, frame: FrameId) {
-        self.section[frame as usize] = Section::Untracked;
-        self.young[frame as usize] = false;
-        self.unused[frame as usize] = false;
-        self.len -= 1;
-    }
-
-    fn format_frames(&self, list: &List, table: &FrameTable) -> String {
-        let keys: Vec<String> = self
-            .links
-            .iter(list)
-            .map(|f| {
-                let mark = if self.young[f as usize] {
-                    "*"
-                } else if self.unused[f as usize] {
-                    "+"
-                } else {
-                    ""
-                };
-                format!("{}{mark}", table.key(f))
-            })
-            .collect();
-        keys.join(" ")
+        self.sections.stats()
     }
 }
 
@@ -541,20 +281,16 @@ impl Replacement for Dulo {
         self.capacity
     }
     fn len(&self) -> u32 {
-        self.len
+        self.sections.len()
     }
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
-        let f = frame as usize;
-        assert_eq!(self.section[f], Section::Untracked, "frame {frame} inserted twice");
-        self.lbn[f] = access.lbn.0;
-        self.unused[f] = access.prefetch;
-        self.young[f] = false;
-        self.len += 1;
-        self.admit(frame);
+        self.unused[frame as usize] = access.prefetch;
+        self.young[frame as usize] = false;
+        self.sections.admit(frame, access.lbn.0, 0, self.buffer_max);
     }
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         let f = frame as usize;
-        debug_assert_ne!(self.section[f], Section::Untracked, "hit on untracked frame {frame}");
+        debug_assert_ne!(self.sections.section(frame), Section::Out, "hit on untracked frame {frame}");
         if access.prefetch {
             return;
         }
@@ -565,60 +301,44 @@ impl Replacement for Dulo {
         }
     }
     fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
-        assert!(self.len > 0, "evict from an empty DULO");
-        // Each pass evicts, or revokes one young bit (a block moves to staging at most once per young bit
-        // set since: at most `len` of them), or refills the evicting section from a non-empty staging.
-        for _ in 0..3 * self.len as u64 + 2 {
-            let Some(bottom) = self.evicting.front() else {
-                self.refill();
-                continue;
-            };
-            let frame = self.seqs[bottom as usize].blocks.front().expect("sequences are not empty");
-            if self.young[frame as usize] {
-                self.young[frame as usize] = false;
-                self.stats.second_chances += 1;
-                self.leave_sequence(frame);
-                self.admit(frame);
-                continue;
+        assert!(!self.is_empty(), "evict from an empty DULO");
+        // Each pass evicts or revokes a young bit; a block is young at most once per hit since it last
+        // moved, so at most `len` passes revoke before one evicts.
+        for _ in 0..=self.len() {
+            let frame = self.sections.bottom().expect("DULO tracks pages");
+            if !self.young[frame as usize] {
+                let victim = self.sections.evict_bottom();
+                debug_assert_eq!(victim, frame);
+                self.unused[frame as usize] = false;
+                return victim;
             }
-            if self.victim_seq != bottom {
-                self.victim_seq = bottom;
-                self.inflation = self.seqs[bottom as usize].h;
-            }
-            self.leave_sequence(frame);
-            self.untrack(frame);
-            return frame;
+            self.young[frame as usize] = false;
+            self.sections.count_second_chance();
+            let lbn = self.sections.lbn(frame);
+            self.sections.remove(frame);
+            self.sections.admit(frame, lbn, 0, self.buffer_max);
         }
-        unreachable!("DULO found no victim among {} pages", self.len);
+        unreachable!("DULO found no victim among {} pages", self.len());
     }
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
-        match self.section[frame as usize] {
-            Section::Untracked => panic!("removing untracked frame {frame}"),
-            Section::Buffer => self.links.remove(&mut self.buffer, frame),
-            Section::Bank => self.links.remove(&mut self.bank, frame),
-            Section::Evicting => self.leave_sequence(frame),
-        }
-        self.untrack(frame);
+        self.sections.remove(frame);
+        self.young[frame as usize] = false;
+        self.unused[frame as usize] = false;
     }
     fn pages_scanned(&self) -> u64 {
-        self.stats.second_chances
+        self.sections.stats().second_chances
     }
     /// `C=[…] B=[…] E=[{…}h …]`: the correlation buffer and the bank newest first, the evicting section
     /// top first (each sequence's blocks in disk order, then its `H`); `*` young, `+` prefetched unused.
     fn state(&self, table: &FrameTable) -> String {
-        let seqs: Vec<String> = self
-            .seq_links
-            .iter_back(&self.evicting)
-            .map(|id| {
-                let s = &self.seqs[id as usize];
-                format!("{{{}}}{}", self.format_frames(&s.blocks, table), s.h)
-            })
-            .collect();
-        format!(
-            "C=[{}] B=[{}] E=[{}]",
-            self.format_frames(&self.buffer, table),
-            self.format_frames(&self.bank, table),
-            seqs.join(" ")
-        )
+        self.sections.state(table, |f| {
+            if self.young[f as usize] {
+                "*"
+            } else if self.unused[f as usize] {
+                "+"
+            } else {
+                ""
+            }
+        })
     }
 }

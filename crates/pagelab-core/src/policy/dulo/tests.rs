@@ -2,7 +2,7 @@ use super::*;
 use crate::cache::KeyedCache;
 use crate::key::Lbn;
 use crate::policy::testing::Driver;
-use crate::policy::{Clock, Lru};
+use crate::policy::{Clock, Lru, TwoList};
 use proptest::prelude::*;
 
 fn config(bank_pages: u32, evicting_pages: u32, rule: SequenceRule) -> DuloConfig {
@@ -141,6 +141,20 @@ proptest! {
         prop_assert_eq!(keyed_hits(dulo, &refs), keyed_hits(Clock::new(capacity), &refs));
     }
 
+    /// The same for `dulo-linux`: with every sequence one block, its inactive list is FIFO, as the two-list
+    /// policy's is, and the active list and aging are the same.
+    #[test]
+    fn with_only_random_blocks_dulo_linux_makes_the_two_lists_decisions(
+        keys in prop::collection::vec(0u64..60, 1..600),
+        capacity in 1u32..24,
+        bank in 1u32..10,
+        evicting in 0u32..16,
+    ) {
+        let refs: Vec<(u64, u64)> = keys.iter().map(|&k| (k, 2 * k)).collect();
+        let dulo = DuloLinux::with_config(capacity, config(bank, evicting, SequenceRule::Stable));
+        prop_assert_eq!(keyed_hits(dulo, &refs), keyed_hits(TwoList::new(capacity), &refs));
+    }
+
     /// Any references, both rules, random removals and readahead insertions: the policy tracks exactly
     /// what was inserted and not evicted or removed, and the block table stays bounded.
     #[test]
@@ -149,9 +163,16 @@ proptest! {
         capacity in 1u32..20,
         bank in 1u32..8,
         adjacent in any::<bool>(),
+        linux in any::<bool>(),
     ) {
         let rule = if adjacent { SequenceRule::Adjacent } else { SequenceRule::Stable };
-        let mut d = Driver::new(Dulo::with_config(capacity, config(bank, 4, rule)));
+        let cfg = config(bank, 4, rule);
+        let policy = if linux {
+            crate::policy::AnyPolicy::DuloLinux(Box::new(DuloLinux::with_config(capacity, cfg)))
+        } else {
+            crate::policy::AnyPolicy::Dulo(Box::new(Dulo::with_config(capacity, cfg)))
+        };
+        let mut d = Driver::new(policy);
         for (t, &(key, op)) in ops.iter().enumerate() {
             let t = t as u64;
             match d.table.lookup(key) {
@@ -168,7 +189,7 @@ proptest! {
             }
             prop_assert_eq!(d.policy.len(), d.table.len());
         }
-        prop_assert!(d.policy.stats().table_bytes <= 64 * block_table::NODE_BYTES);
+        prop_assert!(d.policy.dulo_stats().unwrap().table_bytes <= 64 * block_table::NODE_BYTES);
         while !d.policy.is_empty() {
             d.evict(History::NONE);
         }
@@ -250,4 +271,37 @@ fn young_blocks_return_to_the_buffer_and_the_victim_sequence_stays_at_the_bottom
     assert_eq!(d.state(), "C=[11] B=[] E=[]");
     d.remove(f[1]);
     assert!(d.policy.is_empty());
+}
+
+/// §4.2: pages demoted from the active list are marked and sequenced apart from new pages, though
+/// adjacent on disk; a referenced inactive page is promoted out of the sections.
+#[test]
+fn dulo_linux_sequences_demoted_pages_apart_from_new_ones() {
+    // Four frames, a bank of 2, no evicting minimum: the buffer holds what the list has beyond a bank.
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    let a = d.insert(1, 0);
+    d.hit(a, 1);
+    assert_eq!(d.state(), "active=[1] C=[] B=[] E=[]", "referenced at its miss, promoted by its hit");
+    d.insert(2, 2);
+    d.insert(3, 3);
+    d.insert(10, 4);
+    assert_eq!(d.state(), "active=[1] C=[10*] B=[] E=[{2* 3*}0.5]");
+    // Aging owes a third of a page (active 1 : inactive 3): nothing is demoted; 2 is the victim.
+    assert_eq!(d.evict(History::NONE), 1);
+    d.insert(4, 5);
+    assert_eq!(d.state(), "active=[1] C=[4*] B=[10*] E=[{3*}0.5]", "the list shrank: 10 left the buffer");
+
+    // New pages 2 and 3, adjacent, form one sequence; a demoted 2 and a new 3 form two.
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    d.insert(3, 0);
+    d.insert(2, 1);
+    assert_eq!(d.state(), "active=[] C=[] B=[] E=[{2* 3*}0.5]");
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    let two = d.insert(2, 0);
+    d.hit(two, 1);
+    let three = d.insert(3, 2);
+    // Active 1 : inactive 1 owes one page: 2 is demoted into the bank beside 3, which is older.
+    assert_eq!(d.evict(History::NONE), three);
+    assert_eq!(d.state(), "active=[] C=[] B=[] E=[{2}1]", "promotion cleared its bit");
+    assert_eq!(d.policy.stats().sequences, 2);
 }
