@@ -9,11 +9,11 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 /// Directories of C files at scale 1.
-pub const DIRS: u64 = 330;
+pub const DIRS: u64 = 480;
 /// C files in a directory: uniformly this many.
 pub const FILES_PER_DIR: (u64, u64) = (4, 36);
 /// A C file's size: 1 + an exponential number of pages of this mean, at most [`SOURCE_PAGES_MAX`].
-pub const SOURCE_EXTRA_PAGES_MEAN: f64 = 3.9;
+pub const SOURCE_EXTRA_PAGES_MEAN: f64 = 3.6;
 pub const SOURCE_PAGES_MAX: u64 = 48;
 /// Headers (`include/`) at scale 1: 70 % of one page, 20 % of two, 10 % of three to six.
 pub const HEADERS: u64 = 1200;

@@ -32,7 +32,7 @@ pub const INDEX_RUN_PAGES: u64 = 8;
 pub const KEYWORDS: u64 = 50;
 pub const KEYWORD_PARTITIONS_MAX: u64 = 4;
 /// Zipf exponent of the keywords' popularity.
-pub const KEYWORD_ZIPF: f64 = 1.0;
+pub const KEYWORD_ZIPF: f64 = 0.5;
 /// Queries at scale 1.
 pub const QUERIES: u64 = 90;
 /// The `read()` size for text files: 64 KiB.

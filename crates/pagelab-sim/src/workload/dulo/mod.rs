@@ -5,7 +5,7 @@
 //!
 //! # What the paper says
 //!
-//! The paper drove its simulator (DULO, Linux 2.6 readahead, the deadline scheduler, DiskSim's model of a
+//! The paper drove its simulator (DULO, "Linux prefetching policy", the deadline scheduler, DiskSim's model of a
 //! Seagate ST39102LW, a Cheetah 9LP: pagelab's default `hdd`) with five traces, "also used in [5]"
 //! (§4.1.1). Table 2 lost its numbers in our copy; the text gives:
 //!
@@ -38,7 +38,7 @@
 //! **Sequential** here is what the tests measure: the share of page references (each page a read asks for
 //! is one) to the page on disk right after the page the same process referenced before ([`Dulo::stats`]).
 //! A multi-program trace's share is then its programs' shares weighted by their references, whatever the
-//! interleaving; that is how multi2's 16 % comes from glimpse's 74 % and tpc-h's 3 % (glimpse makes 18 %
+//! interleaving; that is how multi2's 16 % comes from glimpse's 74 % and tpc-h's 3 % (glimpse makes 19 %
 //! of multi2's references).
 //!
 //! **Randomness** comes from the `seed` key ([`SEED_DEFAULT`]), each program from its own ChaCha8 stream
@@ -52,17 +52,19 @@
 //! block traces and reports I/O-bound execution times, and gives no compute times; the tokens only keep
 //! a process from being infinitely fast (and let others' I/O overlap it).
 //!
-//! At scale 1 and the default seed (the `sizes_are_as_documented` test):
+//! At scale 1 and the default seed (the `sizes_are_as_documented` test; the CLOCK runs: `pagelab simulate
+//! --policy clock --prefetch linux-2.6 --scheduler deadline` on the `hdd`, each under half a second of wall
+//! time):
 //!
 //! | workload | files | dataset | reads | page references | distinct pages | sequential | memory range it is sized for |
 //! |---|---|---|---|---|---|---|---|
-//! | viewperf-like | 5 | 66 MiB | 2,112 | 67,584 | 16,896 (66.0 MiB) | 99.99 % | 16–80 MB (demand under 80 MB) |
-//! | tpch-like | 6 | 256 MiB | 230,000 | 237,209 | 57,946 (226.4 MiB) | 3.04 % | 32–256 MB |
-//! | glimpse-like | 8,194 | DATASET_GLIMPSE | 13,882 | 52,180 | 14,663 (57.3 MiB) | 74.39 % | 8–64 MB |
-//! | multi1-like | 7,750 | DATASET_MULTI1 | 114,599 | 258,375 | 46,648 (182.2 MiB) | 76.20 % | 40–200 MB (the loops fit from ~185 MiB: LRU's gap at 160 MB) |
-//! | multi2-like | 8,200 | DATASET_MULTI2 | 243,882 | 289,389 | 72,609 (283.6 MiB) | 15.90 % | 32–300 MB |
-//! | cscope-like (multi1's) | 7,745 | 116 MiB | 86,080 | 148,760 | 29,752 (116.2 MiB) | 76.40 % | |
-//! | gcc-like (multi1's) | 7,745 | 116 MiB | 26,407 | 42,031 | 4,721 (18.4 MiB) | 37.20 % | |
+//! | viewperf-like | 5 | 66 MiB | 2,112 | 67,584 | 16,896 (66.0 MiB) | 99.99 % | 16–80 MB (demand under 80 MB; CLOCK: 17.7 s simulated at 32 MiB, 4.8 s at 128) |
+//! | tpch-like | 6 | 256 MiB | 230,000 | 237,209 | 57,946 (226.4 MiB) | 3.04 % | 32–256 MB (CLOCK: hit ratio 41 % at 32 MiB, 65 % at 128) |
+//! | glimpse-like | 8,194 | 220 MiB | 14,331 | 54,230 | 17,523 (68.4 MiB) | 74.77 % | 8–96 MB (CLOCK: hit ratio 27 % at 16 MiB, 53 % at 32, 69 % from 64) |
+//! | multi1-like | 10,779 | 224 MiB | 145,620 | 313,598 | 57,291 (223.8 MiB) | 76.06 % | 64–224 MB (CLOCK thrashes on cscope's 158 MiB loop up to 160 MiB: 161 s simulated; 69 s at 192 MiB) |
+//! | multi2-like | 8,200 | 476 MiB | 244,331 | 291,439 | 75,469 (294.8 MiB) | 16.39 % | 32–300 MB |
+//! | cscope-like (multi1's) | 10,774 | 158 MiB | 117,105 | 201,975 | 40,395 (157.8 MiB) | 75.90 % | |
+//! | gcc-like (multi1's) | 10,774 | 158 MiB | 26,403 | 44,039 | 4,435 (17.3 MiB) | 40.07 % | |
 //!
 //! (cscope-like and gcc-like, multi1's programs alone, are built by [`Dulo::new`] but not named on the
 //! command line: Table 2 has no such traces.)
@@ -89,7 +91,8 @@
 //! in the next region, in random order, 1 to 64 pages apart (isolated). Up to 256 unread pages lie
 //! between partitions (the files glimpse does not index). A 4 MiB index; 50 keywords (§4.2's pool), each
 //! with an entry of 8 index pages at a random place and 1 to 4 matched partitions; 90 queries, each a
-//! keyword by Zipf-1 popularity (so a few keywords' partitions are reused often, the rest seldom). A
+//! keyword by Zipf popularity of exponent 0.5 (a few keywords' partitions are reused often, most a few
+//! times, at reuse distances of tens of MiB: the hit ratio grows from 16 to 64 MiB). A
 //! query reads the index's first page and the keyword's entry, then each matched partition's files in
 //! order; before each file, `open()` reads the file's inode from the partition's inode block (one page
 //! of a 256-page inode-table file at the start of the region). Why the inode reads: with partitions
@@ -99,26 +102,29 @@
 //! size. 20 µs of computing (agrep) a page. The isolated files are what §4.2's DULO keeps: each is a
 //! long seek away from its partition.
 //!
-//! **cscope** ([`cscope`]) reads the source tree ([`cscope::SourceTree`]): 330 directories of 4 to 36 C
-//! files (1 + an exponential number of pages of mean 3.9, at most 48) and an `include/` directory in the
-//! middle of 1,200 headers (70 % of one page, 20 % of two, 10 % of three to six), 116 MiB read. 90 % of
+//! **cscope** ([`cscope`]) reads the source tree ([`cscope::SourceTree`]): 480 directories of 4 to 36 C
+//! files (1 + an exponential number of pages of mean 3.6, at most 48) and an `include/` directory in the
+//! middle of 1,200 headers (70 % of one page, 20 % of two, 10 % of three to six), 158 MiB read. 90 % of
 //! the files follow 1 to 8 pages cscope does not read (Makefiles, assembly, documentation: "the scan jumps
 //! between files"), and each directory 64 to 1,024 unread pages (its block group's other files). Five
-//! scans of every file in disk order (the looping pattern [5] describes), in 8 KiB calls (stdio's
-//! buffer), 10 µs of computing a page: 76.4 %, the paper's 76 %.
+//! scans of every file in disk order (the "looping access pattern" §4.1.2 credits for multi1's gains), in 8 KiB calls (stdio's
+//! buffer), 10 µs of computing a page: 75.9 %, the paper's 76 %. The tree's size is what puts multi1's
+//! gap at 160 MB: a loop of 158 MiB (with gcc's and viewperf's pages beside it) does not fit in 160 MiB
+//! of memory and does in 192.
 //!
 //! **gcc** ([`gcc`]) compiles the tree's C files in make's order, directory by directory, 700 of them:
 //! each reads its C file (64 KiB calls), then its headers, one call each: 20 core headers every compile
 //! includes, in one fixed order, and 10 to 30 others by Zipf-1 popularity, each read once a compile
-//! (include guards). Headers are small and their include order is not their disk order: 37 % sequential
+//! (include guards). Headers are small and their include order is not their disk order: 40 % sequential
 //! ("mostly random"; the paper gives no figure for gcc alone). 2 ms of computing a compile. gcc and cscope
-//! read the same tree in multi1-like, as both took the kernel source as input, so gcc's 18 MiB are inside
-//! cscope's 116.
+//! read the same tree in multi1-like, as both took the kernel source as input, so gcc's 17 MiB are inside
+//! cscope's 158.
 //!
-//! **multi1** ([`multi`]): cscope 148,760 references at 76.4 %, gcc 42,031 at 37.2 %, viewperf 67,584 at
-//! 99.99 %: 76.2 % (paper: 75 %). Two loops (116 and 66 MiB) over a 182 MiB working set.
+//! **multi1** ([`multi`]): cscope 201,975 references at 75.9 %, gcc 44,039 at 40.1 %, viewperf 67,584 at
+//! 99.99 %: 76.1 % (paper: 75 %). Two loops (158 and 66 MiB; viewperf's ends first) over a 224 MiB
+//! working set.
 //!
-//! **multi2**: glimpse 52,180 at 74.4 % and tpc-h 237,209 at 3.0 %: 15.9 % (paper: 16 %).
+//! **multi2**: glimpse 54,230 at 74.8 % and tpc-h 237,209 at 3.0 %: 16.4 % (paper: 16 %).
 //!
 //! Departures: the programs read and never write (gcc's object files, MySQL's temporary tables are
 //! left out: the paper's traces are read references as far as its text says); file sizes and counts are
@@ -465,11 +471,11 @@ mod tests {
         for (name, files, dataset_mib, reads, refs, distinct) in [
             ("viewperf-like", 5, 66, 2_112, 67_584, 16_896),
             ("tpch-like", 6, 256, 230_000, 237_209, 57_946),
-            ("glimpse-like", 8_194, 220, 13_882, 52_180, 14_663),
-            ("multi1-like", 7_750, 182, 114_599, 258_375, 46_648),
-            ("multi2-like", 8_200, 476, 243_882, 289_389, 72_609),
-            ("cscope-like", 7_745, 116, 86_080, 148_760, 29_752),
-            ("gcc-like", 7_745, 116, 26_407, 42_031, 4_721),
+            ("glimpse-like", 8_194, 220, 14_331, 54_230, 17_523),
+            ("multi1-like", 10_779, 224, 145_620, 313_598, 57_291),
+            ("multi2-like", 8_200, 476, 244_331, 291_439, 75_469),
+            ("cscope-like", 10_774, 158, 117_105, 201_975, 40_395),
+            ("gcc-like", 10_774, 158, 26_403, 44_039, 4_435),
         ] {
             let w = workload(name);
             let s = w.stats();
