@@ -75,6 +75,14 @@ Barracuda 7200.11 by default; a per-stream table: response time, ESC, fill rate)
                            (16), tpch (TPC-H-like random readers, 1)
   file-transfer            transfers paced by 10, 100, 1000 Mbit/s links; keys:
                            clients (6), random
+DULO's workloads (papers/001 Table 2; synthetic, programs that run to completion, one
+process per program; keys: scale (0.01-4, default 1), seed (default 2005)):
+  viewperf-like            5 files, 66 MiB, read whole 4 times (99.99 % sequential)
+  tpch-like                random lookups in 256 MiB of tables and index (3 %)
+  glimpse-like             queries: index, then partitions of small files, a few
+                           files of each placed elsewhere on the disk (74 %)
+  multi1-like              cscope, gcc (one source tree) and viewperf together (76 %)
+  multi2-like              glimpse and tpc-h together (16 %)
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,
@@ -96,6 +104,7 @@ Examples:
   pagelab simulate --workload media-clips --memory 256MiB --prefetch-cache pc-coldest+
   pagelab simulate --workload vm-seq:size=264MiB,passes=3 --memory 128MiB
   pagelab simulate --workload smm --memory 100MiB --prefetch linux-2.6
+  pagelab simulate --workload multi1-like --memory 160MiB --prefetch linux-2.6
   pagelab simulate --workload fs-random --memory 128MiB --whatif up-to=512MiB
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --file-size 256KiB
   pagelab simulate --trace data/traces/lirs/multi1.trace.gz --prefetch none")]

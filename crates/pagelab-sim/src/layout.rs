@@ -12,6 +12,9 @@
 //! (which gives the same LBNs under the default spec) for two reasons: a trace may be cut into millions of
 //! files, and `build` keeps an extent list per file; and the disk addresses must not depend on
 //! `--placement` or `--extent-size`, which describe a file system's aging, not a block device.
+//! A workload that models where its files lie (DULO's glimpse-like partitions with isolated files) names
+//! each file's first LBN ([`crate::workload::Workload::file_lbns`]): [`FileLayout::explicit`], each file
+//! one extent there, whatever `--placement` says.
 
 use crate::error::SimError;
 use pagelab_core::buffer::{DiskRun, Layout};
@@ -131,6 +134,63 @@ impl FileLayout {
             fm.extents.sort_by_key(|e| e.file_page);
         }
         Ok(FileLayout { files, block: None, used_pages: used })
+    }
+
+    /// Files of `file_pages` pages, file `f` contiguous from LBN `first_lbns[f]` (in pages): a workload's
+    /// own placement ([`crate::workload::Workload::file_lbns`]). Refused: a count of LBNs other than the
+    /// count of files, two files that share an LBN, a file that ends beyond the device's `device_pages`.
+    pub fn explicit(
+        file_pages: &[u64],
+        first_lbns: &[u64],
+        device_pages: u64,
+    ) -> Result<FileLayout, SimError> {
+        if file_pages.len() != first_lbns.len() {
+            return Err(SimError::invalid(
+                format!("{} first LBNs for {} files", first_lbns.len(), file_pages.len()),
+                "expected one first LBN per file",
+            ));
+        }
+        let mut ends = Vec::with_capacity(file_pages.len());
+        for (f, (&pages, &lbn)) in file_pages.iter().zip(first_lbns).enumerate() {
+            let end = lbn.checked_add(pages).filter(|&end| end <= device_pages).ok_or_else(|| {
+                SimError::invalid(
+                    format!("file {f} ({pages} pages from LBN {lbn})"),
+                    format!("expected to end within the device's {device_pages} pages"),
+                )
+            })?;
+            // An empty file takes no LBN, so it overlaps nothing.
+            if pages > 0 {
+                ends.push((lbn, end, f));
+            }
+        }
+        // Sorted by first LBN, a file overlaps an earlier one if it starts before the furthest end so far.
+        ends.sort_unstable();
+        let mut furthest: Option<(u64, u64, usize)> = None;
+        for &(lbn, end, f) in &ends {
+            if let Some((a_lbn, a_end, a)) = furthest.filter(|&(_, a_end, _)| lbn < a_end) {
+                return Err(SimError::invalid(
+                    format!("files {a} (LBNs {a_lbn}..{a_end}) and {f} (LBNs {lbn}..{end})"),
+                    "expected files that do not overlap",
+                ));
+            }
+            if furthest.is_none_or(|(_, a_end, _)| end > a_end) {
+                furthest = Some((lbn, end, f));
+            }
+        }
+        let files = file_pages
+            .iter()
+            .zip(first_lbns)
+            .map(|(&pages, &lbn)| FileMap {
+                pages,
+                extents: if pages == 0 {
+                    Vec::new()
+                } else {
+                    vec![Extent { file_page: 0, lbn: Lbn(lbn), pages }]
+                },
+            })
+            .collect();
+        let used_pages = ends.iter().map(|e| e.1).max().unwrap_or(0);
+        Ok(FileLayout { files, block: None, used_pages })
     }
 
     pub fn file_count(&self) -> u32 {
@@ -288,6 +348,36 @@ mod tests {
         assert_eq!(FileLayout::block_files(8, 4).file_count(), 2);
         assert_eq!(FileLayout::block_files(8, 4).file_pages(FileId(1)), 4);
         assert_eq!(FileLayout::block_files(3, 100).file_pages(FileId(0)), 3);
+    }
+
+    #[test]
+    fn explicit_layouts_place_each_file_where_told() {
+        // File 1 lies before file 0, file 2 far away; an empty file takes no LBN.
+        let l = FileLayout::explicit(&[4, 3, 2, 0], &[10, 5, 100, 7], 200).unwrap();
+        assert_eq!(
+            (l.lbn(FileId(0), 0), l.lbn(FileId(1), 2), l.lbn(FileId(2), 1)),
+            (Lbn(10), Lbn(7), Lbn(101))
+        );
+        assert_eq!((l.file_count(), l.file_pages(FileId(2)), l.used_pages()), (4, 2, 102));
+        let mut runs = Vec::new();
+        l.runs(FileId(0), 1, 3, &mut runs);
+        assert_eq!(runs, vec![Extent { file_page: 1, lbn: Lbn(11), pages: 3 }]);
+        // Files that touch end to start do not overlap.
+        assert!(FileLayout::explicit(&[5, 5], &[5, 0], 10).is_ok());
+        // An empty file between two that overlap does not hide the overlap.
+        assert!(FileLayout::explicit(&[4, 0, 3], &[10, 11, 12], 100).is_err());
+    }
+
+    #[test]
+    fn explicit_layouts_refuse_overlaps_and_files_beyond_the_device() {
+        let e = FileLayout::explicit(&[4, 3], &[10, 12], 100).unwrap_err().to_string();
+        assert_eq!(e, "files 0 (LBNs 10..14) and 1 (LBNs 12..15): expected files that do not overlap");
+        let e = FileLayout::explicit(&[4, 3], &[0, 98], 100).unwrap_err().to_string();
+        assert_eq!(e, "file 1 (3 pages from LBN 98): expected to end within the device's 100 pages");
+        let e = FileLayout::explicit(&[1], &[u64::MAX], u64::MAX).unwrap_err().to_string();
+        assert!(e.starts_with("file 0 (1 pages from LBN"), "{e}");
+        let e = FileLayout::explicit(&[1, 1], &[0], 10).unwrap_err().to_string();
+        assert_eq!(e, "1 first LBNs for 2 files: expected one first LBN per file");
     }
 
     #[test]

@@ -320,8 +320,19 @@ impl Server {
                     None => FileLayout::identity(pages),
                 }
             }
-            None => FileLayout::build(workload.file_pages(), &cfg.layout, device_pages, &mut rng)
-                .map_err(|e| dataset_does_not_fit(e, &device.name(), device_pages))?,
+            None => match workload.file_lbns() {
+                Some(lbns) => {
+                    FileLayout::explicit(workload.file_pages(), lbns, device_pages).map_err(|e| {
+                        e.context(format!(
+                            "`{}`'s files on {} ({device_pages} pages)",
+                            workload.describe(),
+                            device.name()
+                        ))
+                    })?
+                }
+                None => FileLayout::build(workload.file_pages(), &cfg.layout, device_pages, &mut rng)
+                    .map_err(|e| dataset_does_not_fit(e, &device.name(), device_pages))?,
+            },
         };
         let concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
         if workload.runs_to_completion() && matches!(cfg.arrival, Arrival::Open { .. }) {

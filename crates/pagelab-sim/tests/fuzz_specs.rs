@@ -49,6 +49,12 @@ proptest! {
         check(&text)?;
     }
 
+    /// DULO's workloads (`workload::dulo`): small scales only, so that each case builds in milliseconds.
+    #[test]
+    fn dulo_workload_specs(text in "(viewperf-like|tpch-like|glimpse-like|multi1-like|multi2-like)(:((scale=(0\\.0[0-9]{0,2}|[a-z-][0-9a-z.]{0,3}|[5-9][0-9]{0,3})|seed=[0-9a-z-]{0,8}|passes=[0-9]),?){0,3})?") {
+        check(&text)?;
+    }
+
     /// Zhang et al.'s streams and prefetchers (`workload::scm`, `prefetch::scm`), and their disk.
     #[test]
     fn scm_specs(text in "(rate-streams|spc2-vod|file-transfer|ets|esf|st3500320as)(:((rates|cv|random|random_block|random_size|span|streams|tpch|clients|trigger|degree|period)=[0-9a-zA-Z./-]{0,10},?){0,4})?") {

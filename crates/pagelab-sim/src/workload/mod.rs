@@ -9,6 +9,7 @@
 //! the World Cup '98 media clips). MemRx's evaluation jobs (file scans, a dbench-like file server, an image
 //! scaler, a CPU-bound simulator) are in [`memrx`].
 
+pub mod dulo;
 pub mod index_search;
 pub mod media_clips;
 pub mod memory;
@@ -104,6 +105,16 @@ pub trait Workload: Send {
     /// Sizes of the dataset's files in pages (file `i` is `FileId(i)`); empty for block-trace replay, which
     /// addresses the disk directly through one pseudo-file ([`Workload::block_device_pages`]).
     fn file_pages(&self) -> &[u64];
+
+    /// Where each file lies, when the workload models its placement (DULO's glimpse-like partitions, whose
+    /// isolated files lie away from the rest): the first LBN (in 4 KiB pages) of each file of
+    /// [`Workload::file_pages`], in file order, each file contiguous from there. The server then lays the
+    /// files out exactly so ([`crate::layout::FileLayout::explicit`], which refuses files that overlap or
+    /// end beyond the device), ignoring `--placement` and `--extent-size`. Implementors return as many
+    /// LBNs as files; `None` (the default): the server places the files itself.
+    fn file_lbns(&self) -> Option<&[u64]> {
+        None
+    }
 
     /// For block-trace replay: the size of the pseudo-file (the highest LBN + 1, in pages).
     fn block_device_pages(&self) -> Option<u64> {

@@ -13,8 +13,12 @@
 //! ([`MEMRX_WORKLOADS`]: `fs-seq`, `fs-seq-mt`, `fs-random`, `dbench`, `mogrify`, `cpu-sim`) take theirs
 //! (see `workload::memrx`). Zhang et al.'s streams ([`SCM_WORKLOADS`]: `rate-streams`, `spc2-vod`,
 //! `file-transfer`) take `rates`, `cv`, `random`, `streams`, `tpch`, `clients`, `random_block`,
-//! `random_size`, `span` (see `workload::scm`).
+//! `random_size`, `span` (see `workload::scm`). DULO's workloads ([`DULO_WORKLOADS`]: `viewperf-like`,
+//! `tpch-like`, `glimpse-like`, `multi1-like`, `multi2-like`) take `scale` (a factor on their datasets
+//! and lengths, 0.01 to 4, default 1) and `seed` (their files and reads, default 2005; see
+//! `workload::dulo`).
 
+use super::dulo::{Dulo, SEED_DEFAULT};
 use super::index_search::IndexSearch;
 use super::media_clips::MediaClips;
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
@@ -79,16 +83,20 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if let Some(w) = scm_workload(&spec).map_err(in_spec)? {
         return Ok(Box::new(w));
     }
+    if let Some(w) = dulo_workload(&spec).map_err(in_spec)? {
+        return Ok(Box::new(w));
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
         SimError::invalid(
             format!("unknown workload `{}`", spec.name),
             format!(
-                "expected one of {}, {}, {}, {}, {} or a .toml file",
+                "expected one of {}, {}, {}, {}, {}, {} or a .toml file",
                 BUILTIN.join(", "),
                 APP_WORKLOADS.join(", "),
                 MEMORY_WORKLOADS.join(", "),
                 MEMRX_WORKLOADS.join(", "),
-                SCM_WORKLOADS.join(", ")
+                SCM_WORKLOADS.join(", "),
+                DULO_WORKLOADS.join(", ")
             ),
         )
     })?;
@@ -98,6 +106,23 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
 
 /// Zhang et al.'s streams (papers/002): `workload::scm`.
 pub const SCM_WORKLOADS: [&str; 3] = ["rate-streams", "spc2-vod", "file-transfer"];
+
+/// DULO's workloads (papers/001 §4.1.1, Table 2): `workload::dulo`.
+pub const DULO_WORKLOADS: [&str; 5] =
+    ["viewperf-like", "tpch-like", "glimpse-like", "multi1-like", "multi2-like"];
+
+/// `viewperf-like:scale=0.5,seed=7` and the other [`DULO_WORKLOADS`]; `None` for another name.
+pub fn dulo_workload(spec: &Spec) -> Result<Option<Dulo>, SimError> {
+    if !DULO_WORKLOADS.contains(&spec.name.as_str()) {
+        return Ok(None);
+    }
+    let e = SimError::Core;
+    // Dulo::new refuses a scale outside SCALE_MIN..=SCALE_MAX.
+    let scale = spec.f64("scale", 1.0).map_err(e)?;
+    let seed = spec.u64("seed", SEED_DEFAULT).map_err(e)?;
+    spec.finish(&["scale", "seed"]).map_err(e)?;
+    Dulo::new(&spec.name, scale, seed).map(Some)
+}
 
 /// Li & Shen's application workloads (papers/000 §4.1): `workload::index_search`, `workload::media_clips`.
 pub const APP_WORKLOADS: [&str; 2] = ["index-search", "media-clips"];
@@ -324,6 +349,32 @@ mod tests {
         let w = parse_workload("index-search:terms=20000,keywords=2").unwrap();
         assert!(w.describe().starts_with("index-search:terms=20000,zipf=1,keywords=2,"), "{}", w.describe());
         assert_eq!(w.file_pages().len(), 9);
+    }
+
+    #[test]
+    fn dulo_workloads_by_name() {
+        for name in DULO_WORKLOADS {
+            let w = parse_workload(&format!("{name}:scale=0.05,seed=3")).unwrap();
+            assert_eq!(w.describe(), format!("{name}:scale=0.05,seed=3"));
+            let again = parse_workload(&w.describe()).unwrap();
+            assert_eq!((again.describe(), again.file_pages()), (w.describe(), w.file_pages()));
+            assert_eq!(again.file_lbns(), w.file_lbns());
+        }
+        let w = parse_workload("glimpse-like").unwrap();
+        assert_eq!(w.describe(), "glimpse-like:scale=1,seed=2005");
+        let message = |text: &str| parse_workload(text).err().expect("refused").to_string();
+        assert_eq!(
+            message("tpch-like:scale=0"),
+            "workload `tpch-like:scale=0`: scale=0: expected a number from 0.01 to 4"
+        );
+        assert!(
+            message("tpch-like:scale=NaN").contains("scale=`NaN`: expected a number"),
+            "{}",
+            message("tpch-like:scale=NaN")
+        );
+        assert!(message("multi1-like:seed=-1").starts_with("workload `multi1-like:seed=-1`: "));
+        assert!(message("multi2-like:passes=3").contains("unknown parameter(s) passes"));
+        assert!(message("five-rand").contains("viewperf-like, tpch-like"));
     }
 
     #[test]
