@@ -129,15 +129,24 @@ pub fn policy_spec(kind: PolicyKind, dulo: &DuloConfig, tracks: bool) -> String 
     if !kind.is_dulo() {
         return kind.cli_name().to_string();
     }
+    // Exact sizes (a page is 4 KiB), so that the echo parses back to the same configuration.
+    let size = |pages: u32| {
+        let kib = pages as u64 * (PAGE_SIZE_BYTES / 1024);
+        if kib.is_multiple_of(1024) {
+            format!("{}MiB", kib / 1024)
+        } else {
+            format!("{kib}KiB")
+        }
+    };
     let mut text = format!(
         "{}:bank={},evicting={},rule={}",
         kind.cli_name(),
-        fmt_bytes(dulo.bank_pages as u64 * PAGE_SIZE_BYTES),
-        fmt_bytes(dulo.evicting_pages as u64 * PAGE_SIZE_BYTES),
+        size(dulo.bank_pages),
+        size(dulo.evicting_pages),
         dulo.rule.name()
     );
     if dulo.sequence_pages_max != 0 {
-        text += &format!(",max_sequence={}", fmt_bytes(dulo.sequence_pages_max as u64 * PAGE_SIZE_BYTES));
+        text += &format!(",max_sequence={}", size(dulo.sequence_pages_max));
     }
     if !tracks {
         text += ",tracks=false";

@@ -41,6 +41,15 @@ pub fn fuzz_specs(text: &str) {
     if let Err(e) = text.parse::<PolicyKind>() {
         rejected("policy", e.to_string());
     }
+    match crate::config::parse_policy(text) {
+        Err(e) => rejected("policy spec", e.to_string()),
+        // What parses, round-trips: the echoed spec is the same configuration.
+        Ok((kind, dulo, tracks)) => {
+            let echoed = crate::config::policy_spec(kind, &dulo, tracks);
+            let again = crate::config::parse_policy(&echoed).expect("an echoed policy spec parses");
+            assert_eq!((kind, dulo, tracks), again, "`{text}` echoed as `{echoed}`");
+        }
+    }
     if let Err(e) = text.parse::<AnyPrefetcher>() {
         rejected("prefetcher", e.to_string());
     }

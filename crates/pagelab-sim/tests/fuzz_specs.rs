@@ -55,6 +55,12 @@ proptest! {
         check(&text)?;
     }
 
+    /// DULO's policy specs (`--policy dulo:bank=…`).
+    #[test]
+    fn dulo_policy_specs(text in "(dulo|dulo-linux|clock)(:((bank|evicting|max_sequence|rule|tracks)=[0-9a-zA-Z.]{0,8},?){0,4})?") {
+        check(&text)?;
+    }
+
     /// Zhang et al.'s streams and prefetchers (`workload::scm`, `prefetch::scm`), and their disk.
     #[test]
     fn scm_specs(text in "(rate-streams|spc2-vod|file-transfer|ets|esf|st3500320as)(:((rates|cv|random|random_block|random_size|span|streams|tpch|clients|trigger|degree|period)=[0-9a-zA-Z./-]{0,10},?){0,4})?") {

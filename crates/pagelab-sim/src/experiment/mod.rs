@@ -7,6 +7,7 @@
 //! `report.md`. Jobs are pure functions of their parameters and the seed, so a sweep's results do not
 //! depend on how many threads ran it.
 
+pub mod dulo;
 pub mod kernel_baseline;
 pub mod memrx;
 pub mod prefetch_memory;
@@ -178,6 +179,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &prefetch_memory::PrefetchMemory,
         &memrx::MemRxExperiment,
         &scm_prefetch::ScmPrefetch,
+        &dulo::DuloExperiment,
     ]
 }
 
