@@ -49,6 +49,28 @@ use crate::list::{Links, List};
 /// One page in the 32.32 fixed-point aging credit.
 const CREDIT_ONE: u64 = 1 << 32;
 
+/// `shrink_zone`'s proportional aging (module doc): the active pages owed to the inactive list, carried
+/// between evictions as a 32.32 fixed-point credit below one page. Shared with `dulo-linux`, whose lists
+/// age alike.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AgingCredit(u64);
+
+impl AgingCredit {
+    /// The active pages to demote before one inactive page is scanned: `active / inactive` of a page,
+    /// the fraction carried; one when the inactive list is empty (the victim must come from somewhere).
+    /// Bounded by the active list: the credit beyond it is dropped (there is nothing left to age).
+    pub fn owed(&mut self, active_len: u32, inactive_len: u32) -> u64 {
+        if inactive_len == 0 {
+            return 1;
+        }
+        self.0 += (active_len as u64 * CREDIT_ONE).div_ceil(inactive_len as u64);
+        let owed_pages = self.0 / CREDIT_ONE;
+        self.0 %= CREDIT_ONE;
+        debug_assert!(self.0 < CREDIT_ONE, "aging credit not carried");
+        owed_pages.min(active_len as u64)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TwoList {
     links: Links,
@@ -58,8 +80,8 @@ pub struct TwoList {
     active_bit: Vec<bool>,
     /// By frame: `PG_referenced`.
     referenced: Vec<bool>,
-    /// Active pages owed to the inactive list, in units of `CREDIT_ONE`; below one page between evictions.
-    aging_credit: u64,
+    /// Active pages owed to the inactive list.
+    aging: AgingCredit,
     /// Active pages demoted by aging in all evictions (`refill_inactive_zone`'s scan).
     demoted: u64,
 }
@@ -73,7 +95,7 @@ impl TwoList {
             inactive: List::new(),
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
-            aging_credit: 0,
+            aging: AgingCredit::default(),
             demoted: 0,
         }
     }
@@ -94,24 +116,13 @@ impl TwoList {
 
     /// Age the active list in proportion to the lists' sizes before one inactive page is scanned.
     fn age(&mut self) {
-        if self.inactive.is_empty() {
-            self.demote_one();
-            return;
-        }
-        let (active_len, inactive_len) = (self.active.len() as u64, self.inactive.len() as u64);
-        self.aging_credit += (active_len * CREDIT_ONE).div_ceil(inactive_len);
-        let owed_pages = self.aging_credit / CREDIT_ONE;
-        self.aging_credit %= CREDIT_ONE;
-        // Bounded by the active list: the credit beyond it is dropped (there is nothing left to age).
-        let demote_pages = owed_pages.min(active_len);
-        for _ in 0..demote_pages {
+        for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
             self.demote_one();
         }
     }
 
     fn check(&self) {
         assert!(self.active.len() + self.inactive.len() <= self.links.capacity(), "more than c pages");
-        assert!(self.aging_credit < CREDIT_ONE, "aging credit not carried");
     }
 
     fn format_list(&self, list: &List, table: &FrameTable) -> String {

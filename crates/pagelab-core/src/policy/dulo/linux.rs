@@ -28,10 +28,9 @@ use super::sections::{DualSections, Section};
 use super::{DuloConfig, DuloStats};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
+use crate::policy::two_list::AgingCredit;
 use crate::policy::{Access, FrameId, History, Replacement};
 
-/// One page in the 32.32 fixed-point aging credit (as [`crate::policy::TwoList`]).
-const CREDIT_ONE: u64 = 1 << 32;
 /// Sequencing groups (§4.2's mark).
 const NEW: u8 = 0;
 const DEMOTED: u8 = 1;
@@ -49,7 +48,7 @@ pub struct DuloLinux {
     referenced: Vec<bool>,
     /// By frame: the page's disk location (an active page keeps it for its demotion).
     lbn: Vec<u64>,
-    aging_credit: u64,
+    aging: AgingCredit,
     demoted: u64,
 }
 
@@ -69,7 +68,7 @@ impl DuloLinux {
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
             lbn: vec![0; capacity as usize],
-            aging_credit: 0,
+            aging: AgingCredit::default(),
             demoted: 0,
         }
     }
@@ -104,15 +103,7 @@ impl DuloLinux {
     /// Ages the active list in proportion to the lists' sizes before one inactive page is scanned
     /// ([`crate::policy::TwoList`]'s rule).
     fn age(&mut self) {
-        if self.inactive.len() == 0 {
-            self.demote_one();
-            return;
-        }
-        let (active_len, inactive_len) = (self.active.len() as u64, self.inactive.len() as u64);
-        self.aging_credit += (active_len * CREDIT_ONE).div_ceil(inactive_len);
-        let owed_pages = self.aging_credit / CREDIT_ONE;
-        self.aging_credit %= CREDIT_ONE;
-        for _ in 0..owed_pages.min(active_len) {
+        for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
             self.demote_one();
         }
     }
