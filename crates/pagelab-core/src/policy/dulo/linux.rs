@@ -17,9 +17,10 @@
 //! demoted pages form sequences only with demoted pages, new pages only with new pages.
 //!
 //! Section sizes: the inactive list's length changes with aging, so the correlation buffer is what the
-//! inactive list holds beyond a full bank and the minimal evicting section (`inactive − BANK_MAX −
-//! evicting`, none when the list is shorter), recomputed at every admission (ours; §4.2 gives the 8 MiB
-//! bank and 64 MiB evicting section, not how the buffer follows the list).
+//! inactive list holds beyond the evicting section (`inactive − evicting`, none when the list is shorter;
+//! [`super`] explains why the evicting section's size is its size after a refill), recomputed at every
+//! admission (ours; §4.2 gives the 8 MiB bank and 64 MiB evicting section, not how the buffer follows the
+//! list).
 //!
 //! Departures are [`crate::policy::TwoList`]'s (one list pair, exact one-page eviction), plus DULO's own
 //! ([`super`]).
@@ -82,11 +83,10 @@ impl DuloLinux {
         (self.active.len(), self.inactive.len())
     }
 
-    /// The page enters the inactive list's correlation buffer, which holds what the list has beyond a
-    /// full bank and the minimal evicting section.
+    /// The page enters the inactive list's correlation buffer, which holds what the list has beyond the
+    /// evicting section.
     fn admit(&mut self, frame: FrameId, lbn: u64, group: u8) {
-        let reserved = self.inactive.bank_max().saturating_add(self.evicting_pages);
-        let buffer_max = (self.inactive.len() + 1).saturating_sub(reserved);
+        let buffer_max = (self.inactive.len() + 1).saturating_sub(self.evicting_pages);
         self.inactive.admit(frame, lbn, group, buffer_max);
     }
 

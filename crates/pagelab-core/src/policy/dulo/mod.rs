@@ -26,11 +26,20 @@
 //! with the blocks of its new bank. Only misses (and such second chances) move blocks.
 //!
 //! **Section sizes.** The paper gives the bank's maximum (`BANK_MAX`, 8 MiB by default) and the evicting
-//! section's size (64 MiB; §4.1.3 calls it "the (minimal) evicting size"), and says the correlation buffer's
-//! size is fixed without giving it. In a full cache the evicting section is largest just after a refill and
-//! smallest (cache − buffer − `BANK_MAX`) just before one, so we take its stated size as that minimum: the
-//! correlation buffer is `capacity − BANK_MAX − evicting`, or empty when the cache is smaller than the two
-//! (and the bank at most the cache). With the paper's 8 + 64 MiB in a 160 MiB cache the buffer is 88 MiB.
+//! section's size (64 MiB), and says the correlation buffer's size is fixed without giving it. Its
+//! description of the stack fixes the rest: "we start with an LRU stack whose staging section consists of
+//! only the correlation buffer (the size of the sequencing bank is 0), and the evicting section holds the
+//! rest of the stack"; the bank then grows as blocks leave the evicting section, until `BANK_MAX` of them
+//! have. So the evicting section is at its stated size just after a refill and `BANK_MAX` smaller just
+//! before the next, and the correlation buffer is `capacity − evicting` (none when the cache is not larger
+//! than the evicting section). §4.1.3 confirms it: "a bank size must be less than the evicting section
+//! size. When the bank size approaches the section size, the performance will degrade … a large bank size
+//! causes the evicting section to be refilled too late and causes the random blocks in it to have to be
+//! evicted" — which happens only if the section drains by the bank's size between refills. (The same
+//! paragraph calls the parameter "the (minimal) evicting size"; a first version of this module read that
+//! as the size just before a refill, `capacity − BANK_MAX − evicting` of buffer, under which a bank can
+//! never drain the section and §4.1.3's degradation cannot occur.) With the paper's 8 + 64 MiB in a
+//! 160 MiB cache the buffer is 96 MiB.
 //!
 //! ## Forming sequences (a reconstruction)
 //!
@@ -165,7 +174,8 @@ impl TrackMap {
 pub struct DuloConfig {
     /// `BANK_MAX`, in pages.
     pub bank_pages: u32,
-    /// The evicting section's (minimal) size, in pages.
+    /// The evicting section's size after a refill (it drains by up to the bank's size before the next), in
+    /// pages; the correlation buffer is the rest of the cache.
     pub evicting_pages: u32,
     pub rule: SequenceRule,
     /// The longest sequence, in pages; 0: `bank_pages`.
@@ -247,9 +257,8 @@ impl Dulo {
     /// Caller guarantees `capacity >= 1`.
     pub fn with_config(capacity: u32, cfg: DuloConfig) -> Dulo {
         assert!(capacity >= 1, "DULO needs at least one frame");
-        let evicting = cfg.evicting_pages;
+        let buffer_max = capacity.saturating_sub(cfg.evicting_pages);
         let sections = DualSections::new(capacity, cfg);
-        let buffer_max = capacity.saturating_sub(sections.bank_max().saturating_add(evicting));
         Dulo {
             sections,
             capacity,

@@ -77,7 +77,8 @@ mod illustrating_example {
     }
 
     fn dulo() -> Dulo {
-        let mut cfg = config(4, 4, SequenceRule::Stable);
+        // No correlation buffer: the evicting section is the whole cache, as the example's queue is.
+        let mut cfg = config(4, 8, SequenceRule::Stable);
         cfg.tracks = Some(Arc::new(TrackMap::uniform(TRACK_PAGES * 8, 1 << 20)));
         Dulo::with_config(8, cfg)
     }
@@ -204,8 +205,8 @@ fn temporally_remote_neighbours_form_one_sequence_only_without_the_stability_rul
         (SequenceRule::Stable, "C=[] B=[] E=[{3 4}1.5 {1 2}1.5]"),
         (SequenceRule::Adjacent, "C=[] B=[] E=[{1 2 3 4}1.25]"),
     ] {
-        // A bank of 4 and no correlation buffer; 90..96 are random blocks that fill the banks.
-        let mut d = Driver::new(Dulo::with_config(8, config(4, 4, rule)));
+        // A bank of 4 and no correlation buffer (the evicting section is the cache); 90..96 are random blocks that fill the banks.
+        let mut d = Driver::new(Dulo::with_config(8, config(4, 8, rule)));
         for (t, key) in [3u64, 4, 90, 92, 1, 2, 94, 96].into_iter().enumerate() {
             d.insert(key, t as u64);
         }
@@ -224,14 +225,14 @@ fn temporally_remote_neighbours_form_one_sequence_only_without_the_stability_rul
 #[test]
 fn a_track_boundary_and_the_size_limit_cut_sequences() {
     // Tracks of 2 blocks (16 sectors): blocks 0-1, 2-3, 4-5, ...
-    let mut cfg = config(6, 0, SequenceRule::Stable);
+    let mut cfg = config(6, 6, SequenceRule::Stable);
     cfg.tracks = Some(Arc::new(TrackMap::uniform(16, 1 << 10)));
     let mut d = Driver::new(Dulo::with_config(6, cfg));
     for key in 0..6 {
         d.insert(key, key);
     }
     assert_eq!(d.state(), "C=[] B=[] E=[{4 5}0.5 {2 3}0.5 {0 1}0.5]");
-    let mut cfg = config(6, 0, SequenceRule::Stable);
+    let mut cfg = config(6, 6, SequenceRule::Stable);
     cfg.sequence_pages_max = 4;
     let mut d = Driver::new(Dulo::with_config(6, cfg));
     for key in 0..6 {
@@ -254,7 +255,7 @@ fn track_map_with_zones() {
 /// partly evicted victim sequence keeps the bottom until it is gone.
 #[test]
 fn young_blocks_return_to_the_buffer_and_the_victim_sequence_stays_at_the_bottom() {
-    let mut d = Driver::new(Dulo::with_config(6, config(3, 2, SequenceRule::Stable)));
+    let mut d = Driver::new(Dulo::with_config(6, config(3, 5, SequenceRule::Stable)));
     // Buffer of 1: blocks 10, 11, 12 reach the bank and form one sequence; 50 and 70 stay random.
     let f: Vec<FrameId> =
         [10u64, 11, 12, 50].iter().enumerate().map(|(t, &k)| d.insert(k, t as u64)).collect();
@@ -277,8 +278,8 @@ fn young_blocks_return_to_the_buffer_and_the_victim_sequence_stays_at_the_bottom
 /// adjacent on disk; a referenced inactive page is promoted out of the sections.
 #[test]
 fn dulo_linux_sequences_demoted_pages_apart_from_new_ones() {
-    // Four frames, a bank of 2, no evicting minimum: the buffer holds what the list has beyond a bank.
-    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    // Four frames, a bank of 2, an evicting section of 2: the buffer holds what the list has beyond it.
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 2, SequenceRule::Adjacent)));
     let a = d.insert(1, 0);
     d.hit(a, 1);
     assert_eq!(d.state(), "active=[1] C=[] B=[] E=[]", "referenced at its miss, promoted by its hit");
@@ -292,11 +293,11 @@ fn dulo_linux_sequences_demoted_pages_apart_from_new_ones() {
     assert_eq!(d.state(), "active=[1] C=[4*] B=[10*] E=[{3*}0.5]", "the list shrank: 10 left the buffer");
 
     // New pages 2 and 3, adjacent, form one sequence; a demoted 2 and a new 3 form two.
-    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 2, SequenceRule::Adjacent)));
     d.insert(3, 0);
     d.insert(2, 1);
     assert_eq!(d.state(), "active=[] C=[] B=[] E=[{2* 3*}0.5]");
-    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 0, SequenceRule::Adjacent)));
+    let mut d = Driver::new(DuloLinux::with_config(4, config(2, 2, SequenceRule::Adjacent)));
     let two = d.insert(2, 0);
     d.hit(two, 1);
     let three = d.insert(3, 2);
