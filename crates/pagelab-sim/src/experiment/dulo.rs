@@ -722,44 +722,56 @@ fn evicting_check(rows: &[Row]) -> Check {
 
 fn charts(rows: &[Row]) -> Vec<Chart> {
     let mut charts = Vec::new();
+    // Figures 3 and 4, per workload: execution time and hit ratio against memory, and the CDF of requested
+    // blocks by request size at the small-gap and large-gap sizes.
     for w in &SYNTHETIC {
-        let series = |p: &str| -> Vec<(f64, f64)> {
+        let series = |p: &str, key: &str| -> Vec<(f64, f64)> {
             sizes(rows, w.name)
                 .into_iter()
-                .filter_map(|m| find(rows, "fig", w.name, p, m).map(|r| (m as f64, r.metric("exec_time_s"))))
+                .filter_map(|m| find(rows, "fig", w.name, p, m).map(|r| (m as f64, r.metric(key))))
                 .collect()
         };
-        let mut s = vec![("LRU (CLOCK)".to_string(), series("lru")), ("DULO".to_string(), series("dulo"))];
-        let linux = series("dulo-linux");
-        if !linux.is_empty() {
-            s.push(("DULO on the Linux lists".to_string(), linux));
+        for (key, what, y) in
+            [("exec_time_s", "execution time", "execution time (s)"), ("hit_ratio", "hit ratio", "hit ratio")]
+        {
+            let mut s = vec![
+                ("LRU (CLOCK)".to_string(), series("lru", key)),
+                ("DULO".to_string(), series("dulo", key)),
+            ];
+            let linux = series("dulo-linux", key);
+            if !linux.is_empty() {
+                s.push(("DULO on the Linux lists".to_string(), linux));
+            }
+            charts.push(Chart {
+                title: format!("{}: {what}", w.name),
+                x_label: "memory (MiB)".into(),
+                y_label: y.into(),
+                log_x: false,
+                series: s,
+            });
         }
-        charts.push(Chart {
-            title: format!("{}: execution time", w.name),
-            x_label: "memory (MiB)".into(),
-            y_label: "execution time (s)".into(),
-            log_x: false,
-            series: s,
-        });
-    }
-    let multi1 = SYNTHETIC.iter().find(|w| w.name == "multi1-like").expect("a built-in workload");
-    let mut cdf = Vec::new();
-    for mib in multi1.gaps_mib {
-        for (p, name) in [("lru", "LRU"), ("dulo", "DULO")] {
-            if let Some(r) = find(rows, "fig", "multi1-like", p, mib) {
-                let curve =
-                    r.series.iter().find(|s| s.0 == "request_cdf").map(|s| s.1.clone()).unwrap_or_default();
-                cdf.push((format!("{name} {mib} MiB"), curve));
+        let mut cdf = Vec::new();
+        for mib in w.gaps_mib {
+            for (p, name) in [("lru", "LRU"), ("dulo", "DULO")] {
+                if let Some(r) = find(rows, "fig", w.name, p, mib) {
+                    let curve = r
+                        .series
+                        .iter()
+                        .find(|s| s.0 == "request_cdf")
+                        .map(|s| s.1.clone())
+                        .unwrap_or_default();
+                    cdf.push((format!("{name} {mib} MiB"), curve));
+                }
             }
         }
+        charts.push(Chart {
+            title: format!("{}: requested blocks by the size of their disk request", w.name),
+            x_label: "request size (pages)".into(),
+            y_label: "fraction of blocks (CDF)".into(),
+            log_x: true,
+            series: cdf,
+        });
     }
-    charts.push(Chart {
-        title: "multi1-like: requested blocks by the size of their disk request".into(),
-        x_label: "request size (pages)".into(),
-        y_label: "fraction of blocks (CDF)".into(),
-        log_x: true,
-        series: cdf,
-    });
     let smm = |p: &str| -> Vec<(f64, f64)> {
         let mut v: Vec<(f64, f64)> = in_section(rows, "smm")
             .filter(|r| r.text("policy") == p)
