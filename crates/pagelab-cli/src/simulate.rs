@@ -541,6 +541,9 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     let Prepared { cfg, workload, replay, device_from_workload } = prepare_with_counts(args)?;
     let mut echo = echo(&cfg, workload.describe());
     echo.runs_to_completion = workload.runs_to_completion();
+    // The handlers the server runs: a workload with its own processes (a trace's streams, multi1-like's
+    // three programs) overrides `--concurrency`, as `Server::new` does.
+    echo.concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
     let server = server(args, cfg, workload)?;
     let start = Instant::now();
     let metrics = server.run().map_err(|e| anyhow!("{e}"))?;

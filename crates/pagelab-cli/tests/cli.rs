@@ -391,3 +391,27 @@ fn streams_are_reported_one_by_one() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("unknown parameter"), "{}", stderr(&o));
 }
+
+/// A workload with its own processes runs that many handlers whatever `--concurrency` says, and the report
+/// says so; DULO's parameters are echoed as a spec that parses back; a bad DULO parameter exits 2.
+#[test]
+fn the_echo_reports_the_handlers_and_the_policy_that_ran() {
+    let o = pagelab(&[
+        "simulate",
+        "--workload",
+        "multi1-like:scale=0.05",
+        "--memory",
+        "16MiB",
+        "--policy",
+        "dulo:bank=1MiB,evicting=4MiB",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(json["config"]["concurrency"], 3, "cscope, gcc and viewperf");
+    assert_eq!(json["config"]["policy"], "dulo:bank=1MiB,evicting=4MiB,rule=stable");
+    assert!(json["dulo"]["sequencings"].as_u64().unwrap() > 0, "metrics are flattened beside `config`");
+    let o = pagelab(&["simulate", "--policy", "dulo:rule=sideways"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("expected stable or adjacent"), "{}", stderr(&o));
+}
