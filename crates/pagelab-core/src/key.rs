@@ -41,6 +41,13 @@ impl FileId {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lbn(pub u64);
 
+impl Lbn {
+    /// No disk location: an anonymous page that was never swapped (zero-filled at its first touch). A
+    /// policy that reads locations treats it as a random block (DULO, papers/001 §4.2: "anonymous pages
+    /// that do not yet have mappings on disk are treated as random blocks"); adding to it panics.
+    pub const NONE: Lbn = Lbn(u64::MAX);
+}
+
 impl std::ops::Add<u64> for Lbn {
     type Output = Lbn;
     /// The location `pages` further on. Panics on overflow (a disk address past 2^64 pages is a bug).

@@ -259,9 +259,9 @@ impl<O: Observer> BufferCache<O> {
                         out.status = self.blocked_on_fetch_of(now, key, cursor.stream);
                     }
                     None => {
-                        // First touch: a zero-filled page, which only swap can hold once it is evicted.
-                        let lbn = Lbn(key.raw());
-                        match self.insert_valid(now, key, lbn, cursor.stream, NO_SWAP_SLOT, out) {
+                        // First touch: a zero-filled page, which only swap can hold once it is evicted;
+                        // it has no disk location until then.
+                        match self.insert_valid(now, key, Lbn::NONE, cursor.stream, NO_SWAP_SLOT, out) {
                             Some(frame) => {
                                 self.pages.meta[frame as usize].flags |= flag::DIRTY;
                                 if cursor.write {

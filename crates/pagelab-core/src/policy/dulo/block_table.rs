@@ -14,8 +14,8 @@
 //! leaf level, covering 2^36 pages (256 TiB of 4 KiB blocks). A node is 64 entries of two `u32`s, 512 bytes,
 //! so that a sparse table (random blocks) costs 512 bytes per touched leaf rather than 4 KiB as a
 //! 512-entry page-table node would. A location beyond 2^36 pages has no entry: the policy treats such a page
-//! as a random block (pagelab's anonymous pages that were never swapped carry such keys as their location,
-//! and §4.2 treats anonymous pages "that do not yet have mappings on disk … as random blocks").
+//! as a random block. So is [`crate::key::Lbn::NONE`], the location of an anonymous page never swapped
+//! (§4.2 treats anonymous pages "that do not yet have mappings on disk … as random blocks").
 //!
 //! Stamps are bank-clock values from 1; 0 means "no stamp".
 
