@@ -39,23 +39,25 @@
 //! trace) at a quarter, a half and three quarters of each trace's footprint.
 
 //!
-//! Measured (full sweep, seed 1, 201 runs in 22 s on 2 cores):
-//! - multi1-like: DULO cuts execution time by 16 % at 80 MiB, 22–37 % from 112 to 144 MiB (the hit ratio
-//!   from 0.59 to 0.77 at 144), 11 % at 160 MiB, where exact memory already holds cscope's 158 MiB loop (the
-//!   paper: 8.5 % at 80 MB, 55.3 % at 160 MB); glimpse-like 15–17 % below 32 MiB; multi2-like at most 3 %;
-//!   tpch-like ±0.1 %; viewperf-like 14 % at 64 MiB and nothing elsewhere; DULO at worst 0.3 % slower.
-//! - Bank: an optimum at 4 MiB on multi1-like (97.5 s; 102.1 s at 32 MiB) and glimpse-like, 2 MiB on
-//!   multi2-like (within 0.4 % of 4 MiB), flat on tpch-like. Evicting section: multi1-like improves up to the
-//!   largest tried, 98 s at 64 MiB to 77 s at 128 MiB in 144 MiB of memory (no saturation).
+//! Measured (full sweep, seed 1: workload seeds 1–3 averaged; 453 runs in 46 s on 2 cores):
+//! - multi1-like: DULO cuts execution time by 16 % at 80 MiB (hit ratio 0.54 → 0.60) and by 41 % at 160 MiB
+//!   (0.68 → 0.85; by seed 11 %, 52 % and 42 %: where cscope's 158 MiB loop stops thrashing LRU depends
+//!   on the draw, and seed 1's LRU already holds it at 160 MiB); the paper: 8.5 % and 55.3 %, hit ratio
+//!   +3.8 % and +29.5 %. glimpse-like 10–15 % below 32 MiB; multi2-like at most 3 %; tpch-like ±0.1 %;
+//!   viewperf-like 14 % at 64 MiB and nothing elsewhere; DULO at worst 0.3 % slower.
+//! - Bank: best at 2 MiB on multi1-like, glimpse-like and multi2-like (within 1 % of 1 and 4 MiB), worse
+//!   from 16 MiB on (multi1-like 108.8 s at 2 MiB, 113.7 s at 32 MiB); flat on tpch-like. Evicting
+//!   section: multi1-like improves up to the largest tried, 110 s at 64 MiB to 86 s at 128 MiB in
+//!   144 MiB of memory (no saturation).
 //! - The stable rule and adjacency alone give the same times on every mixed workload.
 //! - SMM: DULO-Linux cuts the paging time by 86–90 % from 90 to 110 MiB, 56 % at 120, nothing from 130 MiB
 //!   (the 116 MiB working set fits); the paper: up to 43.7 % at 135 MB. DULO turns the paging into one
 //!   sequential stream (at 100 MiB: 29.5 k requests of 1.4 ms against 58.8 k of 5.7 ms); CLOCK is slower
 //!   than the two lists, so a second chance is not what the gain rests on.
-//! - 1.71 merge comparisons per block sequenced on average (2.95 per demand miss, readahead bringing
+//! - 1.76 merge comparisons per block sequenced on average (3.1 per demand miss, readahead bringing
 //!   several blocks each), the paper 1.7 per (one-block) miss.
 
-use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
+use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{parse_policy, policy_spec, MemoryModel, SimConfig};
 use crate::device::{spec::WD1200BB, DeviceSpec};
 use crate::error::SimError;
@@ -74,8 +76,9 @@ pub struct DuloExperiment;
 /// A synthetic workload of Figures 3 and 4: its name, the memory sizes swept (MiB), the quick sweep's
 /// small-gap and large-gap sizes (chosen from each workload's footprint before any DULO run), whether its
 /// demand is below 80 MiB (the paper's smaller sections), and the memory of the sensitivity runs (`None`:
-/// not in Tables 3 and 4, as viewperf is not): where the full sweep measured DULO's largest effect on the
-/// workload (a bank or a section size cannot matter where DULO changes nothing), below the footprint.
+/// not in Tables 3 and 4, as viewperf is not): a size where DULO changes the workload's execution time
+/// most in every seed (a bank or a section size cannot matter where DULO changes nothing), below the
+/// footprint; for multi1-like, below the cliff of cscope's loop.
 struct Synthetic {
     name: &'static str,
     memory_mib: &'static [u64],
@@ -141,6 +144,8 @@ const LIRS_TRACES: [(&str, u64); 8] = [
     ("lirs/sprite.trace.gz", 7_075),
     ("arc/P3.lis.zst", 102_348),
 ];
+/// Workload seeds of the full sweep's synthetic sections.
+const SEEDS: u64 = 3;
 /// The replayed traces' files (see the module doc).
 const LIRS_FILE_PAGES: u64 = 64;
 
@@ -209,36 +214,18 @@ fn cases(quick: bool, seed: u64) -> Vec<Case> {
         policy,
         seed,
     };
-    for w in &SYNTHETIC {
-        let spec = format!("{}:seed={seed}", w.name);
-        let sizes: &[u64] = if quick { &w.gaps_mib } else { w.memory_mib };
-        for &mib in sizes {
-            out.push(case("fig", &spec, mib, "clock".into()));
-            out.push(case("fig", &spec, mib, dulo_spec("dulo", w.small)));
-            if !quick {
-                out.push(case("fig", &spec, mib, dulo_spec("dulo-linux", w.small)));
-            }
-        }
-    }
-    if !quick {
-        for w in SYNTHETIC.iter().filter(|w| w.sensitivity_mib.is_some()) {
-            let spec = format!("{}:seed={seed}", w.name);
-            let mib = w.sensitivity_mib.expect("filtered");
-            let evicting = if w.small { 16 } else { 64 };
-            for bank in BANK_MIB {
-                out.push(case("bank", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
-            }
-            let bank = if w.small { 4 } else { 8 };
-            for evicting in EVICTING_MIB.iter().filter(|&&e| e < mib) {
-                out.push(case("evicting", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
-            }
-        }
-        for w in SYNTHETIC.iter().filter(|w| matches!(w.name, "glimpse-like" | "multi1-like" | "multi2-like"))
-        {
-            let spec = format!("{}:seed={seed}", w.name);
-            let policy = dulo_spec("dulo", w.small) + ",rule=adjacent";
-            out.push(case("rule", &spec, w.gaps_mib[1], policy));
-        }
+    // The synthetic workloads are drawn from their seed: the full sweep runs three (a cliff such as
+    // multi1-like's loop moves with the draw), the quick one the run's own.
+    let seeds: Vec<u64> = if quick { vec![seed] } else { (seed..seed + SEEDS).collect() };
+    for &seed in &seeds {
+        let case = |section, workload: &str, memory_mib, policy: String| Case {
+            section,
+            workload: workload.to_string(),
+            memory_mib,
+            policy,
+            seed,
+        };
+        synthetic_cases(quick, seed, &case, &mut out);
     }
     let smm: &[u64] = if quick { &SMM_MIB_QUICK } else { &SMM_MIB };
     for &mib in smm {
@@ -261,6 +248,46 @@ fn cases(quick: bool, seed: u64) -> Vec<Case> {
         }
     }
     out
+}
+
+/// Figures 3 and 4, and (full sweep) Tables 3 and 4 and the rule comparison, for one workload seed.
+fn synthetic_cases(
+    quick: bool,
+    seed: u64,
+    case: &impl Fn(&'static str, &str, u64, String) -> Case,
+    out: &mut Vec<Case>,
+) {
+    for w in &SYNTHETIC {
+        let spec = format!("{}:seed={seed}", w.name);
+        let sizes: &[u64] = if quick { &w.gaps_mib } else { w.memory_mib };
+        for &mib in sizes {
+            out.push(case("fig", &spec, mib, "clock".into()));
+            out.push(case("fig", &spec, mib, dulo_spec("dulo", w.small)));
+            if !quick {
+                out.push(case("fig", &spec, mib, dulo_spec("dulo-linux", w.small)));
+            }
+        }
+    }
+    if quick {
+        return;
+    }
+    for w in SYNTHETIC.iter().filter(|w| w.sensitivity_mib.is_some()) {
+        let spec = format!("{}:seed={seed}", w.name);
+        let mib = w.sensitivity_mib.expect("filtered");
+        let evicting = if w.small { 16 } else { 64 };
+        for bank in BANK_MIB {
+            out.push(case("bank", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
+        }
+        let bank = if w.small { 4 } else { 8 };
+        for evicting in EVICTING_MIB.iter().filter(|&&e| e < mib) {
+            out.push(case("evicting", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
+        }
+    }
+    for w in SYNTHETIC.iter().filter(|w| matches!(w.name, "glimpse-like" | "multi1-like" | "multi2-like")) {
+        let spec = format!("{}:seed={seed}", w.name);
+        let policy = dulo_spec("dulo", w.small) + ",rule=adjacent";
+        out.push(case("rule", &spec, w.gaps_mib[1], policy));
+    }
 }
 
 /// `data/traces/…` from the working directory (the repository root), else in the repository this binary
@@ -341,6 +368,7 @@ fn run(c: &Case) -> Result<Row, SimError> {
             ("evicting_bytes".into(), evicting_bytes.into()),
             ("rule".into(), rule.into()),
             ("policy_spec".into(), policy_full.into()),
+            ("seed".into(), c.seed.into()),
         ],
         metrics: metrics(&m),
         series: vec![("request_cdf".into(), request_cdf(&m))],
@@ -444,7 +472,48 @@ fn pct(x: f64) -> String {
     format!("{:+.1} %", 100.0 * x)
 }
 
-fn analyze(rows: &[Row], quick: bool) -> Findings {
+/// The rows averaged over the workload seeds: one row per configuration (every parameter but `seed`), its
+/// metrics the seeds' means, its curves the first seed's.
+fn mean_over_seeds(rows: &[Row]) -> Vec<Row> {
+    let mut out: Vec<(Row, f64)> = Vec::new();
+    for r in rows {
+        let params: Vec<(String, Value)> = r.params.iter().filter(|(k, _)| k != "seed").cloned().collect();
+        match out.iter_mut().find(|(o, _)| o.params == params) {
+            Some((o, n)) => {
+                for (m, (_, v)) in o.metrics.iter_mut().zip(&r.metrics) {
+                    m.1 += v;
+                }
+                *n += 1.0;
+            }
+            None => out.push((Row { params, metrics: r.metrics.clone(), series: r.series.clone() }, 1.0)),
+        }
+    }
+    out.into_iter()
+        .map(|(mut r, n)| {
+            r.metrics.iter_mut().for_each(|m| m.1 /= n);
+            r
+        })
+        .collect()
+}
+
+/// multi1-like's cut at `mib` for each seed, as text.
+fn per_seed_cuts(raw: &[Row], mib: u64) -> String {
+    let mut seeds: Vec<u64> =
+        raw.iter().filter(|r| r.text("section") == "fig").map(|r| r.num("seed") as u64).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let cuts: Vec<String> = seeds
+        .iter()
+        .map(|&seed| {
+            let one: Vec<Row> = raw.iter().filter(|r| r.num("seed") as u64 == seed).cloned().collect();
+            pct(-reduction(&one, "multi1-like", mib, "dulo"))
+        })
+        .collect();
+    cuts.join(" / ")
+}
+
+fn analyze(raw: &[Row], quick: bool) -> Findings {
+    let rows = &mean_over_seeds(raw)[..];
     let mut checks = Vec::new();
     let mut summary = Vec::new();
     for w in &SYNTHETIC {
@@ -471,10 +540,12 @@ fn analyze(rows: &[Row], quick: bool) -> Findings {
             .into(),
         source: "papers/001 §4.1.2, Figure 4".into(),
         measured: format!(
-            "multi1-like: {} at 80 MiB, {} at 160 MiB; hit ratio {:.3} → {:.3} and {:.3} → {:.3}; the largest cut \
-             {} at {} MiB (hit ratio {:.3} → {:.3}), just below the memory that holds cscope's loop",
+            "multi1-like: {} at 80 MiB, {} at 160 MiB (by seed: {} and {}); hit ratio {:.3} → {:.3} and {:.3} → \
+             {:.3}; the largest cut {} at {} MiB (hit ratio {:.3} → {:.3}), where LRU thrashes on cscope's loop",
             pct(-r80),
             pct(-r160),
+            per_seed_cuts(raw, 80),
+            per_seed_cuts(raw, 160),
             hit(80, "lru"),
             hit(80, "dulo"),
             hit(160, "lru"),
@@ -820,7 +891,14 @@ fn markdown(rows: &[Row], quick: bool) -> String {
          is below 80 MiB (viewperf-like, glimpse-like, the LIRS traces but P3); track boundaries from the \
          disk's mapping cut sequences. The synthetic workloads are modelled on Table 2 (the paper's traces \
          are not public): see `pagelab_sim::workload::dulo`.{}\n",
-        if quick { " Quick sweep: each workload at its small-gap and large-gap sizes only." } else { "" }
+        if quick {
+            " Quick sweep: each workload at its small-gap and large-gap sizes, one workload seed.".to_string()
+        } else {
+            format!(
+                " The synthetic sections are the means of {SEEDS} workload seeds (`results.csv` has a row per seed); \
+                 the SMM and the traces do not depend on the seed."
+            )
+        }
     );
     let _ = writeln!(
         md,
