@@ -54,7 +54,8 @@ By default every run reads the trace as it simulates (constant memory); --load r
 pub struct CachesimArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// Replacement policies, comma-separated: lru, fifo, clock, linux, 2q, arc, lirs, opt.
+    /// Replacement policies, comma-separated: lru, fifo, clock, linux, 2q, arc, lirs, dulo, dulo-linux
+    /// (DULO with its default sections; a trace's key is its disk location), opt.
     #[arg(long, default_value = "lru")]
     pub policy: String,
     /// Cache sizes, comma-separated: pages (1000), bytes (64MiB) or percent of the trace's distinct pages (5%).
