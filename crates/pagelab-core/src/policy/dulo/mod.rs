@@ -77,8 +77,10 @@
 //! - **Block table reclamation.** The paper reclaims the table "when system memory pressure is too high"
 //!   with a threshold it does not give. We reclaim every `window` sequencings, `window` = twice the banks
 //!   a cache holds (`2 × ⌈capacity / BANK_MAX⌉`), dropping the subtrees not stamped within the last
-//!   `window` banks: a block not sequenced for two cache turnovers has left the cache, so its stamps can
-//!   only matter to rule 3 for a block that comes back, and we let them go.
+//!   `window` banks. A block not sequenced for two cache turnovers has usually left the cache, and its
+//!   stamps then matter only to rule 3 if it comes back; one DULO kept that long (a random block near the
+//!   top of the evicting section) loses its previous stamp too, which rule 3 reads when it is next
+//!   sequenced. The table's memory stays bounded by the blocks of the last `window` banks.
 //!
 //! Costs (§4.1.3): "a miss is associated with one block sequencing operation … and 1.7 merge sort
 //! comparison operations in average": [`DuloStats`] counts the comparisons, the blocks sequenced and the
