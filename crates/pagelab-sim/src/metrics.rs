@@ -191,6 +191,10 @@ pub struct DuloMetrics {
     pub table_bytes_max: u64,
     /// Young blocks given their second chance.
     pub second_chances: u64,
+    /// Disk-adjacent pairs of current blocks, and the fraction of them whose previous stamps differ (the
+    /// pairs the stable rule's stamp condition cuts; counted under either rule).
+    pub adjacent_pairs: u64,
+    pub adjacent_pairs_stamps_differ_fraction: f64,
 }
 
 /// Li & Shen's prefetch cache over the measured period (papers/000 §3).

@@ -1389,6 +1389,8 @@ impl Server {
             merge_comparisons_per_block: ratio(d.merge_comparisons, d.blocks_sequenced),
             table_bytes_max: d.table_bytes_max,
             second_chances: d.second_chances,
+            adjacent_pairs: d.adjacent_pairs,
+            adjacent_pairs_stamps_differ_fraction: ratio(d.adjacent_pairs_stamps_differ, d.adjacent_pairs),
         })
     }
 

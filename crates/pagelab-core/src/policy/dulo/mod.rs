@@ -234,6 +234,11 @@ pub struct DuloStats {
     pub table_bytes_max: u64,
     /// Young blocks given their second chance at the bottom.
     pub second_chances: u64,
+    /// Current blocks disk-adjacent on one track to the block before them (pairs rules 1, 2 and 4 allow),
+    /// and among them those whose previous stamps differ: the pairs rule 3 cuts under the stable rule
+    /// (counted under either rule).
+    pub adjacent_pairs: u64,
+    pub adjacent_pairs_stamps_differ: u64,
 }
 
 /// DULO on CLOCK (§3): the whole stack is [`sections::DualSections`]; hits set a young bit, and a young

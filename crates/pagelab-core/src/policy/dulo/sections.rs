@@ -288,7 +288,7 @@ impl DualSections {
 
     /// Whether the page in frame `b`, the next current block after frame `a`'s in disk order, joins
     /// `a`'s sequence.
-    fn joins(&self, a: FrameId, b: FrameId) -> bool {
+    fn joins(&mut self, a: FrameId, b: FrameId) -> bool {
         let (fa, fb) = (self.frames[a as usize], self.frames[b as usize]);
         if fa.group != fb.group || !BlockTable::covers(fa.lbn) || !BlockTable::covers(fb.lbn) {
             return false;
@@ -301,9 +301,13 @@ impl DualSections {
                 return false;
             }
         }
+        // Counted under either rule, so that a run with adjacency alone says what rule 3 would have cut.
+        let differ = self.table.stamps(fa.lbn).0 != self.table.stamps(fb.lbn).0;
+        self.stats.adjacent_pairs += 1;
+        self.stats.adjacent_pairs_stamps_differ += u64::from(differ);
         match self.cfg.rule {
             SequenceRule::Adjacent => true,
-            SequenceRule::Stable => self.table.stamps(fa.lbn).0 == self.table.stamps(fb.lbn).0,
+            SequenceRule::Stable => !differ,
         }
     }
 
