@@ -123,9 +123,10 @@ impl BlockTable {
     }
 
     /// Records an access at bank clock `clock` (>= 1, never older than a stamp already recorded) for
-    /// block `lbn`, allocating the nodes on its path, and stamps every directory entry passed. A second
+    /// block `lbn`, allocating the nodes on its path, and stamps every directory entry passed; returns the
+    /// block's stamp before `clock` (0: none), what [`BlockTable::stamps`] would now give first. A second
     /// stamp of the same clock changes nothing. Caller guarantees `covers(lbn)`.
-    pub fn stamp(&mut self, lbn: u64, clock: u32) {
+    pub fn stamp(&mut self, lbn: u64, clock: u32) -> u32 {
         assert!(Self::covers(lbn) && clock >= 1, "stamp {clock} at LBN {lbn}");
         let mut dir = 0u32;
         for level in 0..LEVELS - 1 {
@@ -144,11 +145,13 @@ impl BlockTable {
                     leaf.prev[e] = leaf.last[e];
                     leaf.last[e] = clock;
                 }
-            } else {
-                dir = child;
+                let prev = leaf.prev[e];
+                self.nodes_max = self.nodes_max.max(self.nodes());
+                return prev;
             }
+            dir = child;
         }
-        self.nodes_max = self.nodes_max.max(self.nodes());
+        unreachable!("the loop returns at the leaf level")
     }
 
     /// The block's two stamps `(previous, last)`, 0 for none; `(0, 0)` for a block without an entry.
@@ -264,12 +267,12 @@ mod tests {
     fn stamps_keep_the_two_most_recent() {
         let mut t = BlockTable::new();
         assert_eq!(t.stamps(77), (0, 0));
-        t.stamp(77, 1);
+        assert_eq!(t.stamp(77, 1), 0);
         assert_eq!(t.stamps(77), (0, 1));
-        t.stamp(77, 1);
+        assert_eq!(t.stamp(77, 1), 0);
         assert_eq!(t.stamps(77), (0, 1), "a second stamp of the same clock changes nothing");
-        t.stamp(77, 3);
-        t.stamp(77, 4);
+        assert_eq!(t.stamp(77, 3), 1);
+        assert_eq!(t.stamp(77, 4), 3);
         assert_eq!(t.stamps(77), (3, 4));
         assert_eq!(t.stamps(78), (0, 0));
         assert_eq!(t.stamps(LBN_LIMIT + 5), (0, 0));

@@ -47,8 +47,6 @@ pub struct DuloLinux {
     active_bit: Vec<bool>,
     /// By frame: `PG_referenced`.
     referenced: Vec<bool>,
-    /// By frame: the page's disk location (an active page keeps it for its demotion).
-    lbn: Vec<u64>,
     aging: AgingCredit,
     demoted: u64,
 }
@@ -68,7 +66,6 @@ impl DuloLinux {
             active: List::new(),
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
-            lbn: vec![0; capacity as usize],
             aging: AgingCredit::default(),
             demoted: 0,
         }
@@ -78,16 +75,10 @@ impl DuloLinux {
         self.inactive.stats()
     }
 
-    /// `(active, inactive)` list lengths.
-    pub fn list_lens(&self) -> (u32, u32) {
-        (self.active.len(), self.inactive.len())
-    }
-
-    /// The page enters the inactive list's correlation buffer, which holds what the list has beyond the
-    /// evicting section.
-    fn admit(&mut self, frame: FrameId, lbn: u64, group: u8) {
-        let buffer_max = (self.inactive.len() + 1).saturating_sub(self.evicting_pages);
-        self.inactive.admit(frame, lbn, group, buffer_max);
+    /// The inactive list's correlation buffer for one more page: what the list holds beyond the evicting
+    /// section.
+    fn buffer_max(&self) -> u32 {
+        (self.inactive.len() + 1).saturating_sub(self.evicting_pages)
     }
 
     /// `refill_inactive_zone` for one page: the active tail goes to the inactive list, marked demoted,
@@ -96,8 +87,8 @@ impl DuloLinux {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
         self.demoted += 1;
         self.active_bit[frame as usize] = false;
-        let lbn = self.lbn[frame as usize];
-        self.admit(frame, lbn, DEMOTED);
+        // The sections kept its location when it was promoted out of them.
+        self.inactive.readmit(frame, DEMOTED, self.buffer_max());
     }
 
     /// Ages the active list in proportion to the lists' sizes before one inactive page is scanned
@@ -124,8 +115,7 @@ impl Replacement for DuloLinux {
         assert!(self.len() < self.capacity(), "insert into a full dulo-linux cache");
         self.active_bit[frame as usize] = false;
         self.referenced[frame as usize] = !access.prefetch;
-        self.lbn[frame as usize] = access.lbn.0;
-        self.admit(frame, access.lbn.0, NEW);
+        self.inactive.admit(frame, access.lbn.0, NEW, self.buffer_max());
     }
     /// `mark_page_accessed`: a referenced inactive page is promoted out of DULO's sections.
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {

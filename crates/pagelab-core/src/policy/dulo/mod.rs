@@ -275,15 +275,6 @@ impl Dulo {
         }
     }
 
-    pub fn config(&self) -> &DuloConfig {
-        self.sections.config()
-    }
-
-    /// `(correlation buffer, bank maximum)` in frames, as sized for this capacity.
-    pub fn section_sizes(&self) -> (u32, u32) {
-        (self.buffer_max, self.sections.bank_max())
-    }
-
     pub fn stats(&self) -> DuloStats {
         self.sections.stats()
     }
@@ -330,9 +321,8 @@ impl Replacement for Dulo {
             }
             self.young[frame as usize] = false;
             self.sections.count_second_chance();
-            let lbn = self.sections.lbn(frame);
             self.sections.remove(frame);
-            self.sections.admit(frame, lbn, 0, self.buffer_max);
+            self.sections.readmit(frame, 0, self.buffer_max);
         }
         unreachable!("DULO found no victim among {} pages", self.len());
     }

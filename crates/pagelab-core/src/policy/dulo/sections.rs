@@ -32,7 +32,8 @@ struct Sequence {
 #[derive(Clone, Copy, Debug)]
 struct FrameState {
     section: Section,
-    /// The page's disk location (pages).
+    /// The page's disk location (pages): kept while the page is out of the sections (promoted to Linux's
+    /// active list, taken for a second chance), for its [`DualSections::readmit`].
     lbn: u64,
     /// Pages of different groups never join one sequence (§4.2: demoted active pages are marked and
     /// sequenced apart from newly accessed ones).
@@ -41,9 +42,13 @@ struct FrameState {
     arrival: u64,
     /// Its sequence in the evicting section, or [`NIL`].
     seq: u32,
+    /// Its block's stamp before the current bank's (0: none), recorded when the bank is stamped: rule 3
+    /// compares these.
+    prev_stamp: u32,
 }
 
-const OUT: FrameState = FrameState { section: Section::Out, lbn: 0, group: 0, arrival: 0, seq: NIL };
+const OUT: FrameState =
+    FrameState { section: Section::Out, lbn: 0, group: 0, arrival: 0, seq: NIL, prev_stamp: 0 };
 
 #[derive(Clone, Debug)]
 pub(super) struct DualSections {
@@ -109,21 +114,8 @@ impl DualSections {
         }
     }
 
-    pub fn config(&self) -> &DuloConfig {
-        &self.cfg
-    }
-
-    pub fn bank_max(&self) -> u32 {
-        self.bank_max
-    }
-
     pub fn len(&self) -> u32 {
         self.len
-    }
-
-    /// The disk location the page in `frame` was admitted with.
-    pub fn lbn(&self, frame: FrameId) -> u64 {
-        self.frames[frame as usize].lbn
     }
 
     pub fn section(&self, frame: FrameId) -> Section {
@@ -144,13 +136,20 @@ impl DualSections {
     pub fn admit(&mut self, frame: FrameId, lbn: u64, group: u8, buffer_max: u32) {
         let f = &mut self.frames[frame as usize];
         assert_eq!(f.section, Section::Out, "frame {frame} admitted twice");
-        *f = FrameState { section: Section::Buffer, lbn, group, arrival: 0, seq: NIL };
+        *f = FrameState { section: Section::Buffer, lbn, group, ..OUT };
         self.len += 1;
         self.links.push_front(&mut self.buffer, frame);
         while self.buffer.len() > buffer_max {
             let f = self.links.pop_back(&mut self.buffer).expect("the buffer is over its size");
             self.enter_bank(f);
         }
+    }
+
+    /// Admits again the page in `frame`, which left the sections ([`DualSections::remove`]), at the disk
+    /// location it was last admitted with.
+    pub fn readmit(&mut self, frame: FrameId, group: u8, buffer_max: u32) {
+        let lbn = self.frames[frame as usize].lbn;
+        self.admit(frame, lbn, group, buffer_max);
     }
 
     fn enter_bank(&mut self, frame: FrameId) {
@@ -164,7 +163,8 @@ impl DualSections {
         }
     }
 
-    /// Takes `frame` out of the sections (a second chance, a promotion, a removal).
+    /// Takes `frame` out of the sections (a second chance, a promotion, a removal); its location stays
+    /// for a [`DualSections::readmit`].
     pub fn remove(&mut self, frame: FrameId) {
         match self.frames[frame as usize].section {
             Section::Out => panic!("frame {frame} is not in DULO's sections"),
@@ -172,7 +172,8 @@ impl DualSections {
             Section::Bank => self.links.remove(&mut self.bank, frame),
             Section::Evicting => self.leave_sequence(frame),
         }
-        self.frames[frame as usize] = OUT;
+        let lbn = self.frames[frame as usize].lbn;
+        self.frames[frame as usize] = FrameState { lbn, ..OUT };
         self.len -= 1;
     }
 
@@ -260,14 +261,14 @@ impl DualSections {
     }
 
     /// Empties the bank into `self.sorted` by disk location (then arrival), stamping each block in the
-    /// block table; checks the table's walk yields the same disk order.
+    /// block table (and noting its previous stamp); checks the table's walk yields the same disk order.
     fn stamp_and_sort_bank(&mut self) {
         let clock = self.clock;
         self.sorted.clear();
         while let Some(frame) = self.links.pop_back(&mut self.bank) {
-            let f = self.frames[frame as usize];
+            let f = &mut self.frames[frame as usize];
             if BlockTable::covers(f.lbn) {
-                self.table.stamp(f.lbn, clock);
+                f.prev_stamp = self.table.stamp(f.lbn, clock);
             }
             self.sorted.push((f.lbn, f.arrival, frame));
         }
@@ -302,7 +303,7 @@ impl DualSections {
             }
         }
         // Counted under either rule, so that a run with adjacency alone says what rule 3 would have cut.
-        let differ = self.table.stamps(fa.lbn).0 != self.table.stamps(fb.lbn).0;
+        let differ = fa.prev_stamp != fb.prev_stamp;
         self.stats.adjacent_pairs += 1;
         self.stats.adjacent_pairs_stamps_differ += u64::from(differ);
         match self.cfg.rule {
