@@ -265,6 +265,36 @@ pub struct ZoneSpec {
     pub slips: Vec<u64>,
 }
 
+/// A zone-table row of a drive built from published figures: `(first cylinder, last cylinder, sectors per
+/// track, track skew, cylinder skew, spares)`, skews and spares in sectors.
+pub type PublishedZone = (u32, u32, u32, u32, u32, u64);
+
+impl ZoneSpec {
+    /// The zone of a published-figures row: no slipped sectors (nobody published them) and its first
+    /// sector at the index.
+    pub fn published(
+        &(
+            first_cylinder,
+            last_cylinder,
+            sectors_per_track,
+            track_skew_sectors,
+            cylinder_skew_sectors,
+            spares,
+        ): &PublishedZone,
+    ) -> ZoneSpec {
+        ZoneSpec {
+            first_cylinder,
+            last_cylinder,
+            sectors_per_track,
+            track_skew_sectors,
+            cylinder_skew_sectors,
+            first_sector_offset: 0,
+            spares,
+            slips: Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SsdSpec {

@@ -123,7 +123,7 @@
 //! (HD Tach's 85.5 on the 1 TB drive \[CW\]). The seek curve's fitted constants: 0.96742 + 0.032514·√d ms
 //! below 30,257 cylinders, 3.7953 + 0.00009346·d ms from there.
 
-use super::spec::{CacheSpec, HddOverheads, HddSpec, SeekSpec, TwoPieceSeek, ZoneSpec};
+use super::spec::{CacheSpec, HddOverheads, HddSpec, PublishedZone, SeekSpec, TwoPieceSeek, ZoneSpec};
 
 /// \[CTRL-L\]: the drive's LBA count ("Lbas: 3A386030"), in 512-byte sectors.
 pub const BLOCK_COUNT: u64 = 976_773_168;
@@ -169,7 +169,7 @@ pub const SEEK_BOUNDARY_CYLINDERS: u32 = 30_257;
 /// × sectors per track⌉: a head switch, and a cylinder switch, which is a one-cylinder seek (1.0 ms) and a
 /// head switch at once; the spares are the 2152-sector surplus over [`BLOCK_COUNT`] in proportion to each
 /// zone's sectors (the integer division's remainder in the last).
-const ZONES: [(u32, u32, u32, u32, u32, u64); 30] = [
+const ZONES: [PublishedZone; 30] = [
     (0, 5221, 1956, 282, 282, 90),
     (5222, 10443, 1929, 278, 278, 88),
     (10444, 15665, 1901, 274, 274, 87),
@@ -223,30 +223,7 @@ impl HddSpec {
                 segment_sectors: BUFFER_SECTORS / SEGMENTS,
                 readahead_sectors_max: BUFFER_SECTORS / SEGMENTS,
             },
-            zones: ZONES
-                .iter()
-                .map(
-                    |&(
-                        first_cylinder,
-                        last_cylinder,
-                        sectors_per_track,
-                        track_skew,
-                        cylinder_skew,
-                        spares,
-                    )| {
-                        ZoneSpec {
-                            first_cylinder,
-                            last_cylinder,
-                            sectors_per_track,
-                            track_skew_sectors: track_skew,
-                            cylinder_skew_sectors: cylinder_skew,
-                            first_sector_offset: 0,
-                            spares,
-                            slips: Vec::new(),
-                        }
-                    },
-                )
-                .collect(),
+            zones: ZONES.iter().map(ZoneSpec::published).collect(),
         }
     }
 }

@@ -178,15 +178,9 @@ impl HddSpec {
             cache: CacheSpec { enabled: true, segments: 3, segment_sectors: 561, readahead_sectors_max: 561 },
             zones: ZONES
                 .iter()
-                .map(|&(first_cylinder, last_cylinder, sectors_per_track, skew, spares)| ZoneSpec {
-                    first_cylinder,
-                    last_cylinder,
-                    sectors_per_track,
-                    track_skew_sectors: skew,
-                    cylinder_skew_sectors: skew,
-                    first_sector_offset: 0,
-                    spares,
-                    slips: Vec::new(),
+                // One skew for track and cylinder switches (module doc).
+                .map(|&(first, last, sectors_per_track, skew, spares)| {
+                    ZoneSpec::published(&(first, last, sectors_per_track, skew, skew, spares))
                 })
                 .collect(),
         }

@@ -118,7 +118,7 @@
 //! MB/s. The seek curve's fitted constants: 1.9642 + 0.035786·√d ms below 2575 cylinders, 2.8722 +
 //! 0.0003526·d ms from there.
 
-use super::spec::{CacheSpec, HddOverheads, HddSpec, SeekSpec, TwoPieceSeek, ZoneSpec};
+use super::spec::{CacheSpec, HddOverheads, HddSpec, PublishedZone, SeekSpec, TwoPieceSeek, ZoneSpec};
 
 /// \[CSIPHS\]: the drive's IDENTIFY DEVICE capacity, in 512-byte sectors.
 pub const BLOCK_COUNT: u64 = 234_441_648;
@@ -159,7 +159,7 @@ pub const SEEK_BOUNDARY_CYLINDERS: u32 = 2_575;
 /// sectors per track⌉ (head switch) and ⌈2.0 ms / 8.33 ms × sectors per track⌉ (one-cylinder seek); the
 /// spares are the 600-sector surplus over [`BLOCK_COUNT`] in proportion to each zone's sectors (the
 /// integer division's remainder in the last).
-const ZONES: [(u32, u32, u32, u32, u32, u64); 16] = [
+const ZONES: [PublishedZone; 16] = [
     (0, 3213, 944, 136, 227, 46),
     (3214, 6427, 919, 133, 221, 45),
     (6428, 9641, 895, 129, 215, 44),
@@ -199,30 +199,7 @@ impl HddSpec {
                 segment_sectors: BUFFER_SECTORS / 3,
                 readahead_sectors_max: BUFFER_SECTORS / 3,
             },
-            zones: ZONES
-                .iter()
-                .map(
-                    |&(
-                        first_cylinder,
-                        last_cylinder,
-                        sectors_per_track,
-                        track_skew,
-                        cylinder_skew,
-                        spares,
-                    )| {
-                        ZoneSpec {
-                            first_cylinder,
-                            last_cylinder,
-                            sectors_per_track,
-                            track_skew_sectors: track_skew,
-                            cylinder_skew_sectors: cylinder_skew,
-                            first_sector_offset: 0,
-                            spares,
-                            slips: Vec::new(),
-                        }
-                    },
-                )
-                .collect(),
+            zones: ZONES.iter().map(ZoneSpec::published).collect(),
         }
     }
 }
