@@ -68,7 +68,7 @@ use crate::server::simulate;
 use crate::workload::replay::{ReplayOptions, TraceReplay, WriteMode};
 use crate::workload::spec::parse_workload;
 use crate::workload::Workload;
-use pagelab_core::policy::PolicyKind;
+use pagelab_core::policy::{DuloConfig, PolicyKind};
 use pagelab_core::PAGE_SIZE_BYTES;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -203,8 +203,19 @@ fn short(workload: &str) -> &str {
 
 /// DULO's sections for a workload: the paper's 8 + 64 MiB, or 4 + 16 below 80 MiB of demand.
 fn dulo_spec(kind: &str, small: bool) -> String {
-    let (bank, evicting) = if small { (4, 16) } else { (8, 64) };
+    let (bank, evicting) = sections_mib(small);
     format!("{kind}:bank={bank}MiB,evicting={evicting}MiB")
+}
+
+/// The paper's `(bank, evicting section)` in MiB: [`DuloConfig`]'s defaults, or its smaller pair below
+/// 80 MiB of demand.
+fn sections_mib(small: bool) -> (u64, u64) {
+    let (bank, evicting) = if small {
+        (DuloConfig::SMALL_BANK_BYTES, DuloConfig::SMALL_EVICTING_BYTES)
+    } else {
+        (DuloConfig::BANK_BYTES, DuloConfig::EVICTING_BYTES)
+    };
+    (bank >> 20, evicting >> 20)
 }
 
 fn cases(quick: bool, seed: u64) -> Vec<Case> {
@@ -240,7 +251,7 @@ fn cases(quick: bool, seed: u64) -> Vec<Case> {
     }
     let traces: &[(&str, u64)] = if quick { &LIRS_TRACES[..1] } else { &LIRS_TRACES };
     for &(trace, footprint) in traces {
-        let small = footprint * PAGE_SIZE_BYTES < 80 << 20;
+        let small = footprint * PAGE_SIZE_BYTES < DuloConfig::SMALL_BELOW_BYTES;
         let quarters: &[u64] = if quick { &[2] } else { &[1, 2, 3] };
         for &q in quarters {
             // At least 1 MiB: a cache of a few frames says nothing about either policy.
@@ -276,11 +287,10 @@ fn synthetic_cases(
     for w in SYNTHETIC.iter().filter(|w| w.sensitivity_mib.is_some()) {
         let spec = format!("{}:seed={seed}", w.name);
         let mib = w.sensitivity_mib.expect("filtered");
-        let evicting = if w.small { 16 } else { 64 };
+        let (bank, evicting) = sections_mib(w.small);
         for bank in BANK_MIB {
             out.push(case("bank", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
         }
-        let bank = if w.small { 4 } else { 8 };
         for evicting in EVICTING_MIB.iter().filter(|&&e| e < mib) {
             out.push(case("evicting", &spec, mib, format!("dulo:bank={bank}MiB,evicting={evicting}MiB")));
         }
@@ -447,14 +457,19 @@ fn find<'a>(rows: &'a [Row], section: &'a str, workload: &str, policy: &str, mib
 
 /// `1 − dulo / lru` for a metric at one size, in the fig section (NaN when a run is missing).
 fn reduction(rows: &[Row], workload: &str, mib: u64, policy: &str) -> f64 {
-    let base = find(rows, "fig", workload, "lru", mib).map_or(f64::NAN, |r| r.metric("exec_time_s"));
-    let with = find(rows, "fig", workload, policy, mib).map_or(f64::NAN, |r| r.metric("exec_time_s"));
+    let base = metric_at(rows, "fig", workload, "lru", mib, "exec_time_s");
+    let with = metric_at(rows, "fig", workload, policy, mib, "exec_time_s");
     1.0 - with / base
 }
 
-/// The memory sizes of a workload's fig rows, ascending.
-fn sizes(rows: &[Row], workload: &str) -> Vec<u64> {
-    let mut out: Vec<u64> = in_section(rows, "fig")
+/// A metric of the run at one size, NaN when there is none.
+fn metric_at(rows: &[Row], section: &str, workload: &str, policy: &str, mib: u64, key: &str) -> f64 {
+    find(rows, section, workload, policy, mib).map_or(f64::NAN, |r| r.metric(key))
+}
+
+/// The memory sizes of a workload's rows in a section, ascending.
+fn sizes(rows: &[Row], section: &str, workload: &str) -> Vec<u64> {
+    let mut out: Vec<u64> = in_section(rows, section)
         .filter(|r| r.text("workload") == workload)
         .map(|r| r.num("memory_bytes") as u64 >> 20)
         .collect();
@@ -466,7 +481,7 @@ fn sizes(rows: &[Row], workload: &str) -> Vec<u64> {
 /// Largest and mean reduction of execution time over a workload's sizes.
 fn gains(rows: &[Row], workload: &str) -> (f64, f64) {
     let r: Vec<f64> =
-        sizes(rows, workload).into_iter().map(|m| reduction(rows, workload, m, "dulo")).collect();
+        sizes(rows, "fig", workload).into_iter().map(|m| reduction(rows, workload, m, "dulo")).collect();
     let max = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (max, r.iter().sum::<f64>() / r.len().max(1) as f64)
 }
@@ -528,15 +543,12 @@ fn analyze(raw: &[Row], quick: bool) -> Findings {
     // Figure 4 / §4.1.2: multi1 at 80 and 160 MB.
     let (r80, r160) =
         (reduction(rows, "multi1-like", 80, "dulo"), reduction(rows, "multi1-like", 160, "dulo"));
-    let hit =
-        |mib, p: &str| find(rows, "fig", "multi1-like", p, mib).map_or(f64::NAN, |r| r.metric("hit_ratio"));
-    let m1_best = sizes(rows, "multi1-like")
+    let hit = |mib, p: &str| metric_at(rows, "fig", "multi1-like", p, mib, "hit_ratio");
+    let m1_best = sizes(rows, "fig", "multi1-like")
         .into_iter()
         .map(|m| (reduction(rows, "multi1-like", m, "dulo"), m))
         .fold((f64::NEG_INFINITY, 0), |a, b| if b.0 > a.0 { b } else { a });
-    let over40 = |mib, p: &str| {
-        find(rows, "fig", "multi1-like", p, mib).map_or(f64::NAN, |r| r.metric("blocks_in_requests_over_40"))
-    };
+    let over40 = |mib, p: &str| metric_at(rows, "fig", "multi1-like", p, mib, "blocks_in_requests_over_40");
     checks.push(Check {
         claim: "multi1: DULO cuts execution time by 8.5 % at 80 MB and by 55.3 % at 160 MB (hit ratio +3.8 % and \
                 +29.5 %)"
@@ -633,7 +645,7 @@ fn analyze(raw: &[Row], quick: bool) -> Findings {
     });
     let worst = SYNTHETIC
         .iter()
-        .flat_map(|w| sizes(rows, w.name).into_iter().map(move |m| (w.name, m)))
+        .flat_map(|w| sizes(rows, "fig", w.name).into_iter().map(move |m| (w.name, m)))
         .map(|(w, m)| (reduction(rows, w, m, "dulo"), w, m))
         .fold((f64::INFINITY, "", 0), |a, b| if b.0 < a.0 { b } else { a });
     checks.push(Check {
@@ -643,18 +655,13 @@ fn analyze(raw: &[Row], quick: bool) -> Findings {
         measured: format!("worst point: {} at {} MiB, {}", worst.1, worst.2, pct(-worst.0)),
         verdict: if worst.0 >= -0.03 { Verdict::Reproduced } else { Verdict::NotReproduced },
     });
-    let comparisons: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.text("policy") == "dulo" && r.text("section") == "fig")
-        .map(|r| r.metric("merge_comparisons_per_miss"))
-        .collect();
-    let comparisons_mean = comparisons.iter().sum::<f64>() / comparisons.len().max(1) as f64;
-    let per_block: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.text("policy") == "dulo" && r.text("section") == "fig")
-        .map(|r| r.metric("merge_comparisons_per_block"))
-        .collect();
-    let per_block_mean = per_block.iter().sum::<f64>() / per_block.len().max(1) as f64;
+    let of_dulo = |key: &str| -> Vec<f64> {
+        in_section(rows, "fig").filter(|r| r.text("policy") == "dulo").map(|r| r.metric(key)).collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let comparisons = of_dulo("merge_comparisons_per_miss");
+    let comparisons_mean = mean(&comparisons);
+    let per_block_mean = mean(&of_dulo("merge_comparisons_per_block"));
     summary.push(("merge_comparisons_per_miss_mean".into(), comparisons_mean));
     checks.push(Check {
         claim: "a miss costs one block sequencing operation and 1.7 merge-sort comparisons on average".into(),
@@ -677,18 +684,9 @@ fn analyze(raw: &[Row], quick: bool) -> Findings {
         checks.push(bank_check(rows));
         checks.push(evicting_check(rows));
     }
-    let smm_sizes: Vec<u64> = {
-        let mut s: Vec<u64> = in_section(rows, "smm").map(|r| r.num("memory_bytes") as u64 >> 20).collect();
-        s.sort_unstable();
-        s.dedup();
-        s
-    };
+    let smm_sizes = sizes(rows, "smm", "smm");
     let smm_cut = |mib: u64| {
-        let t = |p: &str| {
-            in_section(rows, "smm")
-                .find(|r| r.text("policy") == p && r.num("memory_bytes") == (mib << 20) as f64)
-                .map_or(f64::NAN, |r| r.metric("exec_time_s"))
-        };
+        let t = |p: &str| metric_at(rows, "smm", "smm", p, mib, "exec_time_s");
         1.0 - t("dulo-linux") / t("linux")
     };
     let best = smm_sizes.iter().map(|&m| (smm_cut(m), m)).fold((f64::NEG_INFINITY, 0), |a, b| {
@@ -800,7 +798,7 @@ fn charts(rows: &[Row]) -> Vec<Chart> {
     // blocks by request size at the small-gap and large-gap sizes.
     for w in &SYNTHETIC {
         let series = |p: &str, key: &str| -> Vec<(f64, f64)> {
-            sizes(rows, w.name)
+            sizes(rows, "fig", w.name)
                 .into_iter()
                 .filter_map(|m| find(rows, "fig", w.name, p, m).map(|r| (m as f64, r.metric(key))))
                 .collect()
@@ -910,8 +908,8 @@ fn markdown(rows: &[Row], quick: bool) -> String {
          requests > 40 pages LRU / DULO |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for w in &SYNTHETIC {
-        for mib in sizes(rows, w.name) {
-            let get = |p: &str, k: &str| find(rows, "fig", w.name, p, mib).map_or(f64::NAN, |r| r.metric(k));
+        for mib in sizes(rows, "fig", w.name) {
+            let get = |p: &str, k: &str| metric_at(rows, "fig", w.name, p, mib, k);
             let _ = writeln!(
                 md,
                 "| {} | {mib} MiB | {:.1} | {:.1} | {} | {} | {:.3} | {:.3} | {:.0} / {:.0} | {:.1} / {:.1} | {:.1} % / {:.1} % |",
@@ -967,7 +965,7 @@ fn markdown(rows: &[Row], quick: bool) -> String {
         );
         for r in in_section(rows, "rule") {
             let (w, mib) = (r.text("workload"), r.num("memory_bytes") as u64 >> 20);
-            let t = |p: &str| find(rows, "fig", w, p, mib).map_or(f64::NAN, |r| r.metric("exec_time_s"));
+            let t = |p: &str| metric_at(rows, "fig", w, p, mib, "exec_time_s");
             let _ = writeln!(
                 md,
                 "| {w} | {mib} MiB | {:.1} s | {:.1} s | {:.1} s | {:.2} % |",
@@ -988,15 +986,8 @@ fn markdown(rows: &[Row], quick: bool) -> String {
          number.\n\n| memory | Linux (s) | DULO-Linux (s) | change | CLOCK (s) | swap-ins Linux / DULO | disk \
          requests Linux / DULO | mean service Linux / DULO (ms) |\n|---|---|---|---|---|---|---|---|"
     );
-    let mut smm: Vec<u64> = in_section(rows, "smm").map(|r| r.num("memory_bytes") as u64 >> 20).collect();
-    smm.sort_unstable();
-    smm.dedup();
-    for mib in smm {
-        let get = |p: &str, k: &str| {
-            in_section(rows, "smm")
-                .find(|r| r.text("policy") == p && r.num("memory_bytes") == (mib << 20) as f64)
-                .map_or(f64::NAN, |r| r.metric(k))
-        };
+    for mib in sizes(rows, "smm", "smm") {
+        let get = |p: &str, k: &str| metric_at(rows, "smm", "smm", p, mib, k);
         let (a, b) = (get("linux", "exec_time_s"), get("dulo-linux", "exec_time_s"));
         let clock = get("lru", "exec_time_s");
         let _ = writeln!(
@@ -1037,7 +1028,7 @@ fn markdown(rows: &[Row], quick: bool) -> String {
         .collect();
     lirs.dedup();
     for (trace, mib) in lirs {
-        let get = |p: &str, k: &str| find(rows, "lirs", &trace, p, mib).map_or(f64::NAN, |r| r.metric(k));
+        let get = |p: &str, k: &str| metric_at(rows, "lirs", &trace, p, mib, k);
         let (a, b) = (get("lru", "exec_time_s"), get("dulo", "exec_time_s"));
         if get("lru", "hit_ratio").is_nan() || b.is_nan() {
             continue;
