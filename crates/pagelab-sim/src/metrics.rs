@@ -172,7 +172,8 @@ pub struct MemorySample {
     pub prefetch_cache_allocation_bytes: u64,
 }
 
-/// DULO's work over the whole run (papers/001 §4.1.3's overhead), when the policy is DULO.
+/// DULO's work over the measured period (papers/001 §4.1.3's overhead; the block table's largest size over
+/// the whole run), when the policy is DULO.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DuloMetrics {
     /// Banks sequenced.

@@ -39,7 +39,7 @@ use pagelab_core::buffer::{
 };
 use pagelab_core::hash::KeyMap;
 use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
-use pagelab_core::policy::dulo::TrackMap;
+use pagelab_core::policy::dulo::{DuloStats, TrackMap};
 use pagelab_core::whatif::{MemRx, MemRxConfig};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rand::{Rng, SeedableRng};
@@ -297,6 +297,8 @@ pub struct Server {
     warmup: WarmupMetrics,
     /// The prefetch cache's counters when measuring began.
     pc_at_start: (PrefetchCacheStats, PartitionStats),
+    /// DULO's counters when measuring began (the cache's own counters restart then too).
+    dulo_at_start: DuloStats,
     /// Handler CPU bursts running or queued: none means no handler can make progress (MemRx's idle).
     handler_bursts: u32,
 }
@@ -426,6 +428,7 @@ impl Server {
             requests_total: 0,
             warmup: WarmupMetrics::default(),
             pc_at_start: Default::default(),
+            dulo_at_start: DuloStats::default(),
             handler_bursts: 0,
         })
     }
@@ -1238,6 +1241,7 @@ impl Server {
         if let Some(pc) = self.cache.prefetch_cache() {
             self.pc_at_start = (pc.stats(), pc.partition_stats());
         }
+        self.dulo_at_start = self.cache.dulo_stats().unwrap_or_default();
         self.gauges = Gauges::start(now, &memory);
         if let Some(every) = self.cfg.timeline {
             self.q.schedule(now, Event::Sample);
@@ -1374,9 +1378,9 @@ impl Server {
         }
     }
 
-    /// DULO's counters over the whole run (they are the policy's own, not windowed).
+    /// DULO's counters over the measured period, as the cache's misses they are divided by.
     fn dulo_metrics(&self) -> Option<DuloMetrics> {
-        let d = self.cache.dulo_stats()?;
+        let d = self.cache.dulo_stats()?.since(&self.dulo_at_start);
         let misses = self.cache.observer().0.misses;
         let ratio = |x: u64, n: u64| if n == 0 { 0.0 } else { x as f64 / n as f64 };
         Some(DuloMetrics {

@@ -241,6 +241,25 @@ pub struct DuloStats {
     pub adjacent_pairs_stamps_differ: u64,
 }
 
+impl DuloStats {
+    /// The counts since `start` (an earlier snapshot of the same policy); the table's sizes stay as they
+    /// are (a size now and a maximum are not counts).
+    pub fn since(&self, start: &DuloStats) -> DuloStats {
+        DuloStats {
+            sequencings: self.sequencings - start.sequencings,
+            blocks_sequenced: self.blocks_sequenced - start.blocks_sequenced,
+            sequences: self.sequences - start.sequences,
+            merge_comparisons: self.merge_comparisons - start.merge_comparisons,
+            table_entries_walked: self.table_entries_walked - start.table_entries_walked,
+            second_chances: self.second_chances - start.second_chances,
+            adjacent_pairs: self.adjacent_pairs - start.adjacent_pairs,
+            adjacent_pairs_stamps_differ: self.adjacent_pairs_stamps_differ
+                - start.adjacent_pairs_stamps_differ,
+            ..*self
+        }
+    }
+}
+
 /// DULO on CLOCK (§3): the whole stack is [`sections::DualSections`]; hits set a young bit, and a young
 /// block at the bottom of the evicting section goes back to the top of the correlation buffer.
 #[derive(Clone, Debug)]

@@ -306,3 +306,20 @@ fn dulo_linux_sequences_demoted_pages_apart_from_new_ones() {
     assert_eq!(d.state(), "active=[] C=[] B=[] E=[{2}1]", "promotion cleared its bit");
     assert_eq!(d.policy.stats().sequences, 2);
 }
+
+/// A measured period's counts are the difference of two snapshots; the table's sizes are not counts.
+#[test]
+fn stats_since_a_snapshot_count_the_period() {
+    let mut d = Driver::new(Dulo::with_config(4, config(2, 4, SequenceRule::Stable)));
+    d.insert(1, 0);
+    d.insert(2, 1);
+    let start = d.policy.stats();
+    assert_eq!((start.sequencings, start.blocks_sequenced, start.adjacent_pairs), (1, 2, 1));
+    d.insert(5, 2);
+    d.insert(7, 3);
+    let now = d.policy.stats();
+    let period = now.since(&start);
+    assert_eq!((period.sequencings, period.blocks_sequenced, period.sequences), (1, 2, 2));
+    assert_eq!(period.adjacent_pairs, 0, "5 and 7 are not adjacent");
+    assert_eq!((period.table_bytes, period.table_bytes_max), (now.table_bytes, now.table_bytes_max));
+}
