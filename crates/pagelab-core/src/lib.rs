@@ -11,6 +11,8 @@
 //!   one memory budget; the contract between the engine and its drivers, with its observer seam.
 //! - [`memory`]: the memory model: the kernel's reserve, watermarks, kswapd, direct reclaim, and the
 //!   reclaim interface every cache section implements.
+//! - [`metadata`]: the file-metadata cache (dentry + inode objects in slab pages), conventional and split
+//!   reclaim (papers/004).
 //! - [`prefetch`]: what to read ahead (none, Linux on-demand readahead, fixed T-P).
 //! - [`cache`]: [`cache::KeyedCache`], a hit/miss cache of opaque 64-bit keys driven by one policy
 //!   (what `pagelab cachesim` runs).
@@ -28,6 +30,7 @@ pub mod index;
 pub mod key;
 pub mod list;
 pub mod memory;
+pub mod metadata;
 pub mod pcache;
 pub mod policy;
 pub mod prefetch;

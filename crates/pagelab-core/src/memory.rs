@@ -138,32 +138,60 @@ impl KernelReserve {
 pub struct ReclaimCosts {
     /// Per page examined (victims included).
     pub scan_ns_per_page: u64,
-    /// Per page freed, on top of its scan.
+    /// Per page freed, on top of its scan (a page-cache page, or a slab page the metadata cache returns).
     pub free_ns_per_page: u64,
+    /// Per metadata object examined (freed or given its second chance).
+    pub scan_ns_per_object: u64,
+    /// Per metadata object (dentry + inode) freed, on top of its scan.
+    pub free_ns_per_object: u64,
 }
 
 impl ReclaimCosts {
-    pub const LINUX_2_6: ReclaimCosts = ReclaimCosts { scan_ns_per_page: 250, free_ns_per_page: 750 };
+    pub const LINUX_2_6: ReclaimCosts = ReclaimCosts {
+        scan_ns_per_page: 250,
+        free_ns_per_page: 750,
+        scan_ns_per_object: 100,
+        free_ns_per_object: 1_940,
+    };
     /// Reclaim that costs nothing (a cache model without a kernel).
-    pub const FREE: ReclaimCosts = ReclaimCosts { scan_ns_per_page: 0, free_ns_per_page: 0 };
+    pub const FREE: ReclaimCosts = ReclaimCosts {
+        scan_ns_per_page: 0,
+        free_ns_per_page: 0,
+        scan_ns_per_object: 0,
+        free_ns_per_object: 0,
+    };
 
-    /// The CPU time of `cost`.
+    /// The CPU time of `cost`: its work, and the time it spun waiting for the metadata LRU's lock.
     pub fn time(&self, cost: ReclaimCost) -> Nanos {
-        Nanos(
-            cost.scanned
-                .saturating_mul(self.scan_ns_per_page)
-                .saturating_add(cost.freed.saturating_mul(self.free_ns_per_page)),
-        )
+        let work = [
+            (cost.scanned, self.scan_ns_per_page),
+            (cost.freed, self.free_ns_per_page),
+            (cost.objects_scanned, self.scan_ns_per_object),
+            (cost.objects_freed, self.free_ns_per_object),
+        ];
+        let ns =
+            work.iter().fold(cost.lock_wait_ns, |sum, &(n, per)| sum.saturating_add(n.saturating_mul(per)));
+        Nanos(ns)
+    }
+
+    /// The CPU time of `cost`'s work alone (what holds the metadata LRU's lock).
+    pub fn work(&self, cost: ReclaimCost) -> Nanos {
+        self.time(ReclaimCost { lock_wait_ns: 0, ..cost })
     }
 }
 
-/// The work of one reclaim: pages examined (victims included), pages freed, and dirty victims whose write
-/// it started instead (2.6's `pageout()`: their memory comes free when the write completes).
+/// The work of one reclaim: pages examined (victims included), pages freed (page-cache pages and the
+/// metadata cache's slab pages), dirty victims whose write it started instead (2.6's `pageout()`: their
+/// memory comes free when the write completes), metadata objects examined and freed, and the time it
+/// waited for the metadata LRU's lock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimCost {
     pub scanned: u64,
     pub freed: u64,
     pub written: u64,
+    pub objects_scanned: u64,
+    pub objects_freed: u64,
+    pub lock_wait_ns: u64,
 }
 
 impl ReclaimCost {
@@ -178,6 +206,9 @@ impl std::ops::AddAssign for ReclaimCost {
         self.scanned += rhs.scanned;
         self.freed += rhs.freed;
         self.written += rhs.written;
+        self.objects_scanned += rhs.objects_scanned;
+        self.objects_freed += rhs.objects_freed;
+        self.lock_wait_ns += rhs.lock_wait_ns;
     }
 }
 
@@ -547,12 +578,12 @@ mod tests {
         assert!(!m.take(), "full: evict one");
         assert!(!m.kswapd_awake());
         assert_eq!(m.direct_batch(), 1);
-        assert_eq!(m.time(ReclaimCost { scanned: 5, freed: 5, written: 0 }), Nanos::ZERO);
+        assert_eq!(m.time(ReclaimCost { scanned: 5, freed: 5, ..ReclaimCost::default() }), Nanos::ZERO);
     }
 
     #[test]
     fn costs_are_charged_per_page_scanned_and_freed() {
-        let cost = ReclaimCost { scanned: 40, freed: 32, written: 0 };
+        let cost = ReclaimCost { scanned: 40, freed: 32, ..ReclaimCost::default() };
         assert_eq!(ReclaimCosts::LINUX_2_6.time(cost), Nanos(40 * 250 + 32 * 750));
     }
 }

@@ -477,6 +477,7 @@ impl CacheSection for PageCache {
             scanned: from_pc as u64 + policy_cost.scanned,
             freed: from_pc as u64 - written + policy_cost.freed,
             written: written + policy_cost.written,
+            ..ReclaimCost::default()
         }
     }
 }
@@ -514,7 +515,12 @@ impl PageCache {
         // The scan beyond the victims, from the policy's running count.
         let scanned_total = self.policy.pages_scanned();
         let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
-        ReclaimCost { scanned: victims as u64 + passed, freed: victims as u64 - written, written }
+        ReclaimCost {
+            scanned: victims as u64 + passed,
+            freed: victims as u64 - written,
+            written,
+            ..ReclaimCost::default()
+        }
     }
 }
 

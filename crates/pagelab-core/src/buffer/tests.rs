@@ -364,7 +364,7 @@ fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
     assert_eq!(out.direct_reclaims, 1);
     assert_eq!(
         out.direct_reclaim,
-        ReclaimCost { scanned: 8, freed: 8, written: 0 },
+        ReclaimCost { scanned: 8, freed: 8, ..ReclaimCost::default() },
         "LRU scans only its victims"
     );
     assert_eq!(c.reclaim_time(out.direct_reclaim), Nanos(8 * 250 + 8 * 750));

@@ -100,13 +100,16 @@ fn a_dirty_victim_is_written_then_freed() {
     let mut cur = read_page(&mut c, 2, 3, &mut out);
     assert_eq!((shape(&out.fetches), out.status), (vec![(1, 0, 1, true)], ReadStatus::NoMemory));
     let write = out.fetches[0];
-    assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 1, freed: 0, written: 1 });
+    assert_eq!(
+        out.direct_reclaim,
+        ReclaimCost { scanned: 1, freed: 0, written: 1, ..ReclaimCost::default() }
+    );
     let m = c.memory();
     assert_eq!((m.writing, m.free, m.dirty, m.writeback), (1, 0, 0, 1));
     // Retried, the next victim (2:1, clean) is freed.
     c.read(Nanos(1), &mut cur, &Flat, &mut out);
     assert_eq!(shape(&out.fetches), vec![(2, 3, 1, false)]);
-    assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 1, freed: 1, written: 0 });
+    assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 1, freed: 1, ..ReclaimCost::default() });
     let read = out.fetches.clone();
     complete(&mut c, &read);
     c.read(Nanos(1), &mut cur, &Flat, &mut out);

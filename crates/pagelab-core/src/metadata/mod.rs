@@ -1,0 +1,475 @@
+//! The file-metadata cache: dentry + inode objects in slab pages, under the memory budget the page cache
+//! shares, reclaimed the conventional Linux way or by split reclaim.
+//!
+//! Fukatani, Matsuzawa, Kamei, Agetsuma, Nakamura, split reclaim of the file-metadata cache (papers/004).
+//! A file's metadata is one object of `O` bytes (the dentry and the inode together, as the paper counts
+//! them, §III-B), several to a 4 KiB slab page ([`slab::SlabPages`]); a page comes free only when all its
+//! objects are freed. The objects sit on one LRU with a referenced bit: a new object enters at the MRU end,
+//! a hit sets the bit and leaves the object where it is, and a scan from the LRU end gives a referenced
+//! object a second chance (clears the bit, moves it to the MRU end) and frees an unreferenced one. That is
+//! the dcache's `DCACHE_REFERENCED` with `list_lru`'s `LRU_ROTATE`
+//! (`../shared/reference/refault-and-shrinkers.md` §4.3).
+//!
+//! Figure 3 of the paper is this discipline: nine objects four to a page need four objects examined to free
+//! the first page right after creation; after two accesses (the last object of the first page and the
+//! object alone on the third) the reclaimer examines eight (three freed, one rotated, four freed) before a
+//! page, the second, comes free ([`tests`] has it).
+//!
+//! **Conventional reclaim** ([`MetadataReclaim::Conventional`]) is Linux's shrinker
+//! (`do_shrink_slab`, `super_cache_count`): `freeable = objects × vfs_cache_pressure / 100`, and a reclaim
+//! pass that examined `scanned` of `lru_pages` page-cache pages scans
+//! `delta = (4 × scanned / seeks) × freeable / (lru_pages + 1)` objects (the 2.6–3.x form; when the page
+//! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`),
+//! plus the work deferred by earlier passes, at most `2 × freeable`, in batches of `SHRINK_BATCH` = 128;
+//! what is left is deferred. When the page cache could not give the reclaim its target, reclaim raises its
+//! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker scans `(freeable >> priority) × 4 /
+//! seeks` more at each step, until the target is met. kswapd and direct reclaim both run it.
+//!
+//! **Split reclaim** ([`MetadataReclaim::Split`], §III): direct reclaim leaves metadata alone; kswapd still
+//! runs the shrinker (it balances metadata against the page cache). Thresholds on the object count:
+//! `Md = C × P / O` (`C` the memory's bytes, `P` the metadata cache ratio) and `Mb = 0.8 × Md`. Above `Mb`
+//! the background daemon iswapd frees a fixed number of objects per step; above `Md` the allocating task
+//! frees a fixed number before it allocates (metadata reclaim). Neither needs to free a page: the freed
+//! slots are reused by the next allocations, and the object bound bounds the pages.
+//!
+//! What the paper does not state, and what pagelab does instead (inferences):
+//! - The fixed number freed per iswapd step and per metadata reclaim: `SHRINK_BATCH` (128), the unit every
+//!   slab shrinker of the time freed in, which a reclaimer added to the VFS would take.
+//! - iswapd, like kswapd, runs step after step while the count is above `Mb` and sleeps at or below it.
+//! - Its objects are freed in the same LRU order with the same second chance as the shrinker's.
+//!
+//! Departures from Linux, and why:
+//! - Dentries and inodes are one object of their summed size, one LRU, as the paper's thresholds count
+//!   them; Linux keeps two caches (inodes pinned by their dentries), which moves the page arithmetic by
+//!   little since both are freed together.
+//! - Every object on the LRU is unused (reference count zero): the modelled calls (`stat`, lookups) hold
+//!   their object only for the call.
+//! - All metadata reclaim of a machine is serialized on the one LRU's lock (the global `dcache_lock` up to
+//!   2.6.37, `dcache_lru_lock` to 3.11): concurrent reclaimers wait for each other, spinning (the wait is
+//!   CPU time). The buffer cache keeps the lock's clock ([`LruLock`]).
+
+pub mod slab;
+#[cfg(test)]
+mod tests;
+
+use crate::error::CoreError;
+use crate::hash::KeyMap;
+use crate::list::{Links, List};
+use crate::memory::ReclaimCost;
+use crate::time::Nanos;
+use crate::PAGE_SIZE_BYTES;
+use slab::SlabPages;
+
+/// `SHRINK_BATCH`: objects a shrinker scans per call, and the fixed number split reclaim frees per step.
+pub const SHRINK_BATCH: u64 = 128;
+
+/// `DEFAULT_SEEKS`: how costly the shrinker's objects are to recreate, relative to a page.
+pub const DEFAULT_SEEKS: u32 = 2;
+
+/// `DEF_PRIORITY`: reclaim's starting priority (it scans `1/2^priority` of its lists).
+pub const DEF_PRIORITY: u32 = 12;
+
+/// Split reclaim's `Mb = 0.8 × Md` (the paper's coefficient), as a fraction in thousandths.
+pub const MB_PER_MILLE_OF_MD: u64 = 800;
+
+/// A metadata object's size on Linux 6.18 (`/proc/slabinfo` on the machines pagelab is built on): a
+/// `dentry` of 192 bytes and an `ext4_inode_cache` object of 1,128 bytes. The paper's kernel (3.x) had
+/// similar sizes; its own `O` is not given.
+pub const EXT4_OBJECT_BYTES: u32 = 192 + 1128;
+
+/// How metadata is reclaimed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetadataReclaim {
+    /// Linux: shrunk by kswapd and by direct reclaim.
+    Conventional,
+    /// papers/004: not by direct reclaim; iswapd above `Mb`, metadata reclaim above `Md`, with
+    /// `Md = C × ratio_p_percent / 100 / O`.
+    Split { ratio_p_percent: u32 },
+}
+
+/// Everything that configures the metadata cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetadataConfig {
+    /// `O`: bytes of one object (dentry + inode).
+    pub object_bytes: u32,
+    pub reclaim: MetadataReclaim,
+    /// `vm.vfs_cache_pressure` (100: reclaim metadata at a "fair" rate relative to the page cache).
+    pub vfs_cache_pressure: u32,
+    /// The shrinker's `seeks` ([`DEFAULT_SEEKS`]).
+    pub seeks: u32,
+}
+
+impl MetadataConfig {
+    /// Linux's defaults with `reclaim`: ext4's object size, pressure 100, seeks 2.
+    pub fn linux(reclaim: MetadataReclaim) -> MetadataConfig {
+        MetadataConfig {
+            object_bytes: EXT4_OBJECT_BYTES,
+            reclaim,
+            vfs_cache_pressure: 100,
+            seeks: DEFAULT_SEEKS,
+        }
+    }
+
+    /// Objects per 4 KiB slab page.
+    pub fn objects_per_page(&self) -> u16 {
+        (PAGE_SIZE_BYTES / self.object_bytes.max(1) as u64).clamp(1, u16::MAX as u64) as u16
+    }
+
+    pub fn validate(&self) -> Result<(), CoreError> {
+        let bad = |why: String| Err(CoreError::InvalidParameter { what: "metadata cache", why });
+        if self.object_bytes == 0 || self.object_bytes as u64 > PAGE_SIZE_BYTES {
+            return bad(format!("object size must be 1..=4096 bytes, got {}", self.object_bytes));
+        }
+        if self.seeks == 0 {
+            return bad("seeks must be at least 1".into());
+        }
+        if let MetadataReclaim::Split { ratio_p_percent } = self.reclaim {
+            if ratio_p_percent == 0 || ratio_p_percent > 100 {
+                return bad(format!("the metadata cache ratio P must be 1..=100 %, got {ratio_p_percent} %"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Split reclaim's thresholds, in objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    /// `Md = C × P / O`: above it, metadata reclaim at allocation.
+    pub md: u64,
+    /// `Mb = 0.8 × Md`: above it, iswapd.
+    pub mb: u64,
+}
+
+impl Thresholds {
+    /// Equations (1) and (2) for `capacity_bytes` of memory.
+    pub fn new(capacity_bytes: u64, ratio_p_percent: u32, object_bytes: u32) -> Thresholds {
+        let md = capacity_bytes * ratio_p_percent as u64 / 100 / object_bytes as u64;
+        Thresholds { md, mb: md * MB_PER_MILLE_OF_MD / 1000 }
+    }
+}
+
+/// Counters since the cache was built (or [`MetadataCache::reset_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MetadataStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub inserts: u64,
+    /// Slab pages taken from the memory budget.
+    pub pages_allocated: u64,
+    /// Shrinker passes (kswapd's and direct reclaim's).
+    pub shrinker_passes: u64,
+    /// Objects scanned and freed by the shrinker, and slab pages it freed.
+    pub shrinker: ReclaimCost,
+    /// iswapd's steps and their work.
+    pub iswapd_steps: u64,
+    pub iswapd: ReclaimCost,
+    /// Metadata reclaims at allocation (split, above `Md`) and their work.
+    pub metadata_reclaims: u64,
+    pub metadata_reclaim: ReclaimCost,
+    /// The largest object count seen.
+    pub objects_max: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Object {
+    ino: u64,
+    page: u32,
+    referenced: bool,
+}
+
+/// The metadata objects, their LRU and their slab pages.
+#[derive(Clone, Debug)]
+pub struct MetadataCache {
+    config: MetadataConfig,
+    thresholds: Option<Thresholds>,
+    objects: Vec<Object>,
+    links: Links,
+    /// Front: most recently inserted or rotated; back: next to scan.
+    lru: List,
+    free_ids: Vec<u32>,
+    index: KeyMap<u64, u32>,
+    slab: SlabPages,
+    /// The shrinker's `nr_deferred`: work earlier passes left undone.
+    deferred: u64,
+    iswapd_awake: bool,
+    stats: MetadataStats,
+}
+
+impl MetadataCache {
+    /// A metadata cache on a machine of `capacity_bytes` of memory (`C`, for split reclaim's thresholds).
+    pub fn new(config: MetadataConfig, capacity_bytes: u64) -> Result<MetadataCache, CoreError> {
+        config.validate()?;
+        let thresholds = match config.reclaim {
+            MetadataReclaim::Conventional => None,
+            MetadataReclaim::Split { ratio_p_percent } => {
+                Some(Thresholds::new(capacity_bytes, ratio_p_percent, config.object_bytes))
+            }
+        };
+        Ok(MetadataCache {
+            config,
+            thresholds,
+            objects: Vec::new(),
+            links: Links::new(0),
+            lru: List::new(),
+            free_ids: Vec::new(),
+            index: KeyMap::default(),
+            slab: SlabPages::new(config.objects_per_page()),
+            deferred: 0,
+            iswapd_awake: false,
+            stats: MetadataStats::default(),
+        })
+    }
+
+    pub fn config(&self) -> &MetadataConfig {
+        &self.config
+    }
+    pub fn thresholds(&self) -> Option<Thresholds> {
+        self.thresholds
+    }
+    pub fn stats(&self) -> MetadataStats {
+        self.stats
+    }
+    pub fn reset_stats(&mut self) {
+        self.stats = MetadataStats { objects_max: self.objects(), ..MetadataStats::default() };
+    }
+    /// Objects cached.
+    pub fn objects(&self) -> u64 {
+        self.lru.len() as u64
+    }
+    /// Slab pages held.
+    pub fn pages(&self) -> u32 {
+        self.slab.pages()
+    }
+    pub fn is_split(&self) -> bool {
+        self.thresholds.is_some()
+    }
+    /// Whether direct reclaim shrinks this cache (conventional reclaim only).
+    pub fn in_direct_reclaim(&self) -> bool {
+        !self.is_split()
+    }
+    /// The shrinker's `count_objects`: objects it may free, scaled by `vfs_cache_pressure`.
+    pub fn freeable(&self) -> u64 {
+        self.objects() * self.config.vfs_cache_pressure as u64 / 100
+    }
+
+    /// A `stat` or lookup of `ino`: `true` on a hit (its referenced bit is set; it keeps its place).
+    pub fn lookup(&mut self, ino: u64) -> bool {
+        self.stats.lookups += 1;
+        let Some(&id) = self.index.get(&ino) else { return false };
+        self.objects[id as usize].referenced = true;
+        self.stats.hits += 1;
+        true
+    }
+
+    pub fn contains(&self, ino: u64) -> bool {
+        self.index.contains_key(&ino)
+    }
+
+    /// Whether the next insert needs a new slab page from the memory budget.
+    pub fn needs_page(&mut self) -> bool {
+        !self.slab.has_free_slot()
+    }
+
+    /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).
+    pub fn over_md(&self) -> bool {
+        self.thresholds.is_some_and(|t| self.objects() > t.md)
+    }
+
+    /// Cache `ino`'s object at the MRU end. Caller guarantees it is not cached, and that it took a page
+    /// from the memory budget if [`MetadataCache::needs_page`] said so (`new_page`).
+    pub fn insert(&mut self, ino: u64, new_page: bool) {
+        debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
+        let page = match self.slab.alloc() {
+            Some(page) => {
+                assert!(!new_page, "a page taken for an object that had a free slot");
+                page
+            }
+            None => {
+                assert!(new_page, "an object inserted with no free slot and no new page");
+                self.stats.pages_allocated += 1;
+                self.slab.add_page()
+            }
+        };
+        let object = Object { ino, page, referenced: false };
+        let id = match self.free_ids.pop() {
+            Some(id) => {
+                self.objects[id as usize] = object;
+                id
+            }
+            None => {
+                self.objects.push(object);
+                let id = (self.objects.len() - 1) as u32;
+                if id >= self.links.capacity() {
+                    self.links.grow((id + 1).max(self.links.capacity() * 2));
+                }
+                id
+            }
+        };
+        self.links.push_front(&mut self.lru, id);
+        self.index.insert(ino, id);
+        self.stats.inserts += 1;
+        self.stats.objects_max = self.stats.objects_max.max(self.objects());
+        if self.thresholds.is_some_and(|t| self.objects() > t.mb) {
+            self.iswapd_awake = true;
+        }
+    }
+
+    /// Scan up to `nr_to_scan` objects from the LRU end, stopping early once `free_max` are freed: a
+    /// referenced object gets its second chance, an unreferenced one is freed. Calls `page_freed` for each
+    /// slab page that comes free. Bounded by `nr_to_scan`.
+    fn scan(&mut self, nr_to_scan: u64, free_max: u64, page_freed: &mut impl FnMut()) -> ReclaimCost {
+        let mut cost = ReclaimCost::default();
+        while cost.objects_scanned < nr_to_scan && cost.objects_freed < free_max {
+            let Some(id) = self.lru.back() else { break };
+            cost.objects_scanned += 1;
+            let object = &mut self.objects[id as usize];
+            if object.referenced {
+                object.referenced = false;
+                self.links.move_to_front(&mut self.lru, id);
+                continue;
+            }
+            let Object { ino, page, .. } = *object;
+            self.links.remove(&mut self.lru, id);
+            self.index.remove(&ino);
+            self.free_ids.push(id);
+            cost.objects_freed += 1;
+            if self.slab.free(page) {
+                cost.freed += 1;
+                page_freed();
+            }
+        }
+        cost
+    }
+
+    /// Free `SHRINK_BATCH` objects (fewer if the cache holds fewer), in LRU order with second chances:
+    /// split reclaim's fixed unit. Bounded: at most every object is rotated once before the batch is
+    /// freed (a rotated object is unreferenced when it comes round again).
+    pub fn free_batch(&mut self, page_freed: &mut impl FnMut()) -> ReclaimCost {
+        let want = SHRINK_BATCH.min(self.objects());
+        let bound = self.objects() + want;
+        let cost = self.scan(bound, want, page_freed);
+        assert_eq!(cost.objects_freed, want, "a batch scan of {bound} objects freed too few");
+        cost
+    }
+
+    /// Split reclaim at allocation above `Md`: one batch, counted.
+    pub fn metadata_reclaim(&mut self, page_freed: &mut impl FnMut()) -> ReclaimCost {
+        let cost = self.free_batch(page_freed);
+        self.stats.metadata_reclaims += 1;
+        self.stats.metadata_reclaim += cost;
+        cost
+    }
+
+    /// Whether iswapd has work (split reclaim, woken by an insert above `Mb`).
+    pub fn iswapd_awake(&self) -> bool {
+        self.iswapd_awake
+    }
+
+    /// One step of iswapd: `Some(cost)` (a batch freed; the driver charges its CPU time to iswapd's thread
+    /// and calls again) or `None` when the count is at or below `Mb` (iswapd sleeps until an insert above
+    /// it). Bounded: every step frees a batch.
+    pub fn iswapd_step(&mut self, page_freed: &mut impl FnMut()) -> Option<ReclaimCost> {
+        let t = self.thresholds?;
+        if !self.iswapd_awake || self.objects() <= t.mb {
+            self.iswapd_awake = false;
+            return None;
+        }
+        let cost = self.free_batch(page_freed);
+        self.stats.iswapd_steps += 1;
+        self.stats.iswapd += cost;
+        Some(cost)
+    }
+
+    /// One shrinker pass after a page reclaim that examined `pages_scanned` of `lru_pages` page-cache pages
+    /// (`delta = 4 × pages_scanned / seeks × freeable / (lru_pages + 1)`).
+    pub fn shrink_after_pages(
+        &mut self,
+        pages_scanned: u64,
+        lru_pages: u64,
+        page_freed: &mut impl FnMut(),
+    ) -> ReclaimCost {
+        let freeable = self.freeable() as u128;
+        let delta =
+            4 * pages_scanned as u128 / self.config.seeks as u128 * freeable / (lru_pages as u128 + 1);
+        self.shrink(u64::try_from(delta).unwrap_or(u64::MAX), page_freed)
+    }
+
+    /// One shrinker pass at reclaim `priority` (`delta = (freeable >> priority) × 4 / seeks`).
+    pub fn shrink_at_priority(&mut self, priority: u32, page_freed: &mut impl FnMut()) -> ReclaimCost {
+        let delta = (self.freeable() >> priority.min(63)).saturating_mul(4) / self.config.seeks as u64;
+        self.shrink(delta, page_freed)
+    }
+
+    /// `do_shrink_slab`: scan the deferred work plus `delta`, at most twice the freeable objects, in
+    /// batches of [`SHRINK_BATCH`] while at least a batch (or everything freeable) is due; defer the rest.
+    fn shrink(&mut self, delta: u64, page_freed: &mut impl FnMut()) -> ReclaimCost {
+        let freeable = self.freeable();
+        let mut cost = ReclaimCost::default();
+        if freeable == 0 {
+            return cost;
+        }
+        self.stats.shrinker_passes += 1;
+        let mut total_scan = self.deferred.saturating_add(delta).min(2 * freeable);
+        // Each round scans at least one object or stops: at most `2 × freeable` rounds.
+        while total_scan > 0 && (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
+            let n = SHRINK_BATCH.min(total_scan);
+            let done = self.scan(n, u64::MAX, page_freed);
+            cost += done;
+            total_scan -= n;
+            if done.objects_scanned == 0 {
+                break;
+            }
+        }
+        self.deferred = total_scan.min(2 * self.freeable());
+        self.stats.shrinker += cost;
+        cost
+    }
+
+    /// The LRU from the end a scan starts at: (inode, referenced) pairs, for tests and debugging.
+    pub fn lru_order(&self) -> Vec<(u64, bool)> {
+        self.links
+            .iter_back(&self.lru)
+            .map(|id| {
+                let o = self.objects[id as usize];
+                (o.ino, o.referenced)
+            })
+            .collect()
+    }
+
+    /// Slab page of a cached object.
+    pub fn page_of(&self, ino: u64) -> Option<u32> {
+        self.index.get(&ino).map(|&id| self.objects[id as usize].page)
+    }
+
+    /// Invariants: the index, the LRU and the slab pages agree.
+    pub fn check(&self) {
+        assert_eq!(self.index.len() as u64, self.objects(), "index and LRU disagree");
+        let mut per_page: KeyMap<u32, u16> = KeyMap::default();
+        for id in self.links.iter(&self.lru) {
+            let o = self.objects[id as usize];
+            assert_eq!(self.index.get(&o.ino), Some(&id), "object {} indexed elsewhere", o.ino);
+            *per_page.entry(o.page).or_default() += 1;
+        }
+        assert_eq!(per_page.len() as u32, self.slab.pages(), "slab pages held without objects");
+        for (&page, &n) in &per_page {
+            assert_eq!(self.slab.used(page), n, "slab page {page}'s count");
+        }
+    }
+}
+
+/// The metadata LRU's lock, as a clock: the time it is next free. Reclaim work on the metadata LRU takes it
+/// for the work's duration; a reclaimer that finds it held waits (spinning: CPU time) until it is free.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LruLock {
+    free_at: Nanos,
+}
+
+impl LruLock {
+    /// Hold the lock from `now` (or when it comes free) for `work`; returns the wait.
+    pub fn hold(&mut self, now: Nanos, work: Nanos) -> Nanos {
+        let start = self.free_at.max(now);
+        self.free_at = start + work;
+        start - now
+    }
+}
