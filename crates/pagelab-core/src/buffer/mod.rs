@@ -37,11 +37,14 @@
 //! never more than the usable memory.
 
 mod dirty;
+mod metadata;
 mod observer;
 mod page_cache;
 mod swap;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_metadata;
 #[cfg(test)]
 mod tests_write;
 mod write;
@@ -55,6 +58,7 @@ use crate::error::CoreError;
 use crate::hash::KeyMap;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost, Reclaimer, Watermarks};
+use crate::metadata::{LruLock, MetadataCache, MetadataConfig};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::dulo::DuloStats;
 use crate::policy::{DuloConfig, FrameId, History, PolicyKind};
@@ -174,6 +178,10 @@ pub struct ReadOutcome {
     pub direct_reclaim: ReclaimCost,
     /// Direct reclaims in this call.
     pub direct_reclaims: u32,
+    /// Split reclaim's metadata reclaim at allocation above `Md` ([`BufferCache::metadata_insert`]): the
+    /// driver charges its CPU time to the task too.
+    pub metadata_reclaim: ReclaimCost,
+    pub metadata_reclaims: u32,
     /// With [`ReadCursor::pin`]: the delivered pages, pinned.
     pub pins: Vec<Pin>,
 }
@@ -186,6 +194,8 @@ impl Default for ReadOutcome {
             fetches: Vec::new(),
             direct_reclaim: ReclaimCost::default(),
             direct_reclaims: 0,
+            metadata_reclaim: ReclaimCost::default(),
+            metadata_reclaims: 0,
             pins: Vec::new(),
         }
     }
@@ -200,6 +210,16 @@ impl ReadOutcome {
         self.fetches.clear();
         self.direct_reclaim = ReclaimCost::default();
         self.direct_reclaims = 0;
+        self.metadata_reclaim = ReclaimCost::default();
+        self.metadata_reclaims = 0;
+    }
+
+    /// The reclaim the task did in this call, direct and metadata reclaim together (its CPU time is the
+    /// task's).
+    pub fn reclaim(&self) -> ReclaimCost {
+        let mut cost = self.direct_reclaim;
+        cost += self.metadata_reclaim;
+        cost
     }
 }
 
@@ -216,6 +236,8 @@ pub struct BufferCacheConfig {
     pub prefetch_cache: Option<PrefetchCacheConfig>,
     /// DULO's sections, rule and track map; read only when `policy` is DULO.
     pub dulo: DuloConfig,
+    /// The file-metadata cache (papers/004), a section of the same memory; `None`: no metadata is cached.
+    pub metadata: Option<MetadataConfig>,
 }
 
 impl BufferCacheConfig {
@@ -229,6 +251,7 @@ impl BufferCacheConfig {
             swap: None,
             prefetch_cache: None,
             dulo: DuloConfig::default(),
+            metadata: None,
         }
     }
 }
@@ -257,6 +280,8 @@ pub struct MemorySnapshot {
     /// Swap slots in use, and the swap area's slots (0 without swap).
     pub swap_used: u64,
     pub swap_capacity: u64,
+    /// Slab pages of the metadata cache (0 without one).
+    pub metadata: u32,
     pub watermarks: Watermarks,
 }
 
@@ -375,6 +400,10 @@ pub struct BufferCache<O: Observer = ()> {
     /// Victims of the current reclaim whose write must start (reused).
     /// Dirty victims of the current reclaim pass, reported evicted once their write has started.
     started: Vec<(PageKey, StreamId, Eviction)>,
+    /// The file-metadata cache, its pages in the same budget.
+    metadata: Option<MetadataCache>,
+    /// The metadata LRU's lock, which serializes metadata reclaim.
+    metadata_lock: LruLock,
 }
 
 impl BufferCache<()> {
@@ -401,6 +430,8 @@ impl<O: Observer> BufferCache<O> {
             }
         }
         let usable = config.memory.usable_pages();
+        let capacity_bytes = config.memory.total_pages as u64 * crate::PAGE_SIZE_BYTES;
+        let metadata = config.metadata.map(|m| MetadataCache::new(m, capacity_bytes)).transpose()?;
         Ok(BufferCache {
             pages: PageCache::with_prefetch_cache(
                 config.policy,
@@ -425,6 +456,8 @@ impl<O: Observer> BufferCache<O> {
             swapped: KeyMap::default(),
             writes: KeyMap::default(),
             started: Vec::new(),
+            metadata,
+            metadata_lock: LruLock::default(),
         })
     }
 
@@ -480,6 +513,7 @@ impl<O: Observer> BufferCache<O> {
             writeback: self.dirty.writeback(),
             swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
             swap_capacity: self.swap.as_ref().map_or(0, |s| s.capacity()),
+            metadata: self.metadata_pages(),
             watermarks: c.watermarks,
         }
     }
@@ -771,11 +805,11 @@ impl<O: Observer> BufferCache<O> {
     /// `None` when kswapd sleeps. Bounded: every step takes at least one page or puts kswapd to sleep.
     pub fn kswapd_step(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> Option<ReclaimCost> {
         let target = self.memory.kswapd_target()?;
-        let reclaimable_before = self.pages.reclaimable_pages();
-        let cost = self.reclaim(now, target, History::NONE, fetches);
+        let reclaimable_before = self.pages.reclaimable_pages() as u64 + self.metadata_objects();
+        let cost = self.reclaim(now, target, History::NONE, Reclaimer::Kswapd, fetches);
         assert!(
-            cost.scanned > 0 || reclaimable_before == 0,
-            "kswapd examined nothing of {reclaimable_before} reclaimable pages"
+            cost.scanned + cost.objects_scanned > 0 || reclaimable_before == 0,
+            "kswapd examined nothing of {reclaimable_before} reclaimable pages and objects"
         );
         self.memory.record_kswapd(cost);
         self.observer.reclaimed(now, Reclaimer::Kswapd, cost);
@@ -994,24 +1028,32 @@ impl<O: Observer> BufferCache<O> {
             return None;
         }
         let history = self.pages.announce(key.raw(), lbn, !demand);
-        let mut evict_for = history;
-        // Reclaim until a page can be taken, as `__alloc_pages` retries while reclaim frees pages. Every
-        // round that continues freed at least one page from the policy (only a reader's pin keeps its memory),
-        // so the rounds are bounded by the resident pages.
-        let rounds_max = self.pages.table.len() + 1;
+        if !self.take_memory(now, history, out) {
+            // The page is dropped after its announcement, which the policy protocol allows (its history
+            // goes with it).
+            self.refuse(now, key, demand, stream);
+            return None;
+        }
+        if let Some(pc) = self.pages.pc.as_mut().filter(|_| demand) {
+            pc.partitioner_mut().demand_miss(now, key.raw());
+        }
+        self.observer.allocated(now, key, stream, demand);
+        Some((history, self.slots.take()))
+    }
+
+    /// Take a page from the budget, reclaiming directly until one can be taken, as `__alloc_pages` retries
+    /// while reclaim frees pages (the first eviction steered by `incoming`). `false`: nothing could be freed
+    /// now. Every round that continues freed at least one page (only a reader's pin keeps its memory), so
+    /// the rounds are bounded by the pages the sections hold.
+    fn take_memory(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> bool {
+        let mut evict_for = incoming;
+        let rounds_max = self.pages.table.len() + self.metadata_pages() + 1;
         for _ in 0..=rounds_max {
             if self.memory.take() {
-                if let Some(pc) = self.pages.pc.as_mut().filter(|_| demand) {
-                    pc.partitioner_mut().demand_miss(now, key.raw());
-                }
-                self.observer.allocated(now, key, stream, demand);
-                return Some((history, self.slots.take()));
+                return true;
             }
-            if !self.pages.has_victims() {
-                // Every victim was pinned or is being written: the page is dropped after its
-                // announcement, which the policy protocol allows (its history goes with it).
-                self.refuse(now, key, demand, stream);
-                return None;
+            if !self.has_victims() {
+                return false; // every victim pinned or being written
             }
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
             let cost = self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
@@ -1019,8 +1061,7 @@ impl<O: Observer> BufferCache<O> {
                 // Only writes started (dirty victims), or nothing could leave (anonymous pages with no swap
                 // to go to): the task waits for I/O before it tries again, as 2.6's `try_to_free_pages()`
                 // sleeps in `blk_congestion_wait()` rather than write out all of memory.
-                self.refuse(now, key, demand, stream);
-                return None;
+                return false;
             }
         }
         unreachable!("direct reclaim ran {rounds_max} rounds without freeing a page");
@@ -1028,7 +1069,13 @@ impl<O: Observer> BufferCache<O> {
 
     /// A page can be had: a free page above `min`, or a victim for reclaim.
     fn memory_available(&self) -> bool {
-        self.memory.free_pages() > self.memory.config().watermarks.min || self.pages.has_victims()
+        self.memory.free_pages() > self.memory.config().watermarks.min || self.has_victims()
+    }
+
+    /// Direct reclaim has something to take: a page-cache page, or (conventional reclaim) a metadata object.
+    fn has_victims(&self) -> bool {
+        self.pages.has_victims()
+            || self.metadata.as_ref().is_some_and(|m| m.in_direct_reclaim() && m.objects() > 0)
     }
 
     fn refuse(&mut self, now: Nanos, key: PageKey, demand: bool, stream: StreamId) {
@@ -1040,7 +1087,8 @@ impl<O: Observer> BufferCache<O> {
 
     /// Step 3 of an allocation: the reading task reclaims a batch itself.
     fn direct_reclaim(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> ReclaimCost {
-        let cost = self.reclaim(now, self.memory.direct_batch(), incoming, &mut out.fetches);
+        let cost =
+            self.reclaim(now, self.memory.direct_batch(), incoming, Reclaimer::Direct, &mut out.fetches);
         self.memory.record_direct(cost);
         out.direct_reclaim += cost;
         out.direct_reclaims += 1;
@@ -1050,8 +1098,22 @@ impl<O: Observer> BufferCache<O> {
 
     /// Evict up to `target` pages from the page cache (the first for the page whose history is `incoming`),
     /// report each and free its memory (unless a reader pins its slot); a dirty victim's write starts
-    /// instead (its I/O goes to `fetches`) and its memory comes free when the write completes.
+    /// instead (its I/O goes to `fetches`) and its memory comes free when the write completes. Then the
+    /// metadata shrinker runs, if `who` shrinks metadata ([`BufferCache::shrink_metadata`]).
     fn reclaim(
+        &mut self,
+        now: Nanos,
+        target: u32,
+        incoming: History,
+        who: Reclaimer,
+        fetches: &mut Vec<Fetch>,
+    ) -> ReclaimCost {
+        let mut cost = self.reclaim_pages(now, target, incoming, fetches);
+        cost += self.shrink_metadata(now, who, target, cost);
+        cost
+    }
+
+    fn reclaim_pages(
         &mut self,
         now: Nanos,
         target: u32,
@@ -1222,7 +1284,11 @@ impl<O: Observer> BufferCache<O> {
             self.pages.table.len() + self.pages.writing.len() as u32 + self.slots.orphans,
             "slots in use != frames + pages being written + orphans"
         );
-        assert_eq!(slots_used, self.memory.used_pages(), "memory and slots disagree");
+        assert_eq!(
+            slots_used + self.metadata_pages(),
+            self.memory.used_pages(),
+            "memory and slots + metadata pages disagree"
+        );
     }
 
     /// The swap area, the swapped pages and the resident pages' slots agree; so do the dirty sets. For tests.

@@ -8,7 +8,7 @@ use crate::policy::{Access, AnyPolicy};
 use proptest::prelude::*;
 
 /// Files laid out back to back: file f's page i is at LBN f * 1000 + i.
-struct Flat;
+pub(super) struct Flat;
 impl Layout for Flat {
     fn runs(&self, file: FileId, start: u64, n: u64, out: &mut Vec<DiskRun>) {
         out.push(DiskRun { file_page: start, lbn: Lbn(file.0 as u64 * 1000 + start), pages: n });

@@ -1,0 +1,130 @@
+//! The buffer cache's metadata section (papers/004): the file-metadata cache shares the memory budget with
+//! the page cache, and every reclaim path decides whether it shrinks it.
+//!
+//! Driver protocol, beside the read cursor's (a `stat()` of file `ino`):
+//! 1. `metadata_lookup(ino)`: `true` is a hit, the call is done.
+//! 2. On a miss the driver reads the page holding the on-disk inode through the page cache (an ordinary
+//!    read of the inode table), then calls `metadata_insert(now, ino, out)`: split reclaim above `Md` frees
+//!    a batch first (`out.metadata_reclaim`), then a slab slot is used or a page taken from the budget,
+//!    reclaiming directly below `min` (`out.direct_reclaim`, which under conventional reclaim shrinks the
+//!    metadata cache too). The driver charges `reclaim_time(out.reclaim())` to the task. `false`: no
+//!    memory could be had now (every page pinned or being written); call again after I/O completes.
+//! 3. `iswapd_awake()` tells the driver to run iswapd: `iswapd_step(now)` frees one batch and returns its
+//!    cost (the driver charges it to iswapd's thread, on a CPU, then steps again) until it returns `None`.
+//!
+//! Reclaim: [`BufferCache::shrink_metadata`] runs after the page-cache part of every kswapd step and, under
+//! conventional reclaim, of every direct reclaim: one shrinker pass in proportion to the pages scanned,
+//! then, while the reclaim is short of its target, passes at rising priority (12 down to 0). All metadata
+//! work takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
+
+use super::{BufferCache, Observer, ReadOutcome};
+use crate::memory::{ReclaimCost, Reclaimer};
+use crate::metadata::{MetadataCache, MetadataStats, DEF_PRIORITY};
+use crate::policy::History;
+use crate::time::Nanos;
+
+impl<O: Observer> BufferCache<O> {
+    /// The metadata cache, if the configuration has one.
+    pub fn metadata(&self) -> Option<&MetadataCache> {
+        self.metadata.as_ref()
+    }
+    pub fn metadata_stats(&self) -> Option<MetadataStats> {
+        self.metadata.as_ref().map(|m| m.stats())
+    }
+    pub fn reset_metadata_stats(&mut self) {
+        if let Some(m) = self.metadata.as_mut() {
+            m.reset_stats();
+        }
+    }
+    pub(super) fn metadata_pages(&self) -> u32 {
+        self.metadata.as_ref().map_or(0, |m| m.pages())
+    }
+    pub(super) fn metadata_objects(&self) -> u64 {
+        self.metadata.as_ref().map_or(0, |m| m.objects())
+    }
+
+    /// Step 1 of a `stat()`: whether `ino`'s metadata is cached (a hit sets its referenced bit). Always a
+    /// miss without a metadata cache.
+    pub fn metadata_lookup(&mut self, ino: u64) -> bool {
+        self.metadata.as_mut().is_some_and(|m| m.lookup(ino))
+    }
+
+    /// Step 2 of a `stat()` that missed, once the inode's page has been read: cache `ino`'s object. `false`:
+    /// no memory could be had now (the task waits for I/O or kswapd, then calls again). A cached `ino` (another
+    /// task inserted it meanwhile) is a hit.
+    pub fn metadata_insert(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> bool {
+        let Some(m) = self.metadata.as_mut() else { return true };
+        if m.lookup(ino) {
+            return true;
+        }
+        if m.over_md() {
+            let BufferCache { metadata, memory, .. } = self;
+            let m = metadata.as_mut().expect("checked above");
+            let mut cost = m.metadata_reclaim(&mut || memory.release());
+            cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
+            out.metadata_reclaim += cost;
+            out.metadata_reclaims += 1;
+        }
+        let new_page = self.metadata.as_mut().is_some_and(|m| m.needs_page());
+        if new_page && !self.take_memory(now, History::NONE, out) {
+            self.memory.record_failed_allocation();
+            return false;
+        }
+        // Direct reclaim may have freed objects (conventional): a slot may be free now.
+        let m = self.metadata.as_mut().expect("checked above");
+        if new_page && !m.needs_page() {
+            self.memory.release();
+            m.insert(ino, false);
+        } else {
+            m.insert(ino, new_page);
+        }
+        self.check();
+        true
+    }
+
+    /// Whether iswapd has work: the driver runs [`BufferCache::iswapd_step`] until it returns `None`.
+    pub fn iswapd_awake(&self) -> bool {
+        self.metadata.as_ref().is_some_and(|m| m.iswapd_awake())
+    }
+
+    /// One step of iswapd at `now`: a batch of objects freed, and its cost (its CPU time, lock wait
+    /// included, is iswapd's), or `None` when iswapd sleeps. Bounded: every step frees a batch.
+    pub fn iswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
+        let BufferCache { metadata, memory, .. } = self;
+        let mut cost = metadata.as_mut()?.iswapd_step(&mut || memory.release())?;
+        cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
+        self.check();
+        Some(cost)
+    }
+
+    /// The shrinker's part of a reclaim by `who` whose page-cache part did `pages` towards `target`: under
+    /// conventional reclaim (and for kswapd under split reclaim) one pass in proportion to the pages
+    /// scanned, then passes at rising priority while the reclaim is short of its target (the page cache had
+    /// too little to give), down to priority 0, which scans every object twice over: bounded, and it frees
+    /// every unreferenced object.
+    pub(super) fn shrink_metadata(
+        &mut self,
+        now: Nanos,
+        who: Reclaimer,
+        target: u32,
+        pages: ReclaimCost,
+    ) -> ReclaimCost {
+        let lru_pages = self.pages.resident_pages() as u64;
+        let BufferCache { metadata, memory, .. } = self;
+        let Some(m) = metadata.as_mut() else { return ReclaimCost::default() };
+        if who == Reclaimer::Direct && !m.in_direct_reclaim() {
+            return ReclaimCost::default();
+        }
+        let mut release = || memory.release();
+        let mut cost = m.shrink_after_pages(pages.scanned, lru_pages, &mut release);
+        let mut priority = DEF_PRIORITY;
+        while pages.progress() + cost.freed < target as u64 && priority > 0 && m.objects() > 0 {
+            priority -= 1;
+            cost += m.shrink_at_priority(priority, &mut release);
+        }
+        if cost.objects_scanned > 0 {
+            cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
+        }
+        cost
+    }
+}

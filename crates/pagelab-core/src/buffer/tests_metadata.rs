@@ -1,0 +1,152 @@
+//! The metadata section inside the buffer cache (papers/004): which reclaim paths shrink it, split
+//! reclaim's daemon and metadata reclaim, and that no reclaim path livelocks when memory is all metadata.
+
+use super::tests::memory_model;
+use super::*;
+use crate::memory::ReclaimCosts;
+use crate::metadata::{MetadataReclaim, Thresholds};
+
+/// Kernel memory of `pages` usable pages (min a tenth), LRU page cache, readahead off, and a metadata
+/// cache of 1 KiB objects (four to a page).
+fn cache(pages: u32, reclaim: MetadataReclaim) -> BufferCache<()> {
+    let mut config =
+        BufferCacheConfig::new(memory_model(true, pages), PolicyKind::Lru, "none".parse().unwrap());
+    config.metadata = Some(MetadataConfig { object_bytes: 1024, ..MetadataConfig::linux(reclaim) });
+    BufferCache::new(config).unwrap()
+}
+
+/// `stat()` of `ino` through the protocol (the inode page read is left out: these tests are about memory).
+fn stat(c: &mut BufferCache<()>, now: u64, ino: u64, out: &mut ReadOutcome) -> bool {
+    out.clear();
+    c.metadata_lookup(ino) || c.metadata_insert(Nanos(now), ino, out)
+}
+
+/// Run kswapd and iswapd until both sleep, as a driver would between calls.
+fn run_daemons(c: &mut BufferCache<()>, now: u64) {
+    let mut fetches = Vec::new();
+    for _ in 0..100_000 {
+        let k = c.kswapd_step(Nanos(now), &mut fetches).is_some();
+        let i = c.iswapd_step(Nanos(now)).is_some();
+        if !k && !i {
+            return;
+        }
+    }
+    panic!("the daemons did not go to sleep");
+}
+
+/// Conventional reclaim: with the page cache empty, a direct reclaim frees its batch from metadata by
+/// raising its priority, examining objects; memory stays within the budget.
+#[test]
+fn conventional_direct_reclaim_frees_slab_pages() {
+    let mut c = cache(1000, MetadataReclaim::Conventional);
+    let mut out = ReadOutcome::default();
+    let mut direct = ReclaimCost::default();
+    for ino in 0..10_000 {
+        assert!(stat(&mut c, ino, ino, &mut out), "stat of {ino} got no memory");
+        direct += out.direct_reclaim;
+    }
+    let m = c.memory();
+    assert!(m.metadata > 800 && m.metadata <= m.usable - m.watermarks.min, "{m:?}");
+    assert!(c.memory_stats().direct_reclaims > 0);
+    assert!(direct.objects_scanned > 0 && direct.freed > 0, "{direct:?}");
+    assert_eq!(c.memory_stats().direct, direct);
+    c.metadata().unwrap().check();
+}
+
+/// Split reclaim: direct reclaim never touches metadata; the object count stays at `Md` (metadata reclaim
+/// at allocation) and iswapd brings it to `Mb`.
+#[test]
+fn split_reclaim_keeps_metadata_out_of_direct_reclaim_and_under_md() {
+    let mut c = cache(1000, MetadataReclaim::Split { ratio_p_percent: 50 });
+    // C = 1002 pages: Md = 1002 × 4096 × 50 % / 1024 = 2004 objects, Mb = 1603.
+    let t = c.metadata().unwrap().thresholds().unwrap();
+    assert_eq!(t, Thresholds { md: 2004, mb: 1603 });
+    let mut out = ReadOutcome::default();
+    let mut metadata_reclaims = 0;
+    for ino in 0..10_000 {
+        assert!(stat(&mut c, ino, ino, &mut out));
+        assert_eq!(out.direct_reclaim.objects_scanned, 0, "direct reclaim shrank metadata");
+        metadata_reclaims += out.metadata_reclaims;
+        assert!(c.metadata().unwrap().objects() <= t.md + 1);
+    }
+    assert!(metadata_reclaims > 0);
+    assert_eq!(c.metadata_stats().unwrap().metadata_reclaims, metadata_reclaims as u64);
+    run_daemons(&mut c, 20_000);
+    assert!(c.metadata().unwrap().objects() <= t.mb);
+    assert!(c.memory().metadata as u64 * 4 <= t.md + 4, "pages bounded by Md objects");
+}
+
+/// kswapd shrinks metadata under both policies (it balances metadata against the page cache).
+#[test]
+fn kswapd_shrinks_metadata_under_both_policies() {
+    for reclaim in [MetadataReclaim::Conventional, MetadataReclaim::Split { ratio_p_percent: 90 }] {
+        let mut c = cache(1000, reclaim);
+        let mut out = ReadOutcome::default();
+        // Fill memory with metadata until an allocation at `low` wakes kswapd.
+        for ino in 0..3_700 {
+            assert!(stat(&mut c, ino, ino, &mut out));
+            if c.kswapd_awake() {
+                break;
+            }
+        }
+        assert!(c.kswapd_awake(), "{reclaim:?}: {:?}", c.memory());
+        run_daemons(&mut c, 5_000);
+        let s = c.metadata_stats().unwrap();
+        assert!(s.shrinker.objects_scanned > 0 && s.shrinker_passes > 0, "{reclaim:?}: {s:?}");
+        assert!(c.memory().free > c.memory().watermarks.high, "{reclaim:?}: kswapd reached high");
+    }
+}
+
+/// Concurrent metadata reclaim waits on the LRU's lock: a second reclaim at the same instant waits for the
+/// first one's work.
+#[test]
+fn concurrent_metadata_reclaim_waits_for_the_lock() {
+    let mut c = cache(1000, MetadataReclaim::Conventional);
+    let mut out = ReadOutcome::default();
+    let mut waited = 0;
+    for ino in 0..10_000 {
+        stat(&mut c, 7, ino, &mut out); // every call at the same instant
+        waited += out.direct_reclaim.lock_wait_ns;
+    }
+    assert!(waited > 0, "reclaims at one instant must queue on the lock");
+    let cost = c.memory_stats().direct;
+    assert!(c.reclaim_time(cost) > ReclaimCosts::LINUX_2_6.work(cost));
+}
+
+/// No reclaim path can livelock with memory nearly all metadata and a page cache competing for it: every
+/// call returns (each reclaim loop is bounded), the budget holds, and the daemons go to sleep.
+#[test]
+fn memory_nearly_all_metadata_never_livelocks() {
+    for reclaim in [
+        MetadataReclaim::Conventional,
+        MetadataReclaim::Split { ratio_p_percent: 99 },
+        MetadataReclaim::Split { ratio_p_percent: 40 },
+    ] {
+        let mut config =
+            BufferCacheConfig::new(memory_model(true, 200), PolicyKind::TwoList, "none".parse().unwrap());
+        config.metadata = Some(MetadataConfig { object_bytes: 4096, ..MetadataConfig::linux(reclaim) });
+        let mut c = BufferCache::new(config).unwrap();
+        let mut out = ReadOutcome::default();
+        for i in 0..2_000u64 {
+            // One object per page: every insert needs a page. Alternate with page-cache reads.
+            stat(&mut c, i, i % 500, &mut out);
+            let mut cur = c.begin_read(Nanos(i), StreamId(1), FileId(0), i % 300, i % 300 + 1, 1000).unwrap();
+            for _ in 0..8 {
+                out.clear();
+                c.read(Nanos(i), &mut cur, &super::tests::Flat, &mut out);
+                for f in out.fetches.clone() {
+                    c.fetch_done(Nanos(i), &f).unwrap();
+                }
+                if out.status == ReadStatus::Done {
+                    break;
+                }
+            }
+            if i % 7 == 0 {
+                run_daemons(&mut c, i);
+            }
+            let m = c.memory();
+            assert!(m.free + m.metadata + m.resident + m.in_flight <= m.usable, "{reclaim:?}: {m:?}");
+        }
+        c.check();
+    }
+}
