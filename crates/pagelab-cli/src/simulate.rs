@@ -12,7 +12,10 @@ use clap::Args;
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
-use pagelab_sim::config::{parse_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup, WhatIfConfig};
+use pagelab_sim::config::{
+    metadata_spec, parse_metadata, parse_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup,
+    WhatIfConfig,
+};
 use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::layout::{LayoutSpec, Placement};
 use pagelab_sim::metrics::RunMetrics;
@@ -160,6 +163,14 @@ pub struct SimulateArgs {
     /// pc-coldest+:epoch=10s,step=2%), or a fixed share: pc-coldest+:fixed=25%.
     #[arg(long, default_value = "access-history", value_name = "ORDER")]
     pub prefetch_cache: String,
+    /// File-metadata cache (Fukatani et al., split reclaim): none (stat() caches nothing), conventional
+    /// (dentry+inode objects in slab pages, shrunk by kswapd and by direct reclaim as Linux's shrinker does),
+    /// or split:p=50% (split reclaim: direct reclaim leaves metadata alone; iswapd frees objects in the
+    /// background above Mb = 0.8 Md, the allocating task above Md = memory x P / object size). Both take
+    /// object=BYTES (dentry + inode, default 1320: ext4) and pressure=N (vm.vfs_cache_pressure, 100).
+    /// Only stat-batch issues stat() calls.
+    #[arg(long, default_value = "none", value_name = "RECLAIM")]
+    pub metadata: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
     /// linux-2.6[:WINDOW] (2.6.12-2.6.18's page_cache_readahead, the papers' kernels); tp, tp:T-P or
     /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48); ets[:T-P] or esf[:T-P] (Zhang et al.'s rate-aware
@@ -261,6 +272,8 @@ struct ConfigEcho {
     memory_bytes: u64,
     memory_model: String,
     policy: String,
+    /// `none`, or the metadata cache's reclaim with its parameters.
+    metadata: String,
     /// `access-history` (no prefetch cache) or the prefetch cache's order and partition.
     prefetch_cache: String,
     prefetch: String,
@@ -341,7 +354,12 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         text => Some(parse_bytes(text).context("--swap (a size, none or auto)")?),
     };
     let (policy, dulo, dulo_tracks) = parse_policy(&args.policy).context("--policy")?;
+    let metadata = match args.metadata.trim() {
+        "none" => None,
+        text => Some(parse_metadata(text).context("--metadata")?),
+    };
     let cfg = SimConfig {
+        metadata,
         memory_bytes: parse_bytes(&args.memory).context("--memory")?,
         swap_bytes,
         nr_requests,
@@ -434,6 +452,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         memory_bytes: cfg.memory_bytes,
         memory_model: cfg.memory_model.name().to_string(),
         policy: policy_spec(cfg.policy, &cfg.dulo, cfg.dulo_tracks),
+        metadata: cfg.metadata.as_ref().map_or("none".to_string(), metadata_spec),
         prefetch_cache: cfg.prefetch_cache.map_or("access-history".to_string(), |c| c.spec()),
         prefetch: cfg.prefetcher.spec(),
         device: cfg.device.to_string(),

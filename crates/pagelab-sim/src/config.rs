@@ -6,6 +6,7 @@ use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
+use pagelab_core::metadata::{MetadataConfig, MetadataReclaim};
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::dulo::SequenceRule;
 use pagelab_core::policy::{DuloConfig, PolicyKind};
@@ -124,6 +125,53 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
     Ok((kind, dulo, tracks))
 }
 
+/// The metadata cache (papers/004), as `--metadata` names it: `conventional` (Linux's shrinker) or
+/// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
+/// dentry + inode; ext4's 1,320 by default) and `pressure=` (`vm.vfs_cache_pressure`, 100).
+pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
+    let spec = Spec::parse(text).map_err(SimError::Core)?;
+    let e = SimError::Core;
+    let reclaim = match spec.name.as_str() {
+        "conventional" => MetadataReclaim::Conventional,
+        "split" => {
+            let p = spec.string("p").ok_or_else(|| {
+                SimError::invalid(text, "split reclaim needs its metadata cache ratio: split:p=50%")
+            })?;
+            let percent = p.trim().trim_end_matches('%').trim().parse::<u32>().map_err(|_| {
+                SimError::invalid(format!("p={p}"), "expected a whole percentage of memory, 1% to 100%")
+            })?;
+            MetadataReclaim::Split { ratio_p_percent: percent }
+        }
+        other => {
+            return Err(SimError::invalid(
+                format!("--metadata {other}"),
+                "expected conventional or split:p=PERCENT",
+            ))
+        }
+    };
+    let defaults = MetadataConfig::linux(reclaim);
+    let object = spec.bytes("object", defaults.object_bytes as u64).map_err(e)?;
+    let pressure = spec.u64("pressure", defaults.vfs_cache_pressure as u64).map_err(e)?;
+    spec.finish(&["p", "object", "pressure"]).map_err(e)?;
+    let config = MetadataConfig {
+        object_bytes: u32::try_from(object).unwrap_or(u32::MAX),
+        vfs_cache_pressure: u32::try_from(pressure).unwrap_or(u32::MAX),
+        ..defaults
+    };
+    config.validate().map_err(e)?;
+    Ok(config)
+}
+
+/// `--metadata` as [`parse_metadata`] reads it, every parameter written out.
+pub fn metadata_spec(m: &MetadataConfig) -> String {
+    let name = match m.reclaim {
+        MetadataReclaim::Conventional => "conventional".to_string(),
+        MetadataReclaim::Split { ratio_p_percent } => format!("split:p={ratio_p_percent}%"),
+    };
+    let sep = if name.contains(':') { ',' } else { ':' };
+    format!("{name}{sep}object={},pressure={}", m.object_bytes, m.vfs_cache_pressure)
+}
+
 /// `dulo:bank=…,evicting=…,rule=…` as [`parse_policy`] reads it; other policies by name.
 pub fn policy_spec(kind: PolicyKind, dulo: &DuloConfig, tracks: bool) -> String {
     if !kind.is_dulo() {
@@ -167,6 +215,9 @@ pub struct SimConfig {
     pub dulo: DuloConfig,
     /// Whether DULO's sequences stop at the device's track boundaries (§4.2).
     pub dulo_tracks: bool,
+    /// The file-metadata cache and how it is reclaimed (papers/004); `None`: no metadata is cached (the
+    /// workloads that `stat()` then miss every time, and allocate nothing).
+    pub metadata: Option<MetadataConfig>,
     pub prefetcher: AnyPrefetcher,
     pub device: DeviceSpec,
     pub scheduler: SchedulerSpec,
@@ -295,6 +346,7 @@ impl Default for SimConfig {
             // papers/001 §4.1.2: an 8 MiB bank and a 64 MiB evicting section; boundaries from the disk.
             dulo: DuloConfig::default(),
             dulo_tracks: true,
+            metadata: None,
             // Linux on-demand readahead with its default 128 KiB window.
             prefetcher: AnyPrefetcher::default(),
             // The DiskSim-validated Seagate Cheetah 9LP (DULO's disk; devices.md §2).

@@ -172,6 +172,36 @@ pub struct MemorySample {
     pub prefetch_cache_allocation_bytes: u64,
 }
 
+/// The file-metadata cache over the measured period (papers/004), when the run has one.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MetadataMetrics {
+    /// `--metadata` as given (`conventional:object=1320,pressure=100`, `split:p=50%,...`).
+    pub reclaim: String,
+    /// Split reclaim's thresholds, in objects (0 under conventional reclaim).
+    pub md_objects: u64,
+    pub mb_objects: u64,
+    /// `stat()` calls completed, and those that missed the metadata cache.
+    pub stats: u64,
+    pub stat_misses: u64,
+    /// Objects and slab pages at the end, and the most objects at once.
+    pub objects_end: u64,
+    pub objects_max: u64,
+    pub pages_end: u32,
+    pub slab_pages_allocated: u64,
+    /// The shrinker (kswapd's and, under conventional reclaim, direct reclaim's): passes, objects scanned and
+    /// freed, slab pages freed.
+    pub shrinker_passes: u64,
+    pub shrinker_objects_scanned: u64,
+    pub shrinker_objects_freed: u64,
+    pub shrinker_pages_freed: u64,
+    /// Time reclaimers spun on the metadata LRU's lock (kswapd, direct reclaim, iswapd, metadata reclaim).
+    pub lock_wait_s: f64,
+    /// Split reclaim: iswapd's steps and CPU time, and metadata reclaims at allocation above `Md`.
+    pub iswapd_steps: u64,
+    pub iswapd_cpu_s: f64,
+    pub metadata_reclaims: u64,
+}
+
 /// DULO's work over the measured period (papers/001 §4.1.3's overhead; the block table's largest size over
 /// the whole run), when the policy is DULO.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -262,6 +292,9 @@ pub struct RunMetrics {
     /// DULO's overhead, when the policy is DULO.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dulo: Option<DuloMetrics>,
+    /// The metadata cache, when the run has one (`--metadata`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<MetadataMetrics>,
     pub warmup: WarmupMetrics,
     /// Memory gauges sampled at `--timeline` intervals (empty without it).
     #[serde(skip_serializing_if = "Vec::is_empty")]

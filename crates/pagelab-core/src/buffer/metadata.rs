@@ -15,7 +15,7 @@
 //! Reclaim: [`BufferCache::shrink_metadata`] runs after the page-cache part of every kswapd step and, under
 //! conventional reclaim, of every direct reclaim: one shrinker pass in proportion to the pages scanned,
 //! then, while the reclaim is short of its target, passes at rising priority (12 down to 0). All metadata
-//! work takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
+//! LRU walk takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
 
 use super::{BufferCache, Observer, ReadOutcome};
 use crate::memory::{ReclaimCost, Reclaimer};
@@ -54,14 +54,15 @@ impl<O: Observer> BufferCache<O> {
     /// task inserted it meanwhile) is a hit.
     pub fn metadata_insert(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> bool {
         let Some(m) = self.metadata.as_mut() else { return true };
-        if m.lookup(ino) {
+        if m.contains(ino) {
+            m.lookup(ino);
             return true;
         }
         if m.over_md() {
             let BufferCache { metadata, memory, .. } = self;
             let m = metadata.as_mut().expect("checked above");
             let mut cost = m.metadata_reclaim(&mut || memory.release());
-            cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
+            self.take_lru_lock(now, &mut cost);
             out.metadata_reclaim += cost;
             out.metadata_reclaims += 1;
         }
@@ -92,7 +93,7 @@ impl<O: Observer> BufferCache<O> {
     pub fn iswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
         let BufferCache { metadata, memory, .. } = self;
         let mut cost = metadata.as_mut()?.iswapd_step(&mut || memory.release())?;
-        cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
+        self.take_lru_lock(now, &mut cost);
         self.check();
         Some(cost)
     }
@@ -122,9 +123,21 @@ impl<O: Observer> BufferCache<O> {
             priority -= 1;
             cost += m.shrink_at_priority(priority, &mut release);
         }
-        if cost.objects_scanned > 0 {
-            cost.lock_wait_ns = self.metadata_lock.hold(now, self.memory.config().costs.work(cost)).0;
-        }
+        self.take_lru_lock(now, &mut cost);
         cost
+    }
+
+    /// Metadata work walks the one LRU under its lock: `cost`'s walk holds it from `now` (or from when it
+    /// comes free: the wait, spinning, is added to the cost).
+    fn take_lru_lock(&mut self, now: Nanos, cost: &mut ReclaimCost) {
+        if cost.objects_scanned == 0 {
+            return;
+        }
+        let walk = self.memory.config().costs.lru_walk(*cost);
+        let wait = self.metadata_lock.hold(now, walk);
+        cost.lock_wait_ns = wait.0;
+        if let Some(m) = self.metadata.as_mut() {
+            m.note_lock_wait(wait);
+        }
     }
 }

@@ -44,9 +44,11 @@
 //!   little since both are freed together.
 //! - Every object on the LRU is unused (reference count zero): the modelled calls (`stat`, lookups) hold
 //!   their object only for the call.
-//! - All metadata reclaim of a machine is serialized on the one LRU's lock (the global `dcache_lock` up to
-//!   2.6.37, `dcache_lru_lock` to 3.11): concurrent reclaimers wait for each other, spinning (the wait is
-//!   CPU time). The buffer cache keeps the lock's clock ([`LruLock`]).
+//! - Walking the LRU is serialized on its one lock (`dcache_lru_lock`, global in 2.6.38–3.11; the global
+//!   `dcache_lock` before): concurrent reclaimers wait for each other's walk, spinning (the wait is CPU
+//!   time). The victims are freed outside the lock, in parallel (3.x's `prune_dcache_sb` isolates them onto
+//!   a private list; `shrink_dentry_list` frees them). The buffer cache keeps the lock's clock
+//!   ([`LruLock`]).
 
 pub mod slab;
 #[cfg(test)]
@@ -169,6 +171,8 @@ pub struct MetadataStats {
     pub metadata_reclaim: ReclaimCost,
     /// The largest object count seen.
     pub objects_max: u64,
+    /// Time reclaimers (any path) spun waiting for the LRU's lock.
+    pub lock_wait_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -437,6 +441,11 @@ impl MetadataCache {
             .collect()
     }
 
+    /// A reclaimer waited `wait` for the LRU's lock (kept by the buffer cache, [`LruLock`]).
+    pub fn note_lock_wait(&mut self, wait: Nanos) {
+        self.stats.lock_wait_ns += wait.0;
+    }
+
     /// Slab page of a cached object.
     pub fn page_of(&self, ino: u64) -> Option<u32> {
         self.index.get(&ino).map(|&id| self.objects[id as usize].page)
@@ -458,8 +467,8 @@ impl MetadataCache {
     }
 }
 
-/// The metadata LRU's lock, as a clock: the time it is next free. Reclaim work on the metadata LRU takes it
-/// for the work's duration; a reclaimer that finds it held waits (spinning: CPU time) until it is free.
+/// The metadata LRU's lock, as a clock: the time it is next free. A reclaim's walk of the LRU takes it for
+/// the walk's duration; a reclaimer that finds it held waits (spinning: CPU time) until it is free.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LruLock {
     free_at: Nanos,

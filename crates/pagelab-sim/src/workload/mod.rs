@@ -14,6 +14,7 @@ pub mod index_search;
 pub mod media_clips;
 pub mod memory;
 pub mod memrx;
+pub mod metadata;
 pub mod pattern;
 pub mod replay;
 pub mod scm;
@@ -65,6 +66,14 @@ pub enum Step {
     Release { region: u32 },
     /// Computation between reads.
     Cpu(Nanos),
+    /// `stat()` of file `ino` (papers/004): a hit in the metadata cache costs the CPU of a cached `stat`;
+    /// a miss reads page `inode_page` of `inode_file` (the inode table) through the page cache, then caches
+    /// the file's dentry + inode object, which may need a slab page (and reclaim).
+    Stat { ino: u64, inode_file: FileId, inode_page: u64 },
+    /// Wait until every handler slot has reached its barrier; the measured period starts there (what came
+    /// before is the workload's preparation, such as papers/004's random metadata accesses). Only in
+    /// workloads that run to completion, each slot passing exactly one barrier.
+    Barrier,
     /// Open loop within one persistent stream: this request arrives `gap` after the slot's previous
     /// paced arrival (the first after time zero). The handler sleeps until then if it is early, starts at
     /// once if it is late (the arrivals do not wait for the service), and the request's response time is

@@ -16,13 +16,15 @@
 //! `random_size`, `span` (see `workload::scm`). DULO's workloads ([`DULO_WORKLOADS`]: `viewperf-like`,
 //! `tpch-like`, `glimpse-like`, `multi1-like`, `multi2-like`) take `scale` (a factor on their datasets
 //! and lengths, 0.01 to 4, default 1) and `seed` (their files and reads, default 2005; see
-//! `workload::dulo`).
+//! `workload::dulo`). papers/004's metadata-intensive batch ([`METADATA_WORKLOADS`]: `stat-batch`) takes
+//! `files`, `threads`, `random`, `scale` and `seed` (see `workload::metadata`).
 
 use super::dulo::{Dulo, SEED_DEFAULT};
 use super::index_search::IndexSearch;
 use super::media_clips::MediaClips;
 use super::memory::{FileWrites, SparseMatVec, VmTouch};
 use super::memrx::{memrx_workload, MEMRX_WORKLOADS};
+use super::metadata::{metadata_workload, METADATA_WORKLOADS};
 use super::pattern::{Choice, Length, Pattern, PatternWorkload, Start};
 use super::scm::scm_workload;
 use super::Workload;
@@ -86,17 +88,21 @@ pub fn parse_workload(text: &str) -> Result<Box<dyn Workload>, SimError> {
     if let Some(w) = dulo_workload(&spec).map_err(in_spec)? {
         return Ok(Box::new(w));
     }
+    if let Some(w) = metadata_workload(&spec).map_err(in_spec)? {
+        return Ok(w);
+    }
     let base = builtin(&spec.name).ok_or_else(|| {
         SimError::invalid(
             format!("unknown workload `{}`", spec.name),
             format!(
-                "expected one of {}, {}, {}, {}, {}, {} or a .toml file",
+                "expected one of {}, {}, {}, {}, {}, {}, {} or a .toml file",
                 BUILTIN.join(", "),
                 APP_WORKLOADS.join(", "),
                 MEMORY_WORKLOADS.join(", "),
                 MEMRX_WORKLOADS.join(", "),
                 SCM_WORKLOADS.join(", "),
-                DULO_WORKLOADS.join(", ")
+                DULO_WORKLOADS.join(", "),
+                METADATA_WORKLOADS.join(", ")
             ),
         )
     })?;
