@@ -93,6 +93,9 @@ enum Event {
     Background,
     /// kswapd's `blk_congestion_wait(WRITE, HZ/10)` timed out (if it is still waiting since this time).
     KswapdWake(Nanos),
+    /// A metadata reclaim's work is done: its slab pages come back to memory (if this is still the
+    /// earliest such moment the server knows of).
+    MetadataRelease(Nanos),
     /// The measured period ends.
     End,
 }
@@ -146,12 +149,9 @@ enum Call {
     Read(ReadCursor),
     Write(WriteCursor),
     Touch(TouchCursor),
-    /// A `stat()` that missed the metadata cache: the inode's page is read (`read`, until it is done), then
-    /// the object is inserted ([`BufferCache::metadata_insert`]).
-    Stat {
-        ino: u64,
-        read: Option<ReadCursor>,
-    },
+    /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
+    /// then the inode's page (`next`), then the object is inserted ([`BufferCache::metadata_insert`]).
+    Stat { ino: u64, read: Option<ReadCursor>, next: Option<(FileId, u64)> },
 }
 
 /// Counters over the measured period.
@@ -316,6 +316,8 @@ pub struct Server {
     iswapd_running: bool,
     /// Slots waiting at the workload's barrier ([`Step::Barrier`]).
     at_barrier: Vec<Slot>,
+    /// The earliest [`Event::MetadataRelease`] scheduled.
+    release_wake: Option<Nanos>,
     measuring: bool,
     measure_start: Nanos,
     ended: bool,
@@ -452,6 +454,7 @@ impl Server {
             kswapd_waiting: None,
             iswapd_running: false,
             at_barrier: Vec::new(),
+            release_wake: None,
             measuring: false,
             measure_start: Nanos::ZERO,
             ended: false,
@@ -505,7 +508,8 @@ impl Server {
             && self.fetches.is_empty()
             && self.blk.is_empty()
             && (!self.kswapd_running || self.kswapd_waiting.is_some())
-            && !self.iswapd_running;
+            && !self.iswapd_running
+            && self.cache.next_release().is_none();
         if !stuck {
             return None;
         }
@@ -608,7 +612,20 @@ impl Server {
                     self.kswapd_continue();
                 }
             }
+            Event::MetadataRelease(due) => {
+                if self.release_wake == Some(due) {
+                    self.release_wake = None;
+                }
+                self.cache.settle(self.now());
+                self.wake_stalled();
+            }
             Event::End => self.ended = true,
+        }
+        if let Some(due) = self.cache.next_release() {
+            if self.release_wake.is_none_or(|t| due < t) {
+                self.release_wake = Some(due);
+                self.q.schedule(due, Event::MetadataRelease(due));
+            }
         }
         if !self.kswapd_running && self.cache.kswapd_awake() {
             self.kswapd_running = true;
@@ -875,7 +892,7 @@ impl Server {
                         Call::Touch(cursor.expect("workloads touch regions the key space holds")),
                     );
                 }
-                Some(Step::Stat { ino, inode_file, inode_page }) => {
+                Some(Step::Stat { ino, dir, inode }) => {
                     if self.cache.metadata_lookup(ino) {
                         h.step += 1;
                         if self.measuring {
@@ -884,9 +901,8 @@ impl Server {
                         self.run_cpu(slot, STAT_HIT_CPU);
                         return;
                     }
-                    let read =
-                        self.open_read(slot, inode_file, inode_page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES);
-                    self.begin_call(slot, Call::Stat { ino, read });
+                    let read = self.open_read(slot, dir.0, dir.1 * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES);
+                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
                 Some(Step::Barrier) => {
                     h.step += 1;
@@ -1099,19 +1115,28 @@ impl Server {
             Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
             Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
             Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
-            Call::Stat { ino, read } => {
-                match read {
-                    Some(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
-                    None => self.out.clear(),
-                }
-                // The inode's page is the kernel's, not data for the caller.
-                self.out.pages_delivered = 0;
-                if self.out.status == ReadStatus::Done {
-                    *read = None;
+            Call::Stat { ino, read, next } => {
+                self.out.clear();
+                // The directory's page, then the inode's, then the insert: each round finishes one or stops.
+                for _ in 0..3 {
+                    if let Some(cursor) = read {
+                        self.read_on(now, cursor);
+                        if self.out.status != ReadStatus::Done {
+                            break;
+                        }
+                        *read = None;
+                    }
+                    if let Some((file, page)) = next.take() {
+                        *read = self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES);
+                        continue;
+                    }
                     if !self.cache.metadata_insert(now, *ino, &mut self.out) {
                         self.out.status = ReadStatus::NoMemory;
                     }
+                    break;
                 }
+                // The pages are the kernel's, not data for the caller.
+                self.out.pages_delivered = 0;
             }
         }
         let delivered = self.out.pages_delivered;
@@ -1139,6 +1164,18 @@ impl Server {
             self.wake_background_writeback();
         }
         status
+    }
+
+    /// One more `read()` round in a call that has already done some (a `stat()`'s second page): what the
+    /// earlier rounds reclaimed and issued is kept.
+    fn read_on(&mut self, now: Nanos, cursor: &mut ReadCursor) {
+        let mut fetches = std::mem::take(&mut self.out.fetches);
+        let (reclaim, reclaims) = (self.out.direct_reclaim, self.out.direct_reclaims);
+        self.cache.read(now, cursor, &self.layout, &mut self.out);
+        fetches.append(&mut self.out.fetches);
+        self.out.fetches = fetches;
+        self.out.direct_reclaim += reclaim;
+        self.out.direct_reclaims += reclaims;
     }
 
     /// The handler's direct reclaim has been paid for: its held fetches go to the scheduler now.

@@ -282,6 +282,8 @@ pub struct MemorySnapshot {
     pub swap_capacity: u64,
     /// Slab pages of the metadata cache (0 without one).
     pub metadata: u32,
+    /// Slab pages freed by metadata reclaims still under way (not free yet).
+    pub metadata_releasing: u32,
     pub watermarks: Watermarks,
 }
 
@@ -404,6 +406,8 @@ pub struct BufferCache<O: Observer = ()> {
     metadata: Option<MetadataCache>,
     /// The metadata LRU's lock, which serializes metadata reclaim.
     metadata_lock: LruLock,
+    /// Slab pages freed by metadata reclaims still under way: (when the work is done, pages).
+    releases: Vec<(Nanos, u32)>,
 }
 
 impl BufferCache<()> {
@@ -458,6 +462,7 @@ impl<O: Observer> BufferCache<O> {
             started: Vec::new(),
             metadata,
             metadata_lock: LruLock::default(),
+            releases: Vec::new(),
         })
     }
 
@@ -514,6 +519,7 @@ impl<O: Observer> BufferCache<O> {
             swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
             swap_capacity: self.swap.as_ref().map_or(0, |s| s.capacity()),
             metadata: self.metadata_pages(),
+            metadata_releasing: self.releasing_pages(),
             watermarks: c.watermarks,
         }
     }
@@ -804,6 +810,7 @@ impl<O: Observer> BufferCache<O> {
     /// thread, issues the writes in `fetches` that reclaim started for dirty victims, then calls again) or
     /// `None` when kswapd sleeps. Bounded: every step takes at least one page or puts kswapd to sleep.
     pub fn kswapd_step(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> Option<ReclaimCost> {
+        self.settle(now);
         let target = self.memory.kswapd_target()?;
         let reclaimable_before = self.pages.reclaimable_pages() as u64 + self.metadata_objects();
         let cost = self.reclaim(now, target, History::NONE, Reclaimer::Kswapd, fetches);
@@ -1046,6 +1053,7 @@ impl<O: Observer> BufferCache<O> {
     /// now. Every round that continues freed at least one page (only a reader's pin keeps its memory), so
     /// the rounds are bounded by the pages the sections hold.
     fn take_memory(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> bool {
+        self.settle(now);
         let mut evict_for = incoming;
         let rounds_max = self.pages.table.len() + self.metadata_pages() + 1;
         for _ in 0..=rounds_max {
@@ -1056,7 +1064,11 @@ impl<O: Observer> BufferCache<O> {
                 return false; // every victim pinned or being written
             }
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
+            let releases_before = self.releases.len();
             let cost = self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
+            if self.releases.len() > releases_before && !self.memory_above_min() && self.claim_released_page() {
+                return true;
+            }
             if cost.freed == 0 {
                 // Only writes started (dirty victims), or nothing could leave (anonymous pages with no swap
                 // to go to): the task waits for I/O before it tries again, as 2.6's `try_to_free_pages()`
@@ -1069,7 +1081,11 @@ impl<O: Observer> BufferCache<O> {
 
     /// A page can be had: a free page above `min`, or a victim for reclaim.
     fn memory_available(&self) -> bool {
-        self.memory.free_pages() > self.memory.config().watermarks.min || self.has_victims()
+        self.memory_above_min() || self.has_victims()
+    }
+
+    fn memory_above_min(&self) -> bool {
+        self.memory.free_pages() > self.memory.config().watermarks.min
     }
 
     /// Direct reclaim has something to take: a page-cache page, or (conventional reclaim) a metadata object.
@@ -1285,9 +1301,9 @@ impl<O: Observer> BufferCache<O> {
             "slots in use != frames + pages being written + orphans"
         );
         assert_eq!(
-            slots_used + self.metadata_pages(),
+            slots_used + self.metadata_pages() + self.releasing_pages(),
             self.memory.used_pages(),
-            "memory and slots + metadata pages disagree"
+            "memory and slots + metadata pages (held and being freed) disagree"
         );
     }
 

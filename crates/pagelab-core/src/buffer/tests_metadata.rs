@@ -14,19 +14,23 @@ fn cache(pages: u32, reclaim: MetadataReclaim) -> BufferCache<()> {
     BufferCache::new(config).unwrap()
 }
 
-/// `stat()` of `ino` through the protocol (the inode page read is left out: these tests are about memory).
-fn stat(c: &mut BufferCache<()>, now: u64, ino: u64, out: &mut ReadOutcome) -> bool {
+/// `stat()` of `ino` at `now_ms` milliseconds through the protocol (the inode page read is left out: these
+/// tests are about memory).
+fn stat(c: &mut BufferCache<()>, now_ms: u64, ino: u64, out: &mut ReadOutcome) -> bool {
     out.clear();
-    c.metadata_lookup(ino) || c.metadata_insert(Nanos(now), ino, out)
+    c.metadata_lookup(ino) || c.metadata_insert(Nanos::from_ms(now_ms), ino, out)
 }
 
-/// Run kswapd and iswapd until both sleep, as a driver would between calls.
-fn run_daemons(c: &mut BufferCache<()>, now: u64) {
+/// Run kswapd and iswapd until both sleep, as a driver would between calls: each step a millisecond after
+/// the last (longer than any step's work here, so that every metadata reclaim's pages have come back).
+fn run_daemons(c: &mut BufferCache<()>, now_ms: u64) {
     let mut fetches = Vec::new();
-    for _ in 0..100_000 {
-        let k = c.kswapd_step(Nanos(now), &mut fetches).is_some();
-        let i = c.iswapd_step(Nanos(now)).is_some();
+    for step in 0..100_000 {
+        let now = Nanos::from_ms(now_ms + step);
+        let k = c.kswapd_step(now, &mut fetches).is_some();
+        let i = c.iswapd_step(now).is_some();
         if !k && !i {
+            c.settle(now + Nanos::from_secs(1));
             return;
         }
     }
@@ -70,7 +74,7 @@ fn split_reclaim_keeps_metadata_out_of_direct_reclaim_and_under_md() {
     }
     assert!(metadata_reclaims > 0);
     assert_eq!(c.metadata_stats().unwrap().metadata_reclaims, metadata_reclaims as u64);
-    run_daemons(&mut c, 20_000);
+    run_daemons(&mut c, 20_000_000);
     assert!(c.metadata().unwrap().objects() <= t.mb);
     assert!(c.memory().metadata as u64 * 4 <= t.md + 4, "pages bounded by Md objects");
 }
@@ -89,7 +93,7 @@ fn kswapd_shrinks_metadata_under_both_policies() {
             }
         }
         assert!(c.kswapd_awake(), "{reclaim:?}: {:?}", c.memory());
-        run_daemons(&mut c, 5_000);
+        run_daemons(&mut c, 5_000_000);
         let s = c.metadata_stats().unwrap();
         assert!(s.shrinker.objects_scanned > 0 && s.shrinker_passes > 0, "{reclaim:?}: {s:?}");
         assert!(c.memory().free > c.memory().watermarks.high, "{reclaim:?}: kswapd reached high");
@@ -104,7 +108,7 @@ fn concurrent_metadata_reclaim_waits_for_the_lock() {
     let mut out = ReadOutcome::default();
     let mut waited = 0;
     for ino in 0..10_000 {
-        stat(&mut c, 7, ino, &mut out); // every call at the same instant
+        stat(&mut c, 0, ino, &mut out); // every call at the same instant
         waited += out.direct_reclaim.lock_wait_ns;
     }
     assert!(waited > 0, "reclaims at one instant must queue on the lock");

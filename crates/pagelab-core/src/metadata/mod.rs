@@ -320,9 +320,10 @@ impl MetadataCache {
     }
 
     /// Scan up to `nr_to_scan` objects from the LRU end, stopping early once `free_max` are freed: a
-    /// referenced object gets its second chance, an unreferenced one is freed. Calls `page_freed` for each
-    /// slab page that comes free. Bounded by `nr_to_scan`.
-    fn scan(&mut self, nr_to_scan: u64, free_max: u64, page_freed: &mut impl FnMut()) -> ReclaimCost {
+    /// referenced object gets its second chance, an unreferenced one is freed; `freed` in the cost counts
+    /// the slab pages that came free (the caller gives them back to the memory budget). Bounded by
+    /// `nr_to_scan`.
+    fn scan(&mut self, nr_to_scan: u64, free_max: u64) -> ReclaimCost {
         let mut cost = ReclaimCost::default();
         while cost.objects_scanned < nr_to_scan && cost.objects_freed < free_max {
             let Some(id) = self.lru.back() else { break };
@@ -340,7 +341,6 @@ impl MetadataCache {
             cost.objects_freed += 1;
             if self.slab.free(page) {
                 cost.freed += 1;
-                page_freed();
             }
         }
         cost
@@ -349,17 +349,17 @@ impl MetadataCache {
     /// Free `SHRINK_BATCH` objects (fewer if the cache holds fewer), in LRU order with second chances:
     /// split reclaim's fixed unit. Bounded: at most every object is rotated once before the batch is
     /// freed (a rotated object is unreferenced when it comes round again).
-    pub fn free_batch(&mut self, page_freed: &mut impl FnMut()) -> ReclaimCost {
+    pub fn free_batch(&mut self) -> ReclaimCost {
         let want = SHRINK_BATCH.min(self.objects());
         let bound = self.objects() + want;
-        let cost = self.scan(bound, want, page_freed);
+        let cost = self.scan(bound, want);
         assert_eq!(cost.objects_freed, want, "a batch scan of {bound} objects freed too few");
         cost
     }
 
     /// Split reclaim at allocation above `Md`: one batch, counted.
-    pub fn metadata_reclaim(&mut self, page_freed: &mut impl FnMut()) -> ReclaimCost {
-        let cost = self.free_batch(page_freed);
+    pub fn metadata_reclaim(&mut self) -> ReclaimCost {
+        let cost = self.free_batch();
         self.stats.metadata_reclaims += 1;
         self.stats.metadata_reclaim += cost;
         cost
@@ -373,13 +373,13 @@ impl MetadataCache {
     /// One step of iswapd: `Some(cost)` (a batch freed; the driver charges its CPU time to iswapd's thread
     /// and calls again) or `None` when the count is at or below `Mb` (iswapd sleeps until an insert above
     /// it). Bounded: every step frees a batch.
-    pub fn iswapd_step(&mut self, page_freed: &mut impl FnMut()) -> Option<ReclaimCost> {
+    pub fn iswapd_step(&mut self) -> Option<ReclaimCost> {
         let t = self.thresholds?;
         if !self.iswapd_awake || self.objects() <= t.mb {
             self.iswapd_awake = false;
             return None;
         }
-        let cost = self.free_batch(page_freed);
+        let cost = self.free_batch();
         self.stats.iswapd_steps += 1;
         self.stats.iswapd += cost;
         Some(cost)
@@ -387,27 +387,22 @@ impl MetadataCache {
 
     /// One shrinker pass after a page reclaim that examined `pages_scanned` of `lru_pages` page-cache pages
     /// (`delta = 4 × pages_scanned / seeks × freeable / (lru_pages + 1)`).
-    pub fn shrink_after_pages(
-        &mut self,
-        pages_scanned: u64,
-        lru_pages: u64,
-        page_freed: &mut impl FnMut(),
-    ) -> ReclaimCost {
+    pub fn shrink_after_pages(&mut self, pages_scanned: u64, lru_pages: u64) -> ReclaimCost {
         let freeable = self.freeable() as u128;
         let delta =
             4 * pages_scanned as u128 / self.config.seeks as u128 * freeable / (lru_pages as u128 + 1);
-        self.shrink(u64::try_from(delta).unwrap_or(u64::MAX), page_freed)
+        self.shrink(u64::try_from(delta).unwrap_or(u64::MAX))
     }
 
     /// One shrinker pass at reclaim `priority` (`delta = (freeable >> priority) × 4 / seeks`).
-    pub fn shrink_at_priority(&mut self, priority: u32, page_freed: &mut impl FnMut()) -> ReclaimCost {
+    pub fn shrink_at_priority(&mut self, priority: u32) -> ReclaimCost {
         let delta = (self.freeable() >> priority.min(63)).saturating_mul(4) / self.config.seeks as u64;
-        self.shrink(delta, page_freed)
+        self.shrink(delta)
     }
 
     /// `do_shrink_slab`: scan the deferred work plus `delta`, at most twice the freeable objects, in
     /// batches of [`SHRINK_BATCH`] while at least a batch (or everything freeable) is due; defer the rest.
-    fn shrink(&mut self, delta: u64, page_freed: &mut impl FnMut()) -> ReclaimCost {
+    fn shrink(&mut self, delta: u64) -> ReclaimCost {
         let freeable = self.freeable();
         let mut cost = ReclaimCost::default();
         if freeable == 0 {
@@ -418,7 +413,7 @@ impl MetadataCache {
         // Each round scans at least one object or stops: at most `2 × freeable` rounds.
         while total_scan > 0 && (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
             let n = SHRINK_BATCH.min(total_scan);
-            let done = self.scan(n, u64::MAX, page_freed);
+            let done = self.scan(n, u64::MAX);
             cost += done;
             total_scan -= n;
             if done.objects_scanned == 0 {

@@ -24,10 +24,9 @@ fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
 fn examined_until_a_page_frees(m: &mut MetadataCache) -> u64 {
     let mut examined = 0;
     for _ in 0..=2 * m.objects() {
-        let mut pages = 0;
-        let cost = m.scan(1, u64::MAX, &mut || pages += 1);
+        let cost = m.scan(1, u64::MAX);
         examined += cost.objects_scanned;
-        if pages > 0 {
+        if cost.freed > 0 {
             return examined;
         }
     }
@@ -79,16 +78,15 @@ fn the_shrinker_scans_in_proportion_to_the_page_scan_and_defers_small_work() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
     create(&mut m, 0..10_000);
     // 32 of 9,999 page-cache pages examined: 4 × 32 / 2 × 10,000 / 10,000 = 64 objects < 128: deferred.
-    let cost = m.shrink_after_pages(32, 9_999, &mut || {});
+    let cost = m.shrink_after_pages(32, 9_999);
     assert_eq!(cost.objects_scanned, 0);
     assert_eq!(m.deferred, 64);
     // The next pass adds 64 more: one batch of 128, in LRU order, unreferenced: freed, 32 pages.
-    let mut pages = 0;
-    let cost = m.shrink_after_pages(32, 9_999, &mut || pages += 1);
-    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.freed, pages), (128, 128, 32, 32));
+    let cost = m.shrink_after_pages(32, 9_999);
+    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.freed), (128, 128, 32));
     assert_eq!(m.deferred, 0);
     // A page cache almost gone: the delta is capped at twice the freeable objects; everything is freed.
-    let cost = m.shrink_after_pages(32, 0, &mut || {});
+    let cost = m.shrink_after_pages(32, 0);
     assert_eq!(cost.objects_freed, 9_872);
     assert_eq!((m.objects(), m.pages()), (0, 0));
     m.check();
@@ -99,9 +97,9 @@ fn the_shrinker_scans_in_proportion_to_the_page_scan_and_defers_small_work() {
 fn the_shrinker_at_a_priority_scans_freeable_over_two_to_the_priority_times_two() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
     create(&mut m, 0..1_048_576);
-    assert_eq!(m.shrink_at_priority(12, &mut || {}).objects_scanned, 512);
+    assert_eq!(m.shrink_at_priority(12).objects_scanned, 512);
     // (1,048,064 >> 10) × 2 = 2,046: fifteen batches, the 126 left over deferred.
-    assert_eq!(m.shrink_at_priority(10, &mut || {}).objects_scanned, 1_920);
+    assert_eq!(m.shrink_at_priority(10).objects_scanned, 1_920);
     assert_eq!(m.deferred, 126);
     let mut p = m.clone();
     p.config.vfs_cache_pressure = 50;
@@ -127,7 +125,7 @@ fn iswapd_wakes_above_mb_and_frees_batches_until_it_is_not_above() {
     create(&mut m, [5000]);
     assert!(m.iswapd_awake());
     let mut steps = 0;
-    while let Some(cost) = m.iswapd_step(&mut || {}) {
+    while let Some(cost) = m.iswapd_step() {
         assert_eq!(cost.objects_freed, SHRINK_BATCH);
         steps += 1;
     }
@@ -135,7 +133,7 @@ fn iswapd_wakes_above_mb_and_frees_batches_until_it_is_not_above() {
     assert!(!m.iswapd_awake());
     create(&mut m, 10_000..10_000 + 538);
     assert!(m.over_md(), "{} objects", m.objects());
-    let cost = m.metadata_reclaim(&mut || {});
+    let cost = m.metadata_reclaim();
     assert_eq!((cost.objects_freed, m.stats().metadata_reclaims), (128, 1));
     m.check();
 }
@@ -148,7 +146,7 @@ fn a_batch_frees_its_objects_even_when_every_one_is_referenced() {
     for ino in 0..200 {
         m.lookup(ino);
     }
-    let cost = m.free_batch(&mut || {});
+    let cost = m.free_batch();
     assert_eq!((cost.objects_scanned, cost.objects_freed), (200 + 128, 128));
 }
 
@@ -185,9 +183,9 @@ proptest! {
                         m.insert(ino, p);
                     }
                 }
-                2 => { m.free_batch(&mut || {}); }
-                3 => { m.shrink_at_priority((ino % 13) as u32, &mut || {}); }
-                _ => { m.iswapd_step(&mut || {}); }
+                2 => { m.free_batch(); }
+                3 => { m.shrink_at_priority((ino % 13) as u32); }
+                _ => { m.iswapd_step(); }
             }
             m.check();
         }

@@ -11,18 +11,23 @@
 //!
 //! What pagelab builds:
 //! - `files` files (default 25.6 million / `scale`), their inodes in one inode table (a file of 256-byte
-//!   ext4 inodes, 16 to a 4 KiB page): a `stat()` that misses the metadata cache reads the inode's page.
-//! - Before the evaluation, the random metadata accesses: `random` `stat()`s (default: one per file) of
-//!   the files in a random order (a permutation from the workload's own `seed`, so every policy sees the
-//!   same order), shared out among the threads.
+//!   ext4 inodes, 16 to a 4 KiB page) and their entries in directory blocks (32 bytes an entry, 128 to a
+//!   page, in inode order: files created one after another): a `stat()` that misses the metadata cache
+//!   reads the entry's directory block and the inode's page through the page cache.
+//! - Before the evaluation, the random metadata accesses: `random` `stat()`s (default: as many as files)
+//!   of files drawn uniformly at random, with replacement (from the workload's own `seed`, so every policy
+//!   sees the same accesses), shared out among the threads. A file drawn again while its object is cached
+//!   is a hit, which sets the object's referenced bit.
 //! - Then a barrier ([`Step::Barrier`]): the measured period starts when every thread has done its share.
 //! - The evaluation: each of `threads` threads `stat()`s its own contiguous share of the files in inode
 //!   order, as a backup walks its part of the tree; every `stat()` is one request, so the run's request
 //!   latencies are the `stat()` response times and its request rate the throughput.
 //!
-//! Inferences (the paper does not say): the random accesses' count and order; that the threads split the
-//! files into contiguous ranges; the directory tree is left out (a lookup's directory blocks are a few
-//! pages, always cached).
+//! Inferences (the paper does not say): the random accesses' count and distribution (uniform draws: the
+//! plain reading of "random metadata accesses"); that the threads split the
+//! files into contiguous ranges; the directory tree's shape (a directory block holds entries of
+//! consecutive inodes; the directories' own dentries and htree index blocks, a few per thousand files, are
+//! left out).
 //!
 //! **Scale.** `scale` divides the file count; the experiment divides memory by the same factor
 //! (`24 GiB / scale`), so that the metadata, the inode table and memory keep the paper's ratios. What does
@@ -34,8 +39,7 @@ use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
 use pagelab_core::FileId;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// papers/004 §IV-A: 25.6 million files.
@@ -47,9 +51,12 @@ pub const PAPER_CPUS: u32 = 8;
 pub const SCALE_DEFAULT: u64 = 64;
 /// ext4's default inode size: 16 inodes to a 4 KiB page of the inode table.
 pub const INODES_PER_PAGE: u64 = 16;
+/// ext4 directory entries of short names: an 8-byte header and a name of up to 24 bytes, 32 bytes; 128 to a
+/// 4 KiB block.
+pub const DIR_ENTRIES_PER_PAGE: u64 = 128;
 /// The workloads' own seed (their file orders), independent of the run's `--seed`.
 pub const SEED_DEFAULT: u64 = 4;
-/// At most this many files (the permutation is 4 bytes a file).
+/// At most this many files (4 bytes a random access).
 pub const FILES_MAX: u64 = 1 << 31;
 
 /// The workloads of this module, by name.
@@ -98,7 +105,7 @@ pub struct StatBatch {
     random: u64,
     scale: u64,
     seed: u64,
-    /// The random accesses' order: a permutation of the files (repeated if `random` > `files`).
+    /// The random accesses: files drawn uniformly, with replacement.
     order: Vec<u32>,
     threads: Vec<Thread>,
     file_pages: Vec<u64>,
@@ -118,8 +125,8 @@ impl StatBatch {
                 format!("expected at most 16 accesses per file ({})", 16 * files),
             ));
         }
-        let mut order: Vec<u32> = (0..files as u32).collect();
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let order: Vec<u32> = (0..random).map(|_| rng.gen_range(0..files) as u32).collect();
         let share = |total: u64, t: u64| (total * t / threads, total * (t + 1) / threads);
         let threads = (0..threads)
             .map(|t| {
@@ -135,12 +142,16 @@ impl StatBatch {
             seed,
             order,
             threads,
-            file_pages: vec![files.div_ceil(INODES_PER_PAGE)],
+            file_pages: vec![files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)],
         })
     }
 
     fn stat(ino: u64) -> Step {
-        Step::Stat { ino, inode_file: FileId(0), inode_page: ino / INODES_PER_PAGE }
+        Step::Stat {
+            ino,
+            dir: (FileId(1), ino / DIR_ENTRIES_PER_PAGE),
+            inode: (FileId(0), ino / INODES_PER_PAGE),
+        }
     }
 }
 
@@ -156,7 +167,7 @@ impl Workload for StatBatch {
         )
     }
 
-    /// One file: the inode table.
+    /// Two files: the inode table and the directory blocks.
     fn file_pages(&self) -> &[u64] {
         &self.file_pages
     }
@@ -174,7 +185,7 @@ impl Workload for StatBatch {
     fn next_request(&mut self, slot: u32, _rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
         let t = &mut self.threads[slot as usize];
         if t.random_next < t.random_end {
-            let ino = self.order[(t.random_next % self.files) as usize] as u64;
+            let ino = self.order[t.random_next as usize] as u64;
             t.random_next += 1;
             return Some(RequestProgram { steps: vec![Self::stat(ino)] });
         }
@@ -203,7 +214,7 @@ mod tests {
     #[test]
     fn each_thread_does_its_random_share_then_a_barrier_then_its_files_in_order() {
         let mut w = StatBatch::new(100, 4, 100, 1, 9).unwrap();
-        assert_eq!(w.file_pages(), &[7], "100 inodes, 16 to a page");
+        assert_eq!(w.file_pages(), &[7, 1], "100 inodes, 16 to a page; 100 entries, 128 to a page");
         let mut random = Vec::new();
         for slot in 0..4 {
             let reqs = drain(&mut w, slot);
@@ -218,8 +229,8 @@ mod tests {
             let pass: Vec<u64> = reqs[25..]
                 .iter()
                 .map(|r| match *r.last().unwrap() {
-                    Step::Stat { ino, inode_page, .. } => {
-                        assert_eq!(inode_page, ino / 16);
+                    Step::Stat { ino, dir, inode } => {
+                        assert_eq!((inode, dir), ((FileId(0), ino / 16), (FileId(1), ino / 128)));
                         ino
                     }
                     _ => panic!(),
@@ -227,8 +238,11 @@ mod tests {
                 .collect();
             assert_eq!(pass, (slot as u64 * 25..slot as u64 * 25 + 25).collect::<Vec<_>>());
         }
+        assert_eq!(random.len(), 100);
+        assert!(random.iter().all(|&ino| ino < 100));
         random.sort_unstable();
-        assert_eq!(random, (0..100).collect::<Vec<_>>(), "the random accesses visit every file once");
+        random.dedup();
+        assert!(random.len() < 100, "drawn with replacement: some files twice");
     }
 
     #[test]

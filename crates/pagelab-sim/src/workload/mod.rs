@@ -67,9 +67,10 @@ pub enum Step {
     /// Computation between reads.
     Cpu(Nanos),
     /// `stat()` of file `ino` (papers/004): a hit in the metadata cache costs the CPU of a cached `stat`;
-    /// a miss reads page `inode_page` of `inode_file` (the inode table) through the page cache, then caches
-    /// the file's dentry + inode object, which may need a slab page (and reclaim).
-    Stat { ino: u64, inode_file: FileId, inode_page: u64 },
+    /// a miss reads, through the page cache, the directory block holding the file's entry (page `dir.1` of
+    /// file `dir.0`) and then the inode table's page holding its inode (`inode`), and caches the file's
+    /// dentry + inode object, which may need a slab page (and reclaim).
+    Stat { ino: u64, dir: (FileId, u64), inode: (FileId, u64) },
     /// Wait until every handler slot has reached its barrier; the measured period starts there (what came
     /// before is the workload's preparation, such as papers/004's random metadata accesses). Only in
     /// workloads that run to completion, each slot passing exactly one barrier.
