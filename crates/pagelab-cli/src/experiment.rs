@@ -35,6 +35,10 @@ pub struct ExperimentArgs {
     pub out: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// split-reclaim only: the paper's machine divided by this factor (memory and files; default 64, 256
+    /// with --quick; 1 is the paper's full 24 GB and 25.6 million files, hours and tens of GB).
+    #[arg(long)]
+    pub scale: Option<u64>,
     /// Parallel jobs (default: all cores; never more than there are runs).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -54,7 +58,7 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
         anyhow!("unknown experiment `{name}`; expected one of: {}", names.join(", "))
     })?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(exp.name()));
-    let jobs = exp.jobs(args.quick, args.seed);
+    let jobs = exp.jobs_at_scale(args.quick, args.seed, args.scale).map_err(|e| anyhow!("--scale: {e}"))?;
     // Checked before any work or any directory is made.
     let threads = worker_threads(args.jobs, jobs.len())?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;

@@ -96,8 +96,9 @@ enum Event {
     /// A metadata reclaim's work is done: its slab pages come back to memory (if this is still the
     /// earliest such moment the server knows of).
     MetadataRelease(Nanos),
-    /// The measured period ends.
-    End,
+    /// The measured period that started at this time ends (a period restarted by a barrier ignores its
+    /// predecessor's end).
+    End(Nanos),
 }
 
 /// Requests in a row that must bring no page into memory for the warm-up to judge the working set resident:
@@ -151,7 +152,11 @@ enum Call {
     Touch(TouchCursor),
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
     /// then the inode's page (`next`), then the object is inserted ([`BufferCache::metadata_insert`]).
-    Stat { ino: u64, read: Option<ReadCursor>, next: Option<(FileId, u64)> },
+    Stat {
+        ino: u64,
+        read: Option<ReadCursor>,
+        next: Option<(FileId, u64)>,
+    },
 }
 
 /// Counters over the measured period.
@@ -544,6 +549,8 @@ impl Server {
         self.q.schedule(self.cache.writeback_config().interval, Event::Kupdate);
         let finite = self.workload.runs_to_completion();
         match self.cfg.warmup {
+            // The workload's barrier starts the measured period.
+            _ if self.workload.measured_from_barrier() => {}
             Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(t, Event::Measure),
             Warmup::Auto if !finite => {
                 let bound = self.cfg.warmup.bound(self.cfg.duration);
@@ -619,7 +626,7 @@ impl Server {
                 self.cache.settle(self.now());
                 self.wake_stalled();
             }
-            Event::End => self.ended = true,
+            Event::End(started) => self.ended |= started == self.measure_start,
         }
         if let Some(due) = self.cache.next_release() {
             if self.release_wake.is_none_or(|t| due < t) {
@@ -644,7 +651,10 @@ impl Server {
             self.gauges.advance(self.now(), &memory);
         } else {
             self.note_memory_filled(&memory);
-            if matches!(self.cfg.warmup, Warmup::Auto) && self.steady() {
+            if matches!(self.cfg.warmup, Warmup::Auto)
+                && !self.workload.measured_from_barrier()
+                && self.steady()
+            {
                 self.begin_measuring();
             }
         }
@@ -949,7 +959,9 @@ impl Server {
         self.begin_measuring();
         let now = self.now();
         for slot in std::mem::take(&mut self.at_barrier) {
-            self.handlers[slot as usize].started = now;
+            let h = &mut self.handlers[slot as usize];
+            // Paced streams start pacing here: what came before was preparation.
+            (h.started, h.paced) = (now, now);
             self.q.schedule(now, Event::Run(slot));
         }
     }
@@ -1385,7 +1397,7 @@ impl Server {
         };
         self.measuring = true;
         self.measure_start = now;
-        self.q.schedule(now + self.cfg.duration, Event::End);
+        self.q.schedule(now + self.cfg.duration, Event::End(now));
         self.win = Window::default();
         let observer = self.cache.observer_mut();
         // Response times per slot exactly when the streams are counted (the workload reports them).

@@ -824,6 +824,18 @@ impl<O: Observer> BufferCache<O> {
         Some(cost)
     }
 
+    /// One direct reclaim by a task at `now`, as an allocation below `min` does it, whatever memory is free:
+    /// papers/004 Figure 2's "page deallocation time" is its CPU time ([`BufferCache::reclaim_time`]).
+    /// Writes it started for dirty victims go to `fetches`.
+    pub fn reclaim_directly(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> ReclaimCost {
+        self.settle(now);
+        let mut out = ReadOutcome::default();
+        let cost = self.direct_reclaim(now, History::NONE, &mut out);
+        fetches.append(&mut out.fetches);
+        self.check();
+        cost
+    }
+
     /// Linux 2.6's `page_cache_readahead()` at the page the walk reached: the windows it returns are read
     /// now, the pages of this call in them as the call's demand.
     fn read_ahead(
@@ -1066,7 +1078,8 @@ impl<O: Observer> BufferCache<O> {
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
             let releases_before = self.releases.len();
             let cost = self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
-            if self.releases.len() > releases_before && !self.memory_above_min() && self.claim_released_page() {
+            if self.releases.len() > releases_before && !self.memory_above_min() && self.claim_released_page()
+            {
                 return true;
             }
             if cost.freed == 0 {

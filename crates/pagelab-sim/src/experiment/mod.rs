@@ -12,6 +12,7 @@ pub mod kernel_baseline;
 pub mod memrx;
 pub mod prefetch_memory;
 pub mod scm_prefetch;
+pub mod split_reclaim;
 pub mod system_model;
 pub mod vm_sequential;
 
@@ -161,6 +162,16 @@ pub trait Experiment: Sync {
     fn description(&self) -> &'static str;
     /// The sweep. `quick` must finish in well under a minute on 2 cores.
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job>;
+    /// The sweep at a scale factor the user chose (`--scale`; papers/004's machine divided by it). `None`:
+    /// [`Experiment::jobs`]. Experiments without a scaled model refuse a scale.
+    fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
+        match scale {
+            None => Ok(self.jobs(quick, seed)),
+            Some(_) => {
+                Err(format!("experiment {} has no scale to set (only split-reclaim has)", self.name()))
+            }
+        }
+    }
     /// Conclusions from the rows, in the order `jobs` returned them.
     fn analyze(&self, rows: &[Row], quick: bool) -> Findings;
     /// The rows of `results.csv`: one per job unless an experiment's jobs are parts of a larger unit (MemRx's
@@ -180,6 +191,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &memrx::MemRxExperiment,
         &scm_prefetch::ScmPrefetch,
         &dulo::DuloExperiment,
+        &split_reclaim::SplitReclaim,
     ]
 }
 

@@ -29,6 +29,27 @@
 //! consecutive inodes; the directories' own dentries and htree index blocks, a few per thousand files, are
 //! left out).
 //!
+//! # nfs-mix
+//!
+//! "Two load generators issued 60 000 file-operation requests per second for 5 min" to "one 32-core server
+//! with 64-GB memory", with "the SPEC SFS3.0 benchmark whose operation mix is based on traces of real-world
+//! NFS servers"; P = 50 %; "the ratio of page cache to memory capacity was high under the load of SPEC
+//! SFS3.0, the usage of metadata cache did not reach P".
+//!
+//! What pagelab builds: SFS's initialisation first (`threads` nfsd threads create and write the file set,
+//! `files` files of the sizes [`SFS_FILE_SIZES`], a share each), a barrier where the measured period
+//! starts, then each thread serves operations arriving as a Poisson stream (together `rate` per second,
+//! default 60,000 / scale), each on a file of the working set (every tenth file), in SPEC SFS 3.0's NFSv3
+//! mix ([`SFS3_MIX`], as SPEC's SFS subcommittee member
+//! Mike Eisler tabulated it): LOOKUP, GETATTR, READLINK, ACCESS, SETATTR, FSSTAT, CREATE, REMOVE and COMMIT
+//! are a `stat()` of the file; READDIR and READDIRPLUS a `stat()` and a read of its directory block; READ
+//! and WRITE a `stat()` and 8 KiB read or written at a random page of the file; each operation costs
+//! [`NFS_OP_CPU`] of RPC processing.
+//!
+//! Inferences (from memory of SFS 3.0, not re-checked): the file set is 10 MB per requested op/s (600 GB /
+//! scale) of which 10 % is accessed, and the file sizes; CREATE and REMOVE are `stat()`s of existing files
+//! (the file count stays put); COMMIT's flush is left to writeback.
+//!
 //! **Scale.** `scale` divides the file count; the experiment divides memory by the same factor
 //! (`24 GiB / scale`), so that the metadata, the inode table and memory keep the paper's ratios. What does
 //! not scale: the watermarks (`min_free_kbytes` grows as the square root of memory: 0.08 % of 24 GiB,
@@ -60,7 +81,62 @@ pub const SEED_DEFAULT: u64 = 4;
 pub const FILES_MAX: u64 = 1 << 31;
 
 /// The workloads of this module, by name.
-pub const METADATA_WORKLOADS: [&str; 1] = ["stat-batch"];
+pub const METADATA_WORKLOADS: [&str; 2] = ["stat-batch", "nfs-mix"];
+
+/// SPEC SFS 3.0's NFSv3 operation mix, percent (Eisler, "More on SPEC SFS 2008", NetApp, 2008).
+pub const SFS3_MIX: [(NfsOp, u32); 13] = [
+    (NfsOp::Lookup, 27),
+    (NfsOp::Read, 18),
+    (NfsOp::Write, 9),
+    (NfsOp::Getattr, 11),
+    (NfsOp::Readlink, 7),
+    (NfsOp::Readdir, 2),
+    (NfsOp::Create, 1),
+    (NfsOp::Remove, 1),
+    (NfsOp::Fsstat, 1),
+    (NfsOp::Setattr, 1),
+    (NfsOp::Readdirplus, 9),
+    (NfsOp::Access, 7),
+    (NfsOp::Commit, 5),
+];
+
+/// SFS's file sizes (KiB) and their shares (percent), from memory of the SFS 2.0/3.0 documentation.
+pub const SFS_FILE_SIZES: [(u64, u32); 10] =
+    [(1, 33), (2, 21), (4, 13), (8, 10), (16, 8), (32, 5), (64, 4), (128, 3), (256, 2), (1024, 1)];
+
+/// papers/004 §IV-B-2: the NFS server's memory, cores and load.
+pub const NFS_MEMORY_BYTES: u64 = 64 << 30;
+pub const NFS_CPUS: u32 = 32;
+pub const NFS_OPS_PER_S: u64 = 60_000;
+/// SFS 3.0: 10 MB of file set per requested op/s, 10 % of it accessed.
+pub const SFS_BYTES_PER_OP_S: u64 = 10_000_000;
+pub const SFS_ACCESSED_PERCENT: u64 = 10;
+/// The RPC and NFS processing of one operation on the server (decode, dispatch, encode): an estimate of
+/// the order of a 2010s nfsd's per-operation CPU, not a measurement.
+pub const NFS_OP_CPU: pagelab_core::Nanos = pagelab_core::Nanos(30_000);
+/// nfsd threads serving the operations: a large server's setting (Linux's default is 8; the paper does
+/// not say).
+pub const NFSD_THREADS: u64 = 64;
+/// Bytes a READ or WRITE moves.
+pub const NFS_IO_BYTES: u64 = 8192;
+
+/// An NFSv3 operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NfsOp {
+    Lookup,
+    Read,
+    Write,
+    Getattr,
+    Readlink,
+    Readdir,
+    Create,
+    Remove,
+    Fsstat,
+    Setattr,
+    Readdirplus,
+    Access,
+    Commit,
+}
 
 /// `stat-batch:files=…,threads=…,random=…,scale=…,seed=…`; `None` for another name.
 pub fn metadata_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimError> {
@@ -80,6 +156,21 @@ pub fn metadata_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimEr
             let seed = spec.u64("seed", SEED_DEFAULT).map_err(e)?;
             spec.finish(&["scale", "files", "threads", "random", "seed"]).map_err(e)?;
             Ok(Some(Box::new(StatBatch::new(files, threads, random, scale, seed)?)))
+        }
+        "nfs-mix" => {
+            let scale = spec.u64("scale", SCALE_DEFAULT).map_err(e)?;
+            if scale == 0 {
+                return Err(SimError::invalid(
+                    "scale=0",
+                    "expected a factor of at least 1 (1: the paper's size)",
+                ));
+            }
+            let files = spec.u64("files", NfsMix::files_at_scale(scale)).map_err(e)?;
+            let threads = spec.u64("threads", NFSD_THREADS).map_err(e)?;
+            let rate = spec.f64("rate", NFS_OPS_PER_S as f64 / scale as f64).map_err(e)?;
+            let seed = spec.u64("seed", SEED_DEFAULT).map_err(e)?;
+            spec.finish(&["scale", "files", "threads", "rate", "seed"]).map_err(e)?;
+            Ok(Some(Box::new(NfsMix::new(files, threads, rate, scale, seed)?)))
         }
         _ => Ok(None),
     }
@@ -182,6 +273,10 @@ impl Workload for StatBatch {
         Some(self.threads.len() as u32)
     }
 
+    fn measured_from_barrier(&self) -> bool {
+        true
+    }
+
     fn next_request(&mut self, slot: u32, _rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
         let t = &mut self.threads[slot as usize];
         if t.random_next < t.random_end {
@@ -259,5 +354,229 @@ mod tests {
         assert!(parse("stat-batch:scale=0").contains("scale=0"));
         assert!(parse("stat-batch:files=10,random=1000").contains("at most 16 accesses per file"));
         assert!(parse("stat-batch:bogus=1").contains("bogus"));
+    }
+}
+
+/// papers/004's general NFS workload: SFS's file set is created, then nfsd threads serve SPEC SFS 3.0's
+/// operation mix, paced, over the working set.
+#[derive(Clone, Debug)]
+pub struct NfsMix {
+    files: u64,
+    rate_per_s: f64,
+    scale: u64,
+    seed: u64,
+    /// Inode table, directory blocks, then the files' data (file `i` is `FileId(2 + i)`).
+    file_pages: Vec<u64>,
+    /// Cumulative mix weights, for drawing an operation.
+    mix: Vec<(NfsOp, u32)>,
+    threads: Vec<Thread>,
+}
+
+impl NfsMix {
+    /// SFS 3.0's file set for 60,000 op/s, divided by `scale`: 10 MB per op/s of files of the mean size.
+    pub fn files_at_scale(scale: u64) -> u64 {
+        let mean_bytes: u64 =
+            SFS_FILE_SIZES.iter().map(|&(kib, pct)| kib * 1024 * pct as u64).sum::<u64>() / 100;
+        (NFS_OPS_PER_S * SFS_BYTES_PER_OP_S / mean_bytes / scale).max(1)
+    }
+
+    /// `files` files served by `threads` nfsd threads at `rate_per_s` operations per second in all.
+    pub fn new(files: u64, threads: u64, rate_per_s: f64, scale: u64, seed: u64) -> Result<NfsMix, SimError> {
+        if !(1..=FILES_MAX).contains(&files) {
+            return Err(SimError::invalid(format!("files={files}"), format!("expected 1 to {FILES_MAX}")));
+        }
+        if !(1..=1024).contains(&threads) {
+            return Err(SimError::invalid(format!("threads={threads}"), "expected 1 to 1024"));
+        }
+        if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
+            return Err(SimError::invalid(
+                format!("rate={rate_per_s}"),
+                "expected a positive rate, operations/s",
+            ));
+        }
+        // Sizes drawn from SFS's distribution with the workload's own seed: every policy sees the same files.
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut file_pages = vec![files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)];
+        for _ in 0..files {
+            let mut pick = rng.gen_range(0..100u32);
+            let kib = SFS_FILE_SIZES
+                .iter()
+                .find(|&&(_, pct)| {
+                    let hit = pick < pct;
+                    pick = pick.saturating_sub(pct);
+                    hit
+                })
+                .map_or(1, |&(kib, _)| kib);
+            file_pages.push((kib * 1024).div_ceil(pagelab_core::PAGE_SIZE_BYTES));
+        }
+        let mut total = 0;
+        let mix = SFS3_MIX
+            .iter()
+            .map(|&(op, pct)| {
+                total += pct;
+                (op, total)
+            })
+            .collect();
+        let share = |t: u64| (files * t / threads, files * (t + 1) / threads);
+        // `random_*` unused: the creation is `pass_*`.
+        let threads = (0..threads)
+            .map(|t| {
+                let (pass_next, pass_end) = share(t);
+                Thread { random_next: 0, random_end: 0, pass_next, pass_end, barrier_passed: false }
+            })
+            .collect();
+        Ok(NfsMix { files, rate_per_s, scale, seed, file_pages, mix, threads })
+    }
+
+    fn draw_op(&self, rng: &mut ChaCha8Rng) -> NfsOp {
+        let total = self.mix.last().map_or(1, |&(_, t)| t);
+        let x = rng.gen_range(0..total);
+        self.mix.iter().find(|&&(_, upto)| x < upto).map_or(NfsOp::Getattr, |&(op, _)| op)
+    }
+
+    fn data(f: u64) -> FileId {
+        FileId(2 + f as u32)
+    }
+
+    /// An 8 KiB span at a random page of file `f` (the whole file if smaller).
+    fn io_span(&self, f: u64, rng: &mut ChaCha8Rng) -> (FileId, u64, u64) {
+        let pages = self.file_pages[2 + f as usize];
+        let io_pages = NFS_IO_BYTES / pagelab_core::PAGE_SIZE_BYTES;
+        let first = rng.gen_range(0..pages.saturating_sub(io_pages) + 1);
+        let len = io_pages.min(pages - first) * pagelab_core::PAGE_SIZE_BYTES;
+        (Self::data(f), first * pagelab_core::PAGE_SIZE_BYTES, len)
+    }
+
+    /// One operation: a file of the working set (every tenth file: 10 %), an operation of the mix.
+    fn operation(&self, rng: &mut ChaCha8Rng) -> Vec<Step> {
+        let stride = 100 / SFS_ACCESSED_PERCENT;
+        let f = rng.gen_range(0..self.files.div_ceil(stride)) * stride;
+        // Poisson arrivals per thread: together, Poisson at the rate.
+        let mean_gap_ns = self.threads.len() as f64 * 1e9 / self.rate_per_s;
+        let gap = -mean_gap_ns * (1.0 - rng.gen::<f64>()).ln();
+        let mut steps =
+            vec![Step::Pace(pagelab_core::Nanos(gap.round().max(1.0) as u64)), StatBatch::stat(f)];
+        steps.push(Step::Cpu(NFS_OP_CPU));
+        match self.draw_op(rng) {
+            NfsOp::Read => {
+                let (file, offset_bytes, len_bytes) = self.io_span(f, rng);
+                steps.push(Step::Read { file, offset_bytes, len_bytes });
+            }
+            NfsOp::Write => {
+                let (file, offset_bytes, len_bytes) = self.io_span(f, rng);
+                steps.push(Step::Write { file, offset_bytes, len_bytes });
+            }
+            NfsOp::Readdir | NfsOp::Readdirplus => steps.push(Step::Read {
+                file: FileId(1),
+                offset_bytes: f / DIR_ENTRIES_PER_PAGE * pagelab_core::PAGE_SIZE_BYTES,
+                len_bytes: pagelab_core::PAGE_SIZE_BYTES,
+            }),
+            _ => {}
+        }
+        steps
+    }
+}
+
+impl Workload for NfsMix {
+    fn describe(&self) -> String {
+        format!(
+            "nfs-mix:files={},threads={},rate={},scale={},seed={}",
+            self.files,
+            self.threads.len(),
+            self.rate_per_s,
+            self.scale,
+            self.seed
+        )
+    }
+
+    fn file_pages(&self) -> &[u64] {
+        &self.file_pages
+    }
+
+    /// As `stat-batch`: the paper's storage is not given; the `ssd`.
+    fn default_device(&self) -> Option<&'static str> {
+        Some("ssd")
+    }
+
+    /// The nfsd threads.
+    fn natural_concurrency(&self) -> Option<u32> {
+        Some(self.threads.len() as u32)
+    }
+
+    /// Served for the run's duration after the file set is created (not a program that ends).
+    fn runs_to_completion(&self) -> bool {
+        false
+    }
+
+    fn persistent_slots(&self) -> bool {
+        true
+    }
+
+    fn measured_from_barrier(&self) -> bool {
+        true
+    }
+
+    /// The file set's creation (each thread creates and writes its share of the files, a file a request),
+    /// the barrier, then operations for ever.
+    fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
+        let t = &mut self.threads[slot as usize];
+        if t.pass_next < t.pass_end {
+            let f = t.pass_next;
+            t.pass_next += 1;
+            let len_bytes = self.file_pages[2 + f as usize] * pagelab_core::PAGE_SIZE_BYTES;
+            let write = Step::Write { file: Self::data(f), offset_bytes: 0, len_bytes };
+            return Some(RequestProgram { steps: vec![StatBatch::stat(f), write] });
+        }
+        if !t.barrier_passed {
+            t.barrier_passed = true;
+            return Some(RequestProgram { steps: vec![Step::Barrier] });
+        }
+        Some(RequestProgram { steps: self.operation(rng) })
+    }
+}
+
+#[cfg(test)]
+mod nfs_tests {
+    use super::*;
+
+    #[test]
+    fn the_mix_is_sfs_3_and_the_files_follow_its_sizes() {
+        assert_eq!(SFS3_MIX.iter().map(|&(_, p)| p).sum::<u32>(), 99, "SFS 3.0's table rounds to 99 %");
+        assert_eq!(SFS_FILE_SIZES.iter().map(|&(_, p)| p).sum::<u32>(), 100);
+        // 600 GB over a 27,351-byte mean: 21.9 million files.
+        assert_eq!(NfsMix::files_at_scale(1), 21_937_040);
+        let mut w = NfsMix::new(10_000, 2, 100.0, 1, 3).unwrap();
+        let small = w.file_pages()[2..].iter().filter(|&&p| p == 1).count();
+        assert!((6_000..7_400).contains(&small), "54 % of files are 1 or 2 KiB, one page: {small}");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        // Slot 0 creates files 0..5000, one request each, then passes the barrier.
+        for f in 0..5_000 {
+            let r = w.next_request(0, &mut rng).unwrap();
+            assert!(
+                matches!(r.steps[..], [Step::Stat { ino, .. }, Step::Write { file, offset_bytes: 0, .. }] if ino == f && file.0 == 2 + f as u32)
+            );
+        }
+        assert_eq!(w.next_request(0, &mut rng).unwrap().steps, vec![Step::Barrier]);
+        let (mut reads, mut writes, mut gaps, n) = (0, 0, 0u64, 10_000);
+        for _ in 0..n {
+            let r = w.next_request(0, &mut rng).unwrap();
+            let [Step::Pace(gap), Step::Stat { ino, .. }, Step::Cpu(_), ref rest @ ..] = r.steps[..] else {
+                panic!("{r:?}")
+            };
+            assert_eq!(ino % 10, 0, "the working set: every tenth file");
+            gaps += gap.0;
+            match rest {
+                [Step::Read { file, len_bytes, .. }] if file.0 >= 2 => {
+                    reads += 1;
+                    assert!(*len_bytes <= 8192 && *len_bytes > 0);
+                }
+                [Step::Write { .. }] => writes += 1,
+                _ => {}
+            }
+        }
+        assert!((1_650..1_990).contains(&reads), "18 % reads: {reads} of {n}");
+        assert!((800..1_020).contains(&writes), "9 % writes: {writes} of {n}");
+        let mean_gap_s = gaps as f64 / n as f64 / 1e9;
+        assert!((mean_gap_s - 0.02).abs() < 0.001, "two threads at 100/s: 20 ms apart each, {mean_gap_s}");
     }
 }

@@ -72,8 +72,9 @@ pub enum Step {
     /// dentry + inode object, which may need a slab page (and reclaim).
     Stat { ino: u64, dir: (FileId, u64), inode: (FileId, u64) },
     /// Wait until every handler slot has reached its barrier; the measured period starts there (what came
-    /// before is the workload's preparation, such as papers/004's random metadata accesses). Only in
-    /// workloads that run to completion, each slot passing exactly one barrier.
+    /// before is the workload's preparation, such as papers/004's random metadata accesses or SFS's file
+    /// set creation) and paced slots start pacing from it. Only in workloads whose slots are persistent
+    /// ([`Workload::persistent_slots`]), each slot passing exactly one barrier, in a closed loop.
     Barrier,
     /// Open loop within one persistent stream: this request arrives `gap` after the slot's previous
     /// paced arrival (the first after time zero). The handler sleeps until then if it is early, starts at
@@ -173,6 +174,12 @@ pub trait Workload: Send {
     /// configured duration.
     fn persistent_slots(&self) -> bool {
         self.runs_to_completion()
+    }
+
+    /// Whether every slot passes a [`Step::Barrier`] after the workload's preparation: the measured period
+    /// then starts there and nowhere else (no warm-up rule applies).
+    fn measured_from_barrier(&self) -> bool {
+        false
     }
 
     /// For workloads whose slots are streams worth reporting one by one (papers/002): what the stream in
