@@ -167,8 +167,9 @@ pub struct SimulateArgs {
     /// (dentry+inode objects in slab pages, shrunk by kswapd and by direct reclaim as Linux's shrinker does),
     /// or split:p=50% (split reclaim: direct reclaim leaves metadata alone; iswapd frees objects in the
     /// background above Mb = 0.8 Md, the allocating task above Md = memory x P / object size). Both take
-    /// object=BYTES (dentry + inode, default 1320: ext4) and pressure=N (vm.vfs_cache_pressure, 100).
-    /// Only stat-batch issues stat() calls.
+    /// object=BYTES (dentry + inode, default 1320: ext4), pressure=N (vm.vfs_cache_pressure, 100) and
+    /// first_put=referenced (Linux 2.6-3.x marked a new dentry referenced at its first release; default
+    /// unreferenced, as today's kernels and the paper's figures). stat-batch and nfs-mix issue stat() calls.
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
@@ -627,6 +628,9 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
     if c.prefetch_cache != "access-history" {
         let _ = writeln!(out, "prefetch mem  prefetch cache {}", c.prefetch_cache);
     }
+    if c.metadata != "none" {
+        let _ = writeln!(out, "metadata      {}", c.metadata);
+    }
     let device_note = if device_from_workload { " (the workload's default; --device to change)" } else { "" };
     let _ = writeln!(out, "device        {}{device_note}", c.device);
     let _ = writeln!(out, "handlers      {} ({handlers})", c.concurrency);
@@ -701,6 +705,30 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
             d.merge_comparisons_per_miss,
             d.table_bytes_max as f64 / 1024.0,
             d.second_chances
+        );
+    }
+    if let Some(md) = &m.metadata {
+        let thresholds = if md.md_objects > 0 {
+            format!(", Md {} / Mb {} objects", md.md_objects, md.mb_objects)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "metadata      {} stat() calls, {} missed; {} objects at most{thresholds}, {} slab pages at the end; \
+             shrinker scanned {} objects, freed {} and {} pages; lock waits {:.3} s; iswapd {} steps ({:.3} s \
+             CPU); {} metadata reclaims",
+            md.stats,
+            md.stat_misses,
+            md.objects_max,
+            md.pages_end,
+            md.shrinker_objects_scanned,
+            md.shrinker_objects_freed,
+            md.shrinker_pages_freed,
+            md.lock_wait_s,
+            md.iswapd_steps,
+            md.iswapd_cpu_s,
+            md.metadata_reclaims
         );
     }
     if let Some(pc) = &m.prefetch_cache {

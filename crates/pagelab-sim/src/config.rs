@@ -6,7 +6,7 @@ use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
-use pagelab_core::metadata::{MetadataConfig, MetadataReclaim};
+use pagelab_core::metadata::{FirstPut, MetadataConfig, MetadataReclaim};
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::dulo::SequenceRule;
 use pagelab_core::policy::{DuloConfig, PolicyKind};
@@ -127,7 +127,9 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
 
 /// The metadata cache (papers/004), as `--metadata` names it: `conventional` (Linux's shrinker) or
 /// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
-/// dentry + inode; ext4's 1,320 by default) and `pressure=` (`vm.vfs_cache_pressure`, 100).
+/// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`
+/// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
+/// its first release).
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let e = SimError::Core;
@@ -152,10 +154,21 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let defaults = MetadataConfig::linux(reclaim);
     let object = spec.bytes("object", defaults.object_bytes as u64).map_err(e)?;
     let pressure = spec.u64("pressure", defaults.vfs_cache_pressure as u64).map_err(e)?;
-    spec.finish(&["p", "object", "pressure"]).map_err(e)?;
+    let first_put = match spec.string("first_put").as_deref() {
+        None | Some("unreferenced") => FirstPut::Unreferenced,
+        Some("referenced") => FirstPut::Referenced,
+        Some(other) => {
+            return Err(SimError::invalid(
+                format!("first_put={other}"),
+                "expected referenced or unreferenced",
+            ))
+        }
+    };
+    spec.finish(&["p", "object", "pressure", "first_put"]).map_err(e)?;
     let config = MetadataConfig {
         object_bytes: u32::try_from(object).unwrap_or(u32::MAX),
         vfs_cache_pressure: u32::try_from(pressure).unwrap_or(u32::MAX),
+        first_put,
         ..defaults
     };
     config.validate().map_err(e)?;
@@ -169,7 +182,11 @@ pub fn metadata_spec(m: &MetadataConfig) -> String {
         MetadataReclaim::Split { ratio_p_percent } => format!("split:p={ratio_p_percent}%"),
     };
     let sep = if name.contains(':') { ',' } else { ':' };
-    format!("{name}{sep}object={},pressure={}", m.object_bytes, m.vfs_cache_pressure)
+    let first_put = match m.first_put {
+        FirstPut::Referenced => "referenced",
+        FirstPut::Unreferenced => "unreferenced",
+    };
+    format!("{name}{sep}object={},pressure={},first_put={first_put}", m.object_bytes, m.vfs_cache_pressure)
 }
 
 /// `dulo:bank=…,evicting=…,rule=…` as [`parse_policy`] reads it; other policies by name.

@@ -929,7 +929,10 @@ impl Server {
                     return;
                 }
                 Some(Step::Pace(gap)) => {
-                    assert!(h.step == 0, "a pace step must open its request");
+                    assert!(
+                        h.step == 0 || (h.step == 1 && program.steps[0] == Step::Barrier),
+                        "a pace step must open its request (or follow its barrier)"
+                    );
                     h.step += 1;
                     let arrival = h.paced + gap;
                     h.paced = arrival;

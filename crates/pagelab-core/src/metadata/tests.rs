@@ -61,6 +61,17 @@ fn figure_3_scattered_objects_double_the_work_to_free_a_page() {
     m.check();
 }
 
+/// 2.6–3.x's `dput()` marks a new object referenced at its first release: right after creation the
+/// reclaimer first gives all nine their second chance.
+#[test]
+fn with_the_first_put_referenced_creation_already_costs_a_rotation_of_everything() {
+    let c = MetadataConfig { first_put: FirstPut::Referenced, ..config(4, MetadataReclaim::Conventional) };
+    let mut m = MetadataCache::new(c, 1 << 30).unwrap();
+    create(&mut m, 1..=9);
+    assert!(m.lru_order().iter().all(|&(_, referenced)| referenced));
+    assert_eq!(examined_until_a_page_frees(&mut m), 9 + 4);
+}
+
 #[test]
 fn a_miss_is_not_cached_until_inserted_and_a_hit_is_counted() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();

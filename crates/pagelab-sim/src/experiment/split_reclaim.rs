@@ -36,7 +36,7 @@ use crate::workload::metadata::{
 };
 use pagelab_core::buffer::{BufferCache, BufferCacheConfig, ReadOutcome};
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
-use pagelab_core::metadata::{MetadataConfig, MetadataReclaim};
+use pagelab_core::metadata::{FirstPut, MetadataConfig, MetadataReclaim};
 use pagelab_core::policy::PolicyKind;
 use pagelab_core::Nanos;
 use rand::seq::SliceRandom;
@@ -184,7 +184,13 @@ fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -
 
 /// Figure 2: the CPU time of one direct reclaim after `files` creations (and, if `after_random`, random
 /// accesses to every file) on 24 GiB / `scale` (see the module doc).
-fn deallocation_run(files: u64, scale: u64, after_random: bool, seed: u64) -> Result<Row, SimError> {
+fn deallocation_run(
+    files: u64,
+    scale: u64,
+    after_random: bool,
+    first_put: FirstPut,
+    seed: u64,
+) -> Result<Row, SimError> {
     let memory = MemoryConfig::linux(
         PAPER_MEMORY_BYTES / scale,
         KernelReserve::LINUX_2_6,
@@ -193,7 +199,8 @@ fn deallocation_run(files: u64, scale: u64, after_random: bool, seed: u64) -> Re
         ReclaimCosts::LINUX_2_6,
     )?;
     let mut config = BufferCacheConfig::new(memory, PolicyKind::TwoList, "none".parse()?);
-    config.metadata = Some(MetadataConfig::linux(MetadataReclaim::Conventional));
+    config.metadata =
+        Some(MetadataConfig { first_put, ..MetadataConfig::linux(MetadataReclaim::Conventional) });
     let mut cache = BufferCache::new(config)?;
     let mut driver = Driver { now: Nanos::ZERO, out: ReadOutcome::default(), fetches: Vec::new() };
     for ino in 0..files {
@@ -211,7 +218,12 @@ fn deallocation_run(files: u64, scale: u64, after_random: bool, seed: u64) -> Re
     cache.settle(driver.now);
     let objects = cache.metadata().map_or(0, |m| m.objects());
     let cost = cache.reclaim_directly(driver.now, &mut driver.fetches);
-    let state = if after_random { "after random accesses" } else { "after creation" };
+    let state = match (after_random, first_put) {
+        (false, FirstPut::Unreferenced) => "after creation",
+        (true, FirstPut::Unreferenced) => "after random accesses",
+        (false, FirstPut::Referenced) => "after creation (3.x dput)",
+        (true, FirstPut::Referenced) => "after random accesses (3.x dput)",
+    };
     Ok(Row {
         params: vec![
             ("experiment".into(), "fig2".into()),
@@ -284,11 +296,16 @@ impl SplitReclaim {
             let label = format!("table3 {} scale={scale}", metadata_arg(policy, p));
             jobs.push(Job::new(label, move || nfs_run(policy, p, scale, nfs_duration, seed)));
         }
-        for after_random in [false, true] {
-            for &f in &FIG2_FILES {
-                let files = (f / scale).max(1);
-                let label = format!("fig2 files={files} scale={scale} random={after_random}");
-                jobs.push(Job::new(label, move || deallocation_run(files, scale, after_random, seed)));
+        for first_put in [FirstPut::Unreferenced, FirstPut::Referenced] {
+            for after_random in [false, true] {
+                for &f in &FIG2_FILES {
+                    let files = (f / scale).max(1);
+                    let label =
+                        format!("fig2 files={files} scale={scale} random={after_random} {first_put:?}");
+                    jobs.push(Job::new(label, move || {
+                        deallocation_run(files, scale, after_random, first_put, seed)
+                    }));
+                }
             }
         }
         jobs
@@ -373,16 +390,21 @@ fn analyze(rows: &[Row]) -> Findings {
             series: series(key),
         });
     }
-    let fig2: Vec<(String, Vec<(f64, f64)>)> = ["after creation", "after random accesses"]
-        .iter()
-        .map(|state| {
-            let points = select(rows, "fig2")
-                .filter(|r| r.text("state") == *state)
-                .map(|r| (r.num("files"), r.metric("deallocation_ms")))
-                .collect();
-            (state.to_string(), points)
-        })
-        .collect();
+    let fig2: Vec<(String, Vec<(f64, f64)>)> = [
+        "after creation",
+        "after random accesses",
+        "after creation (3.x dput)",
+        "after random accesses (3.x dput)",
+    ]
+    .iter()
+    .map(|state| {
+        let points = select(rows, "fig2")
+            .filter(|r| r.text("state") == *state)
+            .map(|r| (r.num("files"), r.metric("deallocation_ms")))
+            .collect();
+        (state.to_string(), points)
+    })
+    .collect();
     f.charts.push(Chart {
         title: format!("Figure 2: page deallocation time (scale 1/{scale})"),
         x_label: "files".into(),
@@ -569,8 +591,89 @@ fn full_scale_estimate(points: &[(f64, f64)]) -> (f64, f64) {
     (exponent, l1 * s1.powf(exponent))
 }
 
-fn report(rows: &[Row], scale: f64) -> String {
+/// What the numbers say, and why the claims that do not come out do not.
+fn explanation(rows: &[Row], scale: f64) -> String {
+    let at = |section: &str, policy: &str, p: u32, threads: u64, k: &str| {
+        select(rows, section)
+            .find(|r| {
+                r.text("policy") == policy
+                    && r.num("ratio_p") == p as f64
+                    && r.num("threads") == threads as f64
+            })
+            .map_or(f64::NAN, |r| r.metric(k))
+    };
+    let t = select(rows, "fig5").map(|r| r.num("threads") as u64).max().unwrap_or(16);
+    let conv = |k: &str| at("fig5", "conventional", 0, t, k);
+    let reclaim_share = conv("direct_reclaims") * conv("direct_reclaim_ms_mean")
+        / 1000.0
+        / (conv("sim_seconds") * t as f64).max(f64::MIN_POSITIVE);
+    let nfs = |policy: &str, k: &str| {
+        select(rows, "table3").find(|r| r.text("policy") == policy).map_or(f64::NAN, |r| r.metric(k))
+    };
     let mut md = String::new();
+    let _ = writeln!(md, "### What the runs show\n");
+    let _ = writeln!(
+        md,
+        "- **Scale.** Memory and files are the paper's divided by {scale}; CPUs, the per-object costs, the \
+         shrinker's batch and the reclaim batch (32 pages) are not. A reclaim that scans a fixed fraction of the \
+         cache (Figure 2's) shrinks with the scale; the batch's direct reclaims do not: at 8 threads their worst \
+         latency is the same from scale 1/256 to 1/32 (the `scale` rows)."
+    );
+    let _ = writeln!(
+        md,
+        "- **Conventional reclaim's stalls.** At {t} threads conventional direct reclaim ran {} times, {:.2} ms on \
+         average and {:.2} ms at worst, {:.1} % of the threads' time: each stops once its 32 pages are free, and \
+         the LRU's end is freeable because kswapd's passes (in proportion to the pages it scans) give the \
+         referenced objects their second chance as fast as hits set the bits. Figure 2's state, every cached \
+         object referenced at once, costs a single reclaim seconds (it rotates them all, then frees most of the \
+         cache); the batch never reaches it, because its random accesses run under reclaim (the 25.6 million \
+         files' metadata is larger than memory). What the model leaves out and could make the paper's stalls: \
+         allocations that may not enter the file system (`GFP_NOFS`, ext4's inode allocation) skip the \
+         shrinker and defer its work to the next reclaim that may (3.x's `nr_deferred`, capped at twice the \
+         objects), and concurrent direct reclaimers each reclaiming a full batch while others take the pages \
+         they free.",
+        conv("direct_reclaims"),
+        conv("direct_reclaim_ms_mean"),
+        conv("direct_reclaim_ms_max"),
+        100.0 * reclaim_share
+    );
+    let _ = writeln!(
+        md,
+        "- **Throughput and P = 60 %.** With stalls that short, conventional reclaim costs little throughput, and \
+         split reclaim's advantage is its bounded worst case. P = 60 % keeps {:.0} % of memory as metadata and the \
+         inode table and directory blocks still fit beside it: no direct reclaim, no disk reads in the pass, the \
+         most metadata hits (miss ratio {:.3} against {:.3} at P = 50 %), hence the fastest. The paper's P = 60 % \
+         ran into direct reclaim; on its machine something else (not stated) held the memory this model leaves \
+         free.",
+        100.0 * at("fig5", "split", 60, t, "metadata_memory_share"),
+        at("fig5", "split", 60, t, "stat_miss_ratio"),
+        at("fig5", "split", 50, t, "stat_miss_ratio")
+    );
+    let secs = nfs("conventional", "sim_seconds").max(f64::MIN_POSITIVE);
+    let _ = writeln!(
+        md,
+        "- **The NFS mix.** At 60,000 operations/s the page cache needs {:.0} pages/s; kswapd frees a 32-page \
+         batch in about 32 µs of CPU, so it stays ahead (woken {} times) and no task reclaims directly under \
+         either policy: Table III's comparison has nothing to compare here. The metadata stays at {:.1} % of \
+         memory, far below P = 50 %, as the paper says.",
+        nfs("conventional", "kswapd_reclaimed_pages") / secs,
+        nfs("conventional", "kswapd_wakeups"),
+        100.0 * nfs("split", "metadata_memory_share")
+    );
+    let _ = writeln!(
+        md,
+        "- **A new object's referenced bit.** pagelab starts a new object unreferenced, as today's `dput()` does and \
+         as the paper's Figures 2 and 3 behave. Linux 2.6–3.x's `dput()` marked a dentry referenced at its first \
+         release; with that (`first_put=referenced`, the `3.x dput` lines of Figure 2) a reclaim right after \
+         creating the files costs as much as one after random accesses, and only at 25 million files, where \
+         creation itself runs under reclaim, does the after-creation time fall back."
+    );
+    md
+}
+
+fn report(rows: &[Row], scale: f64) -> String {
+    let mut md = explanation(rows, scale);
+    md.push('\n');
     let _ = writeln!(
         md,
         "Scale 1/{scale}: memory {:.0} MiB, {:.0} files, 8 CPUs (the paper: 24 GB, 25.6 million files, 8 cores).\n",
@@ -646,4 +749,65 @@ fn report(rows: &[Row], scale: f64) -> String {
         );
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The issue's columns, every section, and the claims the model reproduces at the quick scale.
+    #[test]
+    fn a_quick_run_yields_the_issues_columns_and_its_reproduced_claims() {
+        let jobs = SplitReclaim.jobs(true, 1);
+        assert_eq!(jobs.len(), 4 * 3 + 2 + 2 + 2 * 2 * 8, "fig5, scale, table3, fig2");
+        let rows: Vec<Row> = jobs.iter().map(|j| (j.run)().unwrap()).collect();
+        for key in ["experiment", "policy", "ratio_p", "threads", "files"] {
+            assert!(rows.iter().all(|r| r.param(key).is_some()), "{key}");
+        }
+        for key in [
+            "worst_latency_ms",
+            "mean_latency_ms",
+            "throughput_ops_s",
+            "direct_reclaims",
+            "direct_reclaim_ms_mean",
+            "direct_reclaim_ms_max",
+            "metadata_reclaims",
+        ] {
+            assert!(
+                select(&rows, "fig5").chain(select(&rows, "table3")).all(|r| r.metric(key).is_finite()),
+                "{key}"
+            );
+        }
+        let f = SplitReclaim.analyze(&rows, true);
+        let verdict = |prefix: &str| f.checks.iter().find(|c| c.claim.starts_with(prefix)).unwrap().verdict;
+        assert_eq!(verdict("Split reclaim, P = 50 %, 16 threads"), Verdict::Reproduced);
+        assert_eq!(verdict("P = 50 % better"), Verdict::Reproduced);
+        assert_eq!(verdict("Page deallocation time"), Verdict::Reproduced);
+        assert_eq!(verdict("NFS-like mix: the metadata"), Verdict::Reproduced);
+        // Split reclaim never lets direct reclaim scan metadata, and stays within its bound.
+        for r in select(&rows, "fig5").filter(|r| r.text("policy") == "split") {
+            assert_eq!(r.metric("direct_reclaims"), 0.0);
+            assert!(r.metric("worst_latency_ms") < 1.0);
+        }
+        assert!(f.markdown.contains("What the runs show"));
+    }
+
+    #[test]
+    fn the_full_scale_estimate_is_the_power_law_through_the_sweep() {
+        // 8 ms at 1/256, 16 ms at 1/64: latency ∝ (1/scale)^0.5 → 16 × 64^0.5 = 128 ms at scale 1.
+        let (e, full) = full_scale_estimate(&[(256.0, 8.0), (64.0, 16.0)]);
+        assert!((e - 0.5).abs() < 1e-12 && (full - 128.0).abs() < 1e-9, "{e} {full}");
+        assert!(full_scale_estimate(&[(64.0, 1.0)]).0.is_nan());
+    }
+
+    #[test]
+    fn a_scale_of_zero_is_refused_and_other_experiments_take_none() {
+        assert!(SplitReclaim.jobs_at_scale(true, 1, Some(0)).is_err());
+        assert_eq!(
+            SplitReclaim.jobs_at_scale(true, 1, Some(512)).unwrap().len(),
+            SplitReclaim.jobs(true, 1).len()
+        );
+        let err = super::super::find("dulo").unwrap().jobs_at_scale(true, 1, Some(4)).err().unwrap();
+        assert!(err.contains("no scale"), "{err}");
+    }
 }

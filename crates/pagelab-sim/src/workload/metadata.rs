@@ -527,11 +527,13 @@ impl Workload for NfsMix {
             let write = Step::Write { file: Self::data(f), offset_bytes: 0, len_bytes };
             return Some(RequestProgram { steps: vec![StatBatch::stat(f), write] });
         }
-        if !t.barrier_passed {
-            t.barrier_passed = true;
-            return Some(RequestProgram { steps: vec![Step::Barrier] });
+        let first = !std::mem::replace(&mut t.barrier_passed, true);
+        let mut steps = self.operation(rng);
+        if first {
+            // The first operation waits at the barrier; its pacing starts there.
+            steps.insert(0, Step::Barrier);
         }
-        Some(RequestProgram { steps: self.operation(rng) })
+        Some(RequestProgram { steps })
     }
 }
 
@@ -556,10 +558,12 @@ mod nfs_tests {
                 matches!(r.steps[..], [Step::Stat { ino, .. }, Step::Write { file, offset_bytes: 0, .. }] if ino == f && file.0 == 2 + f as u32)
             );
         }
-        assert_eq!(w.next_request(0, &mut rng).unwrap().steps, vec![Step::Barrier]);
         let (mut reads, mut writes, mut gaps, n) = (0, 0, 0u64, 10_000);
-        for _ in 0..n {
-            let r = w.next_request(0, &mut rng).unwrap();
+        for i in 0..n {
+            let mut r = w.next_request(0, &mut rng).unwrap();
+            if i == 0 {
+                assert_eq!(r.steps.remove(0), Step::Barrier, "the first operation opens with the barrier");
+            }
             let [Step::Pace(gap), Step::Stat { ino, .. }, Step::Cpu(_), ref rest @ ..] = r.steps[..] else {
                 panic!("{r:?}")
             };
@@ -578,5 +582,78 @@ mod nfs_tests {
         assert!((800..1_020).contains(&writes), "9 % writes: {writes} of {n}");
         let mean_gap_s = gaps as f64 / n as f64 / 1e9;
         assert!((mean_gap_s - 0.02).abs() < 0.001, "two threads at 100/s: 20 ms apart each, {mean_gap_s}");
+    }
+}
+
+/// The workloads run through the simulator: what is measured, which reclaim paths run.
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use crate::config::{parse_metadata, SimConfig};
+    use crate::device::DeviceSpec;
+    use crate::metrics::RunMetrics;
+    use crate::server::simulate;
+
+    fn run(
+        workload: Box<dyn Workload>,
+        memory_mib: u64,
+        metadata: &str,
+        duration_s: Option<u64>,
+    ) -> RunMetrics {
+        let cfg = SimConfig {
+            memory_bytes: memory_mib << 20,
+            metadata: Some(parse_metadata(metadata).unwrap()),
+            device: DeviceSpec::parse("ssd").unwrap(),
+            cpus: 8,
+            duration: duration_s.map_or(SimConfig::UNTIL_DONE, pagelab_core::Nanos::from_secs),
+            ..SimConfig::default()
+        };
+        simulate(cfg, workload).unwrap()
+    }
+
+    /// 20,000 files in 24 MiB: the random accesses fill memory with metadata; the measured period is the
+    /// pass alone (one request a file), and conventional reclaim shrinks metadata from direct reclaim.
+    #[test]
+    fn the_batch_measures_the_pass_after_the_barrier() {
+        let w = StatBatch::new(20_000, 8, 20_000, 1, 1).unwrap();
+        let m = run(Box::new(w.clone()), 24, "conventional", None);
+        let md = m.metadata.clone().unwrap();
+        assert_eq!((m.requests_completed, md.stats), (20_000, 20_000), "the pass alone is measured");
+        assert!(m.workload_completed);
+        assert!(md.stat_misses > 10_000 && md.stat_misses < 20_000, "{md:?}");
+        assert!(md.shrinker_objects_scanned > 0 && m.memory.kswapd_wakeups > 0, "{md:?}");
+        assert_eq!((md.iswapd_steps, md.metadata_reclaims, md.md_objects), (0, 0, 0));
+        assert_eq!(m, run(Box::new(w), 24, "conventional", None), "deterministic");
+    }
+
+    /// Split reclaim at P = 30 %: the object count is held at Md by iswapd and metadata reclaim, and
+    /// direct reclaim never scans an object.
+    #[test]
+    fn split_reclaim_holds_metadata_at_md_with_iswapd() {
+        let w = StatBatch::new(20_000, 8, 20_000, 1, 1).unwrap();
+        let m = run(Box::new(w), 24, "split:p=30%", None);
+        let md = m.metadata.unwrap();
+        // 24 MiB x 30 % / 1,320 bytes.
+        assert_eq!(md.md_objects, 5_719);
+        assert!(md.objects_max <= md.md_objects + 1, "{md:?}");
+        assert!(md.iswapd_steps > 0 && md.iswapd_cpu_s > 0.0, "{md:?}");
+        assert_eq!(m.memory.direct_reclaims, 0, "nothing else competes for memory here");
+        assert!(md.pages_end as u64 * 3 <= md.md_objects + 3, "pages bounded by Md objects, 3 to a page");
+    }
+
+    /// The NFS mix: the file set is created first (not measured), then the paced operations run for the
+    /// duration at the requested rate.
+    #[test]
+    fn the_nfs_mix_is_measured_after_the_file_set_is_created() {
+        let w = NfsMix::new(3_000, 8, 2_000.0, 1, 1).unwrap();
+        let m = run(Box::new(w), 32, "split:p=50%", Some(5));
+        let done = m.requests_completed as f64;
+        assert!((9_000.0..11_000.0).contains(&done), "2,000/s for 5 s: {done}");
+        assert!((m.sim_seconds - 5.0).abs() < 1e-6);
+        let md = m.metadata.unwrap();
+        // Every operation stats its file first: at the end, up to one per thread has done so and not ended.
+        assert!(md.stats >= m.requests_completed && md.stats <= m.requests_completed + 8, "{md:?}");
+        assert!(md.stat_misses < md.stats / 2, "the working set's metadata is cached: {md:?}");
+        assert_eq!(md.metadata_reclaims, 0);
     }
 }

@@ -80,7 +80,7 @@ pub enum Step {
     /// paced arrival (the first after time zero). The handler sleeps until then if it is early, starts at
     /// once if it is late (the arrivals do not wait for the service), and the request's response time is
     /// measured from the arrival. First step of a request, only in workloads with
-    /// [`Workload::persistent_slots`].
+    /// [`Workload::persistent_slots`], or right after its [`Step::Barrier`].
     Pace(Nanos),
 }
 
