@@ -65,21 +65,39 @@ impl<O: Observer> BufferCache<O> {
             out.metadata_reclaim += cost;
             out.metadata_reclaims += 1;
         }
-        let new_page = self.metadata.as_mut().is_some_and(|m| m.needs_page());
-        if new_page && !self.take_memory(now, History::NONE, out) {
+        // A new slab's pages in each slab cache without a free slot, one page at a time. A direct reclaim on
+        // the way (conventional reclaim) may free slots, or return a partial slab whole and so raise the
+        // need; the need is never above a slab of each cache, so twice that many rounds bound the loop.
+        let rounds = 2 * self.metadata.as_ref().map_or(0, |m| m.pages_per_object_max());
+        let mut taken = 0;
+        let mut need = self.metadata_pages_needed();
+        for _ in 0..rounds {
+            if taken >= need {
+                break;
+            }
+            if !self.take_memory(now, History::NONE, out) {
+                break;
+            }
+            taken += 1;
+            need = self.metadata_pages_needed();
+        }
+        if taken < need {
+            for _ in 0..taken {
+                self.memory.release();
+            }
             self.memory.record_failed_allocation();
             return false;
         }
-        // Direct reclaim may have freed objects (conventional): a slot may be free now.
-        let m = self.metadata.as_mut().expect("checked above");
-        if new_page && !m.needs_page() {
+        for _ in need..taken {
             self.memory.release();
-            m.insert(ino, false);
-        } else {
-            m.insert(ino, new_page);
         }
+        self.metadata.as_mut().expect("checked above").insert(ino, need);
         self.check();
         true
+    }
+
+    fn metadata_pages_needed(&mut self) -> u32 {
+        self.metadata.as_mut().map_or(0, |m| m.pages_needed())
     }
 
     /// Whether iswapd has work: the driver runs [`BufferCache::iswapd_step`] until it returns `None`.

@@ -3,14 +3,15 @@
 
 use super::tests::memory_model;
 use super::*;
-use crate::metadata::{MetadataReclaim, Thresholds};
+use crate::metadata::{MetadataReclaim, Slabs, Thresholds};
 
 /// Kernel memory of `pages` usable pages (min a tenth), LRU page cache, readahead off, and a metadata
 /// cache of 1 KiB objects (four to a page).
 fn cache(pages: u32, reclaim: MetadataReclaim) -> BufferCache<()> {
     let mut config =
         BufferCacheConfig::new(memory_model(true, pages), PolicyKind::Lru, "none".parse().unwrap());
-    config.metadata = Some(MetadataConfig { object_bytes: 1024, ..MetadataConfig::linux(reclaim) });
+    config.metadata =
+        Some(MetadataConfig { object_bytes: 1024, slabs: Slabs::Packed, ..MetadataConfig::linux(reclaim) });
     BufferCache::new(config).unwrap()
 }
 
@@ -127,7 +128,11 @@ fn memory_nearly_all_metadata_never_livelocks() {
     ] {
         let mut config =
             BufferCacheConfig::new(memory_model(true, 200), PolicyKind::TwoList, "none".parse().unwrap());
-        config.metadata = Some(MetadataConfig { object_bytes: 4096, ..MetadataConfig::linux(reclaim) });
+        config.metadata = Some(MetadataConfig {
+            object_bytes: 4096,
+            slabs: Slabs::Packed,
+            ..MetadataConfig::linux(reclaim)
+        });
         let mut c = BufferCache::new(config).unwrap();
         let mut out = ReadOutcome::default();
         for i in 0..2_000u64 {

@@ -2,9 +2,11 @@
 //! shares, reclaimed the conventional Linux way or by split reclaim.
 //!
 //! Fukatani, Matsuzawa, Kamei, Agetsuma, Nakamura, split reclaim of the file-metadata cache (papers/004).
-//! A file's metadata is one object of `O` bytes (the dentry and the inode together, as the paper counts
-//! them, §III-B), several to a 4 KiB slab page ([`slab::SlabPages`]); a page comes free only when all its
-//! objects are freed. The objects sit on one LRU with a referenced bit: a new object enters at the MRU end,
+//! A file's metadata is one object (the dentry and the inode together, as the paper counts them, §III-B;
+//! `O` bytes in the thresholds), on one LRU; its memory is a slot in each of Linux's slab caches, a dentry
+//! among 21 in a one-page slab and an ext4 inode among 14 in a four-page slab ([`Slabs::Ext4`],
+//! [`slab::SlabPages`]); a slab comes free only when all its objects are freed. ([`Slabs::Packed`] puts
+//! objects of `O` bytes several to a page instead: the paper's Figure 3 picture.) The objects sit on one LRU with a referenced bit: a new object enters at the MRU end,
 //! a hit sets the bit and leaves the object where it is, and a scan from the LRU end gives a referenced
 //! object a second chance (clears the bit, moves it to the MRU end) and frees an unreferenced one. That is
 //! the dcache's `DCACHE_REFERENCED` with `list_lru`'s `LRU_ROTATE`
@@ -39,9 +41,10 @@
 //! - Its objects are freed in the same LRU order with the same second chance as the shrinker's.
 //!
 //! Departures from Linux, and why:
-//! - Dentries and inodes are one object of their summed size, one LRU, as the paper's thresholds count
-//!   them; Linux keeps two caches (inodes pinned by their dentries), which moves the page arithmetic by
-//!   little since both are freed together.
+//! - Dentries and inodes are one object on one LRU, as the paper's thresholds count them; Linux keeps two
+//!   LRUs (an inode is pinned by its dentry and freed when the dentry is, or soon after). Their slabs are
+//!   Linux's, two caches, so that what frees a page is what frees it in Linux: all 21 dentries of a page,
+//!   or all 14 inodes of a four-page slab.
 //! - Every object on the LRU is unused (reference count zero): the modelled calls (`stat`, lookups) hold
 //!   their object only for the call.
 //! - Walking the LRU is serialized on its one lock (`dcache_lru_lock`, global in 2.6.38–3.11; the global
@@ -60,7 +63,7 @@ use crate::list::{Links, List};
 use crate::memory::ReclaimCost;
 use crate::time::Nanos;
 use crate::PAGE_SIZE_BYTES;
-use slab::SlabPages;
+use slab::{SlabGeometry, SlabPages};
 
 /// `SHRINK_BATCH`: objects a shrinker scans per call, and the fixed number split reclaim frees per step.
 pub const SHRINK_BATCH: u64 = 128;
@@ -101,6 +104,20 @@ pub struct MetadataConfig {
     pub seeks: u32,
     /// Whether a new object's first release already marks it referenced.
     pub first_put: FirstPut,
+    /// Where an object's memory lives.
+    pub slabs: Slabs,
+}
+
+/// The slab caches of a metadata object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slabs {
+    /// Linux's: the dentry in the `dentry` cache (21 to a one-page slab) and the inode in
+    /// `ext4_inode_cache` (14 to a four-page slab), both freed when the object is ([`SlabGeometry::DENTRY`],
+    /// [`SlabGeometry::EXT4_INODE`]). A slab comes free only when all of its 21 or 14 objects have.
+    Ext4,
+    /// One cache of `object_bytes` objects, as many as fit in a one-page slab: the paper's picture (Figure 3:
+    /// four to a page).
+    Packed,
 }
 
 /// What the first release of a new object (the `dput()` that ends the call that created it) does to its
@@ -128,12 +145,16 @@ impl MetadataConfig {
             vfs_cache_pressure: 100,
             seeks: DEFAULT_SEEKS,
             first_put: FirstPut::Unreferenced,
+            slabs: Slabs::Ext4,
         }
     }
 
-    /// Objects per 4 KiB slab page.
-    pub fn objects_per_page(&self) -> u16 {
-        (PAGE_SIZE_BYTES / self.object_bytes.max(1) as u64).clamp(1, u16::MAX as u64) as u16
+    /// The slab caches an object occupies a slot in.
+    pub fn geometries(&self) -> Vec<SlabGeometry> {
+        match self.slabs {
+            Slabs::Ext4 => vec![SlabGeometry::DENTRY, SlabGeometry::EXT4_INODE],
+            Slabs::Packed => vec![SlabGeometry::packed(self.object_bytes)],
+        }
     }
 
     pub fn validate(&self) -> Result<(), CoreError> {
@@ -197,9 +218,13 @@ pub struct MetadataStats {
 #[derive(Clone, Copy, Debug)]
 struct Object {
     ino: u64,
-    page: u32,
+    /// The object's slab in each slab cache.
+    slabs: [u32; SLAB_CACHES_MAX],
     referenced: bool,
 }
+
+/// At most this many slab caches per object (a dentry and an inode).
+const SLAB_CACHES_MAX: usize = 2;
 
 /// The metadata objects, their LRU and their slab pages.
 #[derive(Clone, Debug)]
@@ -212,7 +237,8 @@ pub struct MetadataCache {
     lru: List,
     free_ids: Vec<u32>,
     index: KeyMap<u64, u32>,
-    slab: SlabPages,
+    /// One per slab cache of [`MetadataConfig::slabs`].
+    slab: Vec<SlabPages>,
     /// The shrinker's `nr_deferred`: work earlier passes left undone.
     deferred: u64,
     iswapd_awake: bool,
@@ -237,7 +263,7 @@ impl MetadataCache {
             lru: List::new(),
             free_ids: Vec::new(),
             index: KeyMap::default(),
-            slab: SlabPages::new(config.objects_per_page()),
+            slab: config.geometries().into_iter().map(SlabPages::new).collect(),
             deferred: 0,
             iswapd_awake: false,
             stats: MetadataStats::default(),
@@ -260,9 +286,9 @@ impl MetadataCache {
     pub fn objects(&self) -> u64 {
         self.lru.len() as u64
     }
-    /// Slab pages held.
+    /// Slab pages held, over the slab caches.
     pub fn pages(&self) -> u32 {
-        self.slab.pages()
+        self.slab.iter().map(SlabPages::pages).sum()
     }
     pub fn is_split(&self) -> bool {
         self.thresholds.is_some()
@@ -289,9 +315,15 @@ impl MetadataCache {
         self.index.contains_key(&ino)
     }
 
-    /// Whether the next insert needs a new slab page from the memory budget.
-    pub fn needs_page(&mut self) -> bool {
-        !self.slab.has_free_slot()
+    /// The most pages one insert can need: a new slab in every slab cache.
+    pub fn pages_per_object_max(&self) -> u32 {
+        self.slab.iter().map(|c| c.geometry().pages_per_slab as u32).sum()
+    }
+
+    /// Pages the next insert needs from the memory budget: a new slab's in each slab cache with no free
+    /// slot.
+    pub fn pages_needed(&mut self) -> u32 {
+        self.slab.iter_mut().map(SlabPages::pages_needed).sum()
     }
 
     /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).
@@ -299,22 +331,24 @@ impl MetadataCache {
         self.thresholds.is_some_and(|t| self.objects() > t.md)
     }
 
-    /// Cache `ino`'s object at the MRU end. Caller guarantees it is not cached, and that it took a page
-    /// from the memory budget if [`MetadataCache::needs_page`] said so (`new_page`).
-    pub fn insert(&mut self, ino: u64, new_page: bool) {
+    /// Cache `ino`'s object at the MRU end. Caller guarantees it is not cached, and that it took exactly
+    /// [`MetadataCache::pages_needed`] pages from the memory budget for it (`new_pages`).
+    pub fn insert(&mut self, ino: u64, new_pages: u32) {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
-        let page = match self.slab.alloc() {
-            Some(page) => {
-                assert!(!new_page, "a page taken for an object that had a free slot");
-                page
-            }
-            None => {
-                assert!(new_page, "an object inserted with no free slot and no new page");
-                self.stats.pages_allocated += 1;
-                self.slab.add_page()
-            }
-        };
-        let object = Object { ino, page, referenced: self.config.first_put == FirstPut::Referenced };
+        let mut slabs = [0; SLAB_CACHES_MAX];
+        let mut taken = 0;
+        for (cache, slab) in self.slab.iter_mut().zip(&mut slabs) {
+            *slab = match cache.alloc() {
+                Some(slab) => slab,
+                None => {
+                    taken += cache.geometry().pages_per_slab as u32;
+                    cache.add_slab()
+                }
+            };
+        }
+        assert_eq!(taken, new_pages, "object {ino}: pages taken for it != the new slabs' pages");
+        self.stats.pages_allocated += taken as u64;
+        let object = Object { ino, slabs, referenced: self.config.first_put == FirstPut::Referenced };
         let id = match self.free_ids.pop() {
             Some(id) => {
                 self.objects[id as usize] = object;
@@ -353,13 +387,13 @@ impl MetadataCache {
                 self.links.move_to_front(&mut self.lru, id);
                 continue;
             }
-            let Object { ino, page, .. } = *object;
+            let Object { ino, slabs, .. } = *object;
             self.links.remove(&mut self.lru, id);
             self.index.remove(&ino);
             self.free_ids.push(id);
             cost.objects_freed += 1;
-            if self.slab.free(page) {
-                cost.freed += 1;
+            for (cache, &slab) in self.slab.iter_mut().zip(&slabs) {
+                cost.freed += cache.free(slab) as u64;
             }
         }
         cost
@@ -460,23 +494,25 @@ impl MetadataCache {
         self.stats.lock_wait_ns += wait.0;
     }
 
-    /// Slab page of a cached object.
+    /// The slab of a cached object in its first slab cache.
     pub fn page_of(&self, ino: u64) -> Option<u32> {
-        self.index.get(&ino).map(|&id| self.objects[id as usize].page)
+        self.index.get(&ino).map(|&id| self.objects[id as usize].slabs[0])
     }
 
-    /// Invariants: the index, the LRU and the slab pages agree.
+    /// Invariants: the index, the LRU and every slab cache agree.
     pub fn check(&self) {
         assert_eq!(self.index.len() as u64, self.objects(), "index and LRU disagree");
-        let mut per_page: KeyMap<u32, u16> = KeyMap::default();
-        for id in self.links.iter(&self.lru) {
-            let o = self.objects[id as usize];
-            assert_eq!(self.index.get(&o.ino), Some(&id), "object {} indexed elsewhere", o.ino);
-            *per_page.entry(o.page).or_default() += 1;
-        }
-        assert_eq!(per_page.len() as u32, self.slab.pages(), "slab pages held without objects");
-        for (&page, &n) in &per_page {
-            assert_eq!(self.slab.used(page), n, "slab page {page}'s count");
+        for (c, cache) in self.slab.iter().enumerate() {
+            let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
+            for id in self.links.iter(&self.lru) {
+                let o = self.objects[id as usize];
+                assert_eq!(self.index.get(&o.ino), Some(&id), "object {} indexed elsewhere", o.ino);
+                *per_slab.entry(o.slabs[c]).or_default() += 1;
+            }
+            assert_eq!(per_slab.len() as u32, cache.slabs(), "slab cache {c}: slabs held without objects");
+            for (&slab, &n) in &per_slab {
+                assert_eq!(cache.used(slab), n, "slab cache {c}, slab {slab}'s count");
+            }
         }
     }
 }

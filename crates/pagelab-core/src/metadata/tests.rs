@@ -6,16 +6,16 @@ use proptest::prelude::*;
 
 /// An object size that puts exactly `per_page` objects on a 4 KiB page.
 fn config(per_page: u32, reclaim: MetadataReclaim) -> MetadataConfig {
-    MetadataConfig { object_bytes: 4096 / per_page, ..MetadataConfig::linux(reclaim) }
+    MetadataConfig { object_bytes: 4096 / per_page, slabs: Slabs::Packed, ..MetadataConfig::linux(reclaim) }
 }
 
 /// Insert `inos` in order, taking a page whenever the slab asks for one; returns the pages taken.
 fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
     let mut pages = 0;
     for ino in inos {
-        let new_page = m.needs_page();
-        pages += new_page as u32;
-        m.insert(ino, new_page);
+        let new_pages = m.pages_needed();
+        pages += new_pages;
+        m.insert(ino, new_pages);
     }
     pages
 }
@@ -70,6 +70,31 @@ fn with_the_first_put_referenced_creation_already_costs_a_rotation_of_everything
     create(&mut m, 1..=9);
     assert!(m.lru_order().iter().all(|&(_, referenced)| referenced));
     assert_eq!(examined_until_a_page_frees(&mut m), 9 + 4);
+}
+
+/// Linux's slabs: a dentry among 21 on a page, an inode among 14 on a four-page slab. The first object
+/// takes five pages; the next 13 none; the 15th a new inode slab (four pages); the 22nd a new dentry page.
+/// Freeing objects in creation order returns the first inode slab only after its 14th object.
+#[test]
+fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
+    let mut m = MetadataCache::new(MetadataConfig::linux(MetadataReclaim::Conventional), 1 << 30).unwrap();
+    assert_eq!(m.pages_per_object_max(), 5);
+    let mut taken = Vec::new();
+    for ino in 0..22 {
+        let p = m.pages_needed();
+        taken.push(p);
+        m.insert(ino, p);
+    }
+    assert_eq!(taken[0], 5);
+    assert_eq!(taken[14], 4);
+    assert_eq!(taken[21], 1);
+    assert_eq!(taken.iter().sum::<u32>(), 10);
+    assert_eq!(m.pages(), 10);
+    let cost = m.scan(13, u64::MAX);
+    assert_eq!(cost.freed, 0, "13 of the first slab's 14 inodes freed: nothing comes free");
+    let cost = m.scan(1, u64::MAX);
+    assert_eq!(cost.freed, 4, "the 14th: the four-page inode slab");
+    m.check();
 }
 
 #[test]
@@ -183,14 +208,18 @@ proptest! {
     /// Any sequence of lookups, inserts and reclaims keeps the index, the LRU and the slab pages in
     /// agreement, and every freed page was one whose objects were all freed.
     #[test]
-    fn any_sequence_keeps_the_cache_consistent(ops in prop::collection::vec((0u8..5, 0u64..300), 1..400)) {
-        let mut m = MetadataCache::new(config(3, MetadataReclaim::Split { ratio_p_percent: 10 }), 1 << 20)
-            .unwrap();
+    fn any_sequence_keeps_the_cache_consistent(
+        ops in prop::collection::vec((0u8..5, 0u64..300), 1..400),
+        ext4 in any::<bool>(),
+    ) {
+        let split = MetadataReclaim::Split { ratio_p_percent: 10 };
+        let c = if ext4 { MetadataConfig::linux(split) } else { config(3, split) };
+        let mut m = MetadataCache::new(c, 4 << 20).unwrap();
         for (op, ino) in ops {
             match op {
                 0 | 1 => {
                     if !m.lookup(ino) {
-                        let p = m.needs_page();
+                        let p = m.pages_needed();
                         m.insert(ino, p);
                     }
                 }

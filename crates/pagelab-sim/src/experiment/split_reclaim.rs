@@ -26,18 +26,19 @@
 //! inline: it measures the state the accesses leave, not concurrency. It runs under both first-release
 //! semantics ([`FirstPut`]).
 //!
-//! Measured (full sweep, scale 1/64, seed 1; 58 runs in 27 s on 2 cores):
-//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 95.7 % (7.5 ms → 0.32 ms);
-//!   split's worst anywhere is 0.32 ms (its batches of 128 objects); P = 50 % beats P = 40 % (880 k against
-//!   850 k `stat`/s; miss ratio 0.909 against 0.944).
-//! - Conventional reclaim's worst latency is 4.8–7.5 ms from 1 to 16 threads and does not grow with the
-//!   scale (6.0–7.2 ms from 1/256 to 1/32): about 10 ms at full scale, not the paper's 10 s. Throughput:
-//!   split 1.04× conventional at 16 threads (the paper 3×); P = 60 % the fastest (921 k/s), not "no better".
+//! Measured (full sweep, scale 1/64, seed 1; 58 runs in 25 s on 2 cores):
+//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 98.6 % (21.4 ms → 0.31 ms);
+//!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (889 k against
+//!   860 k `stat`/s; miss ratio 0.909 against 0.944).
+//! - Conventional reclaim's worst latency is 4.8–21 ms from 1 to 16 threads and does not grow with the
+//!   scale (6–15 ms from 1/256 to 1/32): milliseconds at full scale, not the paper's 10 s. Throughput:
+//!   split 0.99× conventional at 16 threads (the paper 3×); P = 60 % 3.7 % faster than conventional (the
+//!   paper: no better).
 //! - Figure 2: 0.29 ms after creation at every size; after random accesses linear in the files, 373 ms at
-//!   ten million files / 64 (about 24 s at full scale); 1.6 ms again at 25 million, where the metadata no
-//!   longer fits.
-//! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up with 738 pages/s);
-//!   metadata 4.5 % of memory, metadata reclaim never triggered.
+//!   ten million files / 64 (about 24 s at full scale); 92 ms at 25 million, where the metadata no longer
+//!   fits and the accesses run under reclaim.
+//! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 5 % of
+//!   memory, metadata reclaim never triggered.
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
 use crate::config::{parse_metadata, MemoryModel, SimConfig};
@@ -499,8 +500,11 @@ fn analyze(rows: &[Row]) -> Findings {
             Verdict::NotReproduced
         },
     });
-    let p60_no_better = split(60, "throughput_ops_s", t) <= conv("throughput_ops_s", t) * 1.05
-        && split(60, "mean_latency_ms", t) >= conv("mean_latency_ms", t) * 0.95;
+    // "No better": not faster and not lower in mean latency; within 5 % of conventional is partly so.
+    let (p60_x, p60_lat) = (
+        split(60, "throughput_ops_s", t) / conv("throughput_ops_s", t),
+        split(60, "mean_latency_ms", t) / conv("mean_latency_ms", t),
+    );
     f.checks.push(Check {
         claim: "P = 60 % no better than conventional in mean latency and throughput".into(),
         source: "§IV-B-1, Fig. 5(b), Fig. 6".into(),
@@ -511,7 +515,13 @@ fn analyze(rows: &[Row]) -> Findings {
             conv("throughput_ops_s", t),
             conv("mean_latency_ms", t)
         ),
-        verdict: if p60_no_better { Verdict::Reproduced } else { Verdict::NotReproduced },
+        verdict: if p60_x <= 1.0 && p60_lat >= 1.0 {
+            Verdict::Reproduced
+        } else if p60_x <= 1.05 && p60_lat >= 0.95 {
+            Verdict::Partial
+        } else {
+            Verdict::NotReproduced
+        },
     });
     let (p40, p50) = (split(40, "throughput_ops_s", t), split(50, "throughput_ops_s", t));
     f.checks.push(Check {
@@ -655,13 +665,15 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         md,
         "- **Throughput and P = 60 %.** With stalls that short, conventional reclaim costs little throughput, and \
          split reclaim's advantage is its bounded worst case. P = 60 % keeps {:.0} % of memory as metadata and the \
-         inode table and directory blocks still fit beside it: no direct reclaim, no disk reads in the pass, the \
-         most metadata hits (miss ratio {:.3} against {:.3} at P = 50 %), hence the fastest. The paper's P = 60 % \
-         ran into direct reclaim; on its machine something else (not stated) held the memory this model leaves \
-         free.",
+         inode table and directory blocks still fit beside it: no direct reclaim, no disk reads in the pass, more \
+         metadata hits (miss ratio {:.3} against {:.3} at P = 50 %): {:.0} `stat`/s against conventional's {:.0}. \
+         The paper's P = 60 % ran into direct reclaim; on its machine something else (not stated) held the \
+         memory this model leaves free.",
         100.0 * at("fig5", "split", 60, t, "metadata_memory_share"),
         at("fig5", "split", 60, t, "stat_miss_ratio"),
-        at("fig5", "split", 50, t, "stat_miss_ratio")
+        at("fig5", "split", 50, t, "stat_miss_ratio"),
+        at("fig5", "split", 60, t, "throughput_ops_s"),
+        conv("throughput_ops_s")
     );
     let secs = nfs("conventional", "sim_seconds").max(f64::MIN_POSITIVE);
     let _ = writeln!(
@@ -674,12 +686,19 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         nfs("conventional", "kswapd_wakeups"),
         100.0 * nfs("split", "metadata_memory_share")
     );
+    let fig2_at = |state: &str, files: f64| {
+        select(rows, "fig2")
+            .find(|r| r.text("state") == state && r.num("files") == (files / scale).floor())
+            .map_or(f64::NAN, |r| r.metric("deallocation_ms"))
+    };
+    let (at_10m, at_25m) = (fig2_at("after random accesses", 1e7), fig2_at("after random accesses", 2.5e7));
     let _ = writeln!(
         md,
         "- **Figure 2 at 25 million files.** Their metadata (33 GB at full scale) no longer fits memory: the \
-         creation and the random accesses run under reclaim, whose passes clear the bits the accesses set, and \
-         one reclaim is cheap again. The paper's curve keeps rising to 25 million files; its accesses must have \
-         left more of the cache referenced than a uniform pass under reclaim does."
+         creation and the random accesses run under reclaim, whose passes clear many of the bits the accesses \
+         set, and one reclaim takes {at_25m:.1} ms against {at_10m:.1} ms at ten million files. The paper's \
+         curve keeps rising to 25 million files; its accesses must have left more of the cache referenced than \
+         a uniform pass under reclaim does."
     );
     let _ = writeln!(
         md,
