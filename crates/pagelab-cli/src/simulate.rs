@@ -86,6 +86,15 @@ process per program; keys: scale (0.01-4, default 1), seed (default 2005)):
                            files of each placed elsewhere on the disk (74 %)
   multi1-like              cscope, gcc (one source tree) and viewperf together (76 %)
   multi2-like              glimpse and tpc-h together (16 %)
+Fukatani et al.'s workloads (papers/004; give them --metadata; on the ssd by default;
+measured from a barrier after their preparation):
+  stat-batch               threads stat() every file after random metadata accesses
+                           (a differential backup); keys: scale (64: 25.6 M files
+                           / 64, run it in 24 GiB / scale), files, threads (8),
+                           random (accesses before, default = files), seed
+  nfs-mix                  SPEC SFS 3.0's operation mix, paced, over its file set
+                           (created first); keys: scale (64), files, threads (64
+                           nfsd), rate (60000 / scale op/s), seed
 A workload with anonymous memory gets a swap area (--swap) of twice memory.
 
 Devices: Li & Shen's workloads (one-whole, one-rand, two-rand, four-64kb,

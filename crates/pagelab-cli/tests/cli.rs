@@ -51,6 +51,11 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["simulate", "--prefetch", "tp:48-24"], "trigger distance"),
         (&["simulate", "--duration", "10"], "missing unit"),
         (&["experiment", "no-such-experiment"], "unknown experiment"),
+        (&["simulate", "--metadata", "split"], "--metadata: split: split reclaim needs its metadata cache ratio"),
+        (&["simulate", "--metadata", "split:p=150%"], "ratio P must be 1..=100 %"),
+        (&["simulate", "--metadata", "lru"], "--metadata: lru: expected none, conventional or split:p=PERCENT"),
+        (&["simulate", "--metadata", "conventional:first_put=maybe"], "expected referenced or unreferenced"),
+        (&["experiment", "dulo", "--scale", "4"], "--scale: experiment dulo has no scale to set"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
     ];
     for (args, needle) in cases {

@@ -144,12 +144,7 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
             })?;
             MetadataReclaim::Split { ratio_p_percent: percent }
         }
-        other => {
-            return Err(SimError::invalid(
-                format!("--metadata {other}"),
-                "expected conventional or split:p=PERCENT",
-            ))
-        }
+        other => return Err(SimError::invalid(other, "expected none, conventional or split:p=PERCENT")),
     };
     let defaults = MetadataConfig::linux(reclaim);
     let object = spec.bytes("object", defaults.object_bytes as u64).map_err(e)?;

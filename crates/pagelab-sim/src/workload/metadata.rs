@@ -369,7 +369,15 @@ pub struct NfsMix {
     file_pages: Vec<u64>,
     /// Cumulative mix weights, for drawing an operation.
     mix: Vec<(NfsOp, u32)>,
-    threads: Vec<Thread>,
+    threads: Vec<NfsThread>,
+}
+
+/// What one nfsd thread has left of the file set's creation: files `[create_next, create_end)`.
+#[derive(Clone, Copy, Debug)]
+struct NfsThread {
+    create_next: u64,
+    create_end: u64,
+    barrier_passed: bool,
 }
 
 impl NfsMix {
@@ -417,12 +425,11 @@ impl NfsMix {
                 (op, total)
             })
             .collect();
-        let share = |t: u64| (files * t / threads, files * (t + 1) / threads);
-        // `random_*` unused: the creation is `pass_*`.
         let threads = (0..threads)
-            .map(|t| {
-                let (pass_next, pass_end) = share(t);
-                Thread { random_next: 0, random_end: 0, pass_next, pass_end, barrier_passed: false }
+            .map(|t| NfsThread {
+                create_next: files * t / threads,
+                create_end: files * (t + 1) / threads,
+                barrier_passed: false,
             })
             .collect();
         Ok(NfsMix { files, rate_per_s, scale, seed, file_pages, mix, threads })
@@ -520,9 +527,9 @@ impl Workload for NfsMix {
     /// the barrier, then operations for ever.
     fn next_request(&mut self, slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
         let t = &mut self.threads[slot as usize];
-        if t.pass_next < t.pass_end {
-            let f = t.pass_next;
-            t.pass_next += 1;
+        if t.create_next < t.create_end {
+            let f = t.create_next;
+            t.create_next += 1;
             let len_bytes = self.file_pages[2 + f as usize] * pagelab_core::PAGE_SIZE_BYTES;
             let write = Step::Write { file: Self::data(f), offset_bytes: 0, len_bytes };
             return Some(RequestProgram { steps: vec![StatBatch::stat(f), write] });
