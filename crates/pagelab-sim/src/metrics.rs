@@ -191,6 +191,10 @@ pub struct MetadataMetrics {
     /// The shrinker (kswapd's and, under conventional reclaim, direct reclaim's): passes, objects scanned and
     /// freed, slab pages freed.
     pub shrinker_passes: u64,
+    /// Shrinker passes by reclaims that may not enter the file system (`GFP_NOFS`), whose work was deferred,
+    /// and the largest deferred count (objects) seen.
+    pub deferred_passes: u64,
+    pub deferred_max: u64,
     pub shrinker_objects_scanned: u64,
     pub shrinker_objects_freed: u64,
     pub shrinker_pages_freed: u64,

@@ -911,7 +911,11 @@ impl Server {
                         self.run_cpu(slot, STAT_HIT_CPU);
                         return;
                     }
-                    let read = self.open_read(slot, dir.0, dir.1 * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES);
+                    // ext4 reads its directory and inode-table blocks through the block device's page
+                    // cache, whose allocations may not enter the file system.
+                    let read = self
+                        .open_read(slot, dir.0, dir.1 * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
+                        .map(ReadCursor::no_fs);
                     self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
                 Some(Step::Barrier) => {
@@ -1142,7 +1146,9 @@ impl Server {
                         *read = None;
                     }
                     if let Some((file, page)) = next.take() {
-                        *read = self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES);
+                        *read = self
+                            .open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
+                            .map(ReadCursor::no_fs);
                         continue;
                     }
                     if !self.cache.metadata_insert(now, *ino, &mut self.out) {
@@ -1575,6 +1581,8 @@ impl Server {
             pages_end: m.pages(),
             slab_pages_allocated: s.pages_allocated,
             shrinker_passes: s.shrinker_passes,
+            deferred_passes: s.deferred_passes,
+            deferred_max: s.deferred_max,
             shrinker_objects_scanned: s.shrinker.objects_scanned,
             shrinker_objects_freed: s.shrinker.objects_freed,
             shrinker_pages_freed: s.shrinker.freed,

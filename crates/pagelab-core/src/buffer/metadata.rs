@@ -13,13 +13,15 @@
 //!    cost (the driver charges it to iswapd's thread, on a CPU, then steps again) until it returns `None`.
 //!
 //! Reclaim: [`BufferCache::shrink_metadata`] runs after the page-cache part of every kswapd step and, under
-//! conventional reclaim, of every direct reclaim: one shrinker pass in proportion to the pages scanned,
+//! conventional reclaim, of every direct reclaim (a direct reclaim in `GFP_NOFS` context, a cursor made
+//! with [`super::ReadCursor::no_fs`] or an inode's slab, defers its share to the next that may enter the
+//! file system): one shrinker pass in proportion to the pages scanned,
 //! then, while the reclaim is short of its target, passes at rising priority (12 down to 0). All metadata
 //! LRU walk takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
 
 use super::{BufferCache, Observer, ReadOutcome};
 use crate::memory::{ReclaimCost, Reclaimer};
-use crate::metadata::{MetadataCache, MetadataStats, DEF_PRIORITY};
+use crate::metadata::{Gfp, MetadataCache, MetadataStats, DEF_PRIORITY};
 use crate::policy::History;
 use crate::time::Nanos;
 
@@ -68,6 +70,8 @@ impl<O: Observer> BufferCache<O> {
         // A new slab's pages in each slab cache without a free slot, one page at a time. A direct reclaim on
         // the way (conventional reclaim) may free slots, or return a partial slab whole and so raise the
         // need; the need is never above a slab of each cache, so twice that many rounds bound the loop.
+        // The dentry's slab first (`d_alloc()`, which may enter the file system), then the inode's
+        // (`ext4_alloc_inode()`, `GFP_NOFS`).
         let rounds = 2 * self.metadata.as_ref().map_or(0, |m| m.pages_per_object_max());
         let mut taken = 0;
         let mut need = self.metadata_pages_needed();
@@ -75,7 +79,11 @@ impl<O: Observer> BufferCache<O> {
             if taken >= need {
                 break;
             }
-            if !self.take_memory(now, History::NONE, out) {
+            let kernel_pages = self.metadata.as_mut().map_or(0, |m| m.pages_needed_for(Gfp::Kernel));
+            self.alloc_gfp = if taken < kernel_pages { Gfp::Kernel } else { Gfp::NoFs };
+            let got = self.take_memory(now, History::NONE, out);
+            self.alloc_gfp = Gfp::Kernel;
+            if !got {
                 break;
             }
             taken += 1;
@@ -132,11 +140,13 @@ impl<O: Observer> BufferCache<O> {
         if who == Reclaimer::Direct && !m.in_direct_reclaim() {
             return ReclaimCost::default();
         }
-        let mut cost = m.shrink_after_pages(pages.scanned, lru_pages);
+        // kswapd may always enter the file system; a task's reclaim has its allocation's context.
+        let gfp = if who == Reclaimer::Kswapd { Gfp::Kernel } else { self.alloc_gfp };
+        let mut cost = m.shrink_after_pages(pages.scanned, lru_pages, gfp);
         let mut priority = DEF_PRIORITY;
         while pages.progress() + cost.freed < target as u64 && priority > 0 && m.objects() > 0 {
             priority -= 1;
-            cost += m.shrink_at_priority(priority);
+            cost += m.shrink_at_priority(priority, gfp);
         }
         self.take_lru_lock(now, &mut cost);
         let done = now + self.memory.time(pages) + self.memory.time(cost);

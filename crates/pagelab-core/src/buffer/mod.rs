@@ -58,7 +58,7 @@ use crate::error::CoreError;
 use crate::hash::KeyMap;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, Memory, MemoryConfig, MemoryStats, ReclaimCost, Reclaimer, Watermarks};
-use crate::metadata::{LruLock, MetadataCache, MetadataConfig};
+use crate::metadata::{Gfp, LruLock, MetadataCache, MetadataConfig};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::dulo::DuloStats;
 use crate::policy::{DuloConfig, FrameId, History, PolicyKind};
@@ -125,6 +125,9 @@ pub struct ReadCursor {
     pub counted: Option<u64>,
     /// Pin every page delivered ([`ReadOutcome::pins`]), for a driver that copies data out after the call.
     pub pin: bool,
+    /// The context its page allocations are made in: [`Gfp::NoFs`] for a file system's own metadata blocks
+    /// read through the block device's page cache (their direct reclaim does not run the metadata shrinker).
+    pub gfp: Gfp,
     /// The page at which the walk calls [`Prefetcher::on_read`] next (Linux 2.6's `next_index`): the first
     /// page of the call, then whatever the prefetcher returned.
     pub ra_next: u64,
@@ -133,6 +136,11 @@ pub struct ReadCursor {
 impl ReadCursor {
     pub fn is_done(&self) -> bool {
         self.next >= self.last
+    }
+
+    /// The same call, allocating in `GFP_NOFS` context (a file system reading its own metadata blocks).
+    pub fn no_fs(self) -> ReadCursor {
+        ReadCursor { gfp: Gfp::NoFs, ..self }
     }
 
     /// The same call, pinning the pages it delivers.
@@ -408,6 +416,9 @@ pub struct BufferCache<O: Observer = ()> {
     metadata_lock: LruLock,
     /// Slab pages freed by metadata reclaims still under way: (when the work is done, pages).
     releases: Vec<(Nanos, u32)>,
+    /// The context of the allocation under way (whether its direct reclaim may run the metadata shrinker):
+    /// set by every call that allocates, from its cursor or its kind.
+    alloc_gfp: Gfp,
 }
 
 impl BufferCache<()> {
@@ -463,6 +474,7 @@ impl<O: Observer> BufferCache<O> {
             metadata,
             metadata_lock: LruLock::default(),
             releases: Vec::new(),
+            alloc_gfp: Gfp::Kernel,
         })
     }
 
@@ -557,6 +569,7 @@ impl<O: Observer> BufferCache<O> {
             file_pages,
             counted: None,
             pin: false,
+            gfp: Gfp::Kernel,
             ra_next: first,
         })
     }
@@ -631,6 +644,7 @@ impl<O: Observer> BufferCache<O> {
     /// must hold no pins: see [`ReadOutcome::clear`]).
     pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
         out.clear();
+        self.alloc_gfp = cursor.gfp;
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {

@@ -158,3 +158,32 @@ fn memory_nearly_all_metadata_never_livelocks() {
         c.check();
     }
 }
+
+/// A read in `GFP_NOFS` context (a file system's own blocks) reclaims pages directly but leaves the metadata
+/// shrinker's work deferred; the next reclaim that may enter the file system (kswapd here) collects it.
+#[test]
+fn a_nofs_reads_direct_reclaim_defers_the_metadata_shrinker() {
+    let mut c = cache(1000, MetadataReclaim::Conventional);
+    let mut out = ReadOutcome::default();
+    for ino in 0..2_000 {
+        assert!(stat(&mut c, ino, ino, &mut out));
+    }
+    // Fill the rest with page-cache pages until reads reclaim directly.
+    let mut direct = ReclaimCost::default();
+    for page in 0..1_000 {
+        let mut cur = c.begin_read(Nanos(1), StreamId(1), FileId(0), page, page + 1, 1000).unwrap().no_fs();
+        out.clear();
+        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out);
+        direct += out.direct_reclaim;
+        for f in out.fetches.clone() {
+            c.fetch_done(Nanos(1), &f).unwrap();
+        }
+    }
+    assert!(c.memory_stats().direct_reclaims > 0, "{:?}", c.memory());
+    assert_eq!(direct.objects_scanned, 0, "a NOFS reclaim scans no metadata");
+    let s = c.metadata_stats().unwrap();
+    assert!(s.deferred_passes > 0 && c.metadata().unwrap().deferred() > 0, "{s:?}");
+    let before = c.metadata().unwrap().deferred();
+    run_daemons(&mut c, 10);
+    assert!(c.metadata().unwrap().deferred() < before, "kswapd collected the deferred work");
+}

@@ -25,6 +25,7 @@ use super::page_cache::{flag, Incoming, Writing, NO_SWAP_SLOT};
 use super::{BufferCache, Fetch, Layout, Observer, ReadCursor, ReadOutcome, ReadStatus, WriteCause};
 use crate::error::CoreError;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
+use crate::metadata::Gfp;
 use crate::policy::FrameId;
 use crate::prefetch::Window;
 use crate::time::Nanos;
@@ -145,6 +146,7 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         out.clear();
+        self.alloc_gfp = Gfp::Kernel;
         let bound = cursor.last.saturating_sub(cursor.next) + 1;
         for _ in 0..bound {
             if cursor.is_done() {
@@ -226,6 +228,7 @@ impl<O: Observer> BufferCache<O> {
     /// swap readahead) after it was swapped out. Fills `out`.
     pub fn touch(&mut self, now: Nanos, cursor: &mut TouchCursor, out: &mut ReadOutcome) {
         out.clear();
+        self.alloc_gfp = Gfp::Kernel;
         if cursor.done {
             return;
         }
@@ -652,6 +655,7 @@ impl<O: Observer> BufferCache<O> {
             file_pages: cursor.file_pages,
             counted: Some(idx),
             pin: false,
+            gfp: Gfp::Kernel,
             ra_next: u64::MAX,
         }
     }

@@ -22,10 +22,17 @@
 //! pass that examined `scanned` of `lru_pages` page-cache pages scans
 //! `delta = (4 × scanned / seeks) × freeable / (lru_pages + 1)` objects (the 2.6–3.x form; when the page
 //! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`),
-//! plus the work deferred by earlier passes, at most `2 × freeable`, in batches of `SHRINK_BATCH` = 128;
-//! what is left is deferred. When the page cache could not give the reclaim its target, reclaim raises its
+//! plus the work deferred by earlier passes (at most `freeable / 2` unless `delta` is a quarter of the
+//! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
+//! deferred. When the page cache could not give the reclaim its target, reclaim raises its
 //! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker scans `(freeable >> priority) × 4 /
 //! seeks` more at each step, until the target is met. kswapd and direct reclaim both run it.
+//!
+//! **Reclaims that may not enter the file system** ([`Gfp::NoFs`]): ext4 allocates its inodes and reads
+//! its metadata blocks with `GFP_NOFS`, and 3.x's superblock shrinker refuses such reclaims (`prune_super()`
+//! returns -1: "deadlock avoidance"); `shrink_slab()` then puts the whole count back into the shrinker's
+//! deferred work for the next reclaim that may, kswapd's or a task's (`d_alloc()` is `GFP_KERNEL`). 3.1
+//! capped that windup: unless a pass's own delta is a quarter of the cache, it scans at most half of it.
 //!
 //! **Split reclaim** ([`MetadataReclaim::Split`], §III): direct reclaim leaves metadata alone; kswapd still
 //! runs the shrinker (it balances metadata against the page cache). Thresholds on the object count:
@@ -174,6 +181,20 @@ impl MetadataConfig {
     }
 }
 
+/// The allocation context of a reclaim: whether it may enter the file system (`__GFP_FS`). The metadata
+/// shrinker runs only for reclaims that may; the others defer their share of its work to the next that may
+/// (3.x's `prune_super()`: "deadlock avoidance. We may hold various FS locks").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Gfp {
+    /// `GFP_KERNEL`, `GFP_HIGHUSER`: user data, kswapd, a dentry (`d_alloc()`).
+    #[default]
+    Kernel,
+    /// `GFP_NOFS`: what a file system allocates while it holds its locks: ext4's inodes
+    /// (`ext4_alloc_inode()`), and the buffer cache pages its metadata blocks are read into (the block
+    /// device's mapping masks `__GFP_FS` off).
+    NoFs,
+}
+
 /// Split reclaim's thresholds, in objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Thresholds {
@@ -199,8 +220,12 @@ pub struct MetadataStats {
     pub inserts: u64,
     /// Slab pages taken from the memory budget.
     pub pages_allocated: u64,
-    /// Shrinker passes (kswapd's and direct reclaim's).
+    /// Shrinker passes (kswapd's and direct reclaim's) that scanned, and passes by reclaims that may not
+    /// enter the file system, whose work was deferred ([`Gfp::NoFs`]).
     pub shrinker_passes: u64,
+    pub deferred_passes: u64,
+    /// The largest deferred count (`nr_deferred`) seen, in objects.
+    pub deferred_max: u64,
     /// Objects scanned and freed by the shrinker, and slab pages it freed.
     pub shrinker: ReclaimCost,
     /// iswapd's steps and their work.
@@ -313,6 +338,11 @@ impl MetadataCache {
 
     pub fn contains(&self, ino: u64) -> bool {
         self.index.contains_key(&ino)
+    }
+
+    /// Pages the next insert needs from slab caches allocated in context `gfp`.
+    pub fn pages_needed_for(&mut self, gfp: Gfp) -> u32 {
+        self.slab.iter_mut().filter(|c| c.geometry().gfp == gfp).map(SlabPages::pages_needed).sum()
     }
 
     /// The most pages one insert can need: a new slab in every slab cache.
@@ -440,29 +470,45 @@ impl MetadataCache {
 
     /// One shrinker pass after a page reclaim that examined `pages_scanned` of `lru_pages` page-cache pages
     /// (`delta = 4 × pages_scanned / seeks × freeable / (lru_pages + 1)`).
-    pub fn shrink_after_pages(&mut self, pages_scanned: u64, lru_pages: u64) -> ReclaimCost {
+    pub fn shrink_after_pages(&mut self, pages_scanned: u64, lru_pages: u64, gfp: Gfp) -> ReclaimCost {
         let freeable = self.freeable() as u128;
         let delta =
             4 * pages_scanned as u128 / self.config.seeks as u128 * freeable / (lru_pages as u128 + 1);
-        self.shrink(u64::try_from(delta).unwrap_or(u64::MAX))
+        self.shrink(u64::try_from(delta).unwrap_or(u64::MAX), gfp)
     }
 
     /// One shrinker pass at reclaim `priority` (`delta = (freeable >> priority) × 4 / seeks`).
-    pub fn shrink_at_priority(&mut self, priority: u32) -> ReclaimCost {
+    pub fn shrink_at_priority(&mut self, priority: u32, gfp: Gfp) -> ReclaimCost {
         let delta = (self.freeable() >> priority.min(63)).saturating_mul(4) / self.config.seeks as u64;
-        self.shrink(delta)
+        self.shrink(delta, gfp)
     }
 
     /// `do_shrink_slab`: scan the deferred work plus `delta`, at most twice the freeable objects, in
     /// batches of [`SHRINK_BATCH`] while at least a batch (or everything freeable) is due; defer the rest.
-    fn shrink(&mut self, delta: u64) -> ReclaimCost {
+    fn shrink(&mut self, delta: u64, gfp: Gfp) -> ReclaimCost {
         let freeable = self.freeable();
         let mut cost = ReclaimCost::default();
         if freeable == 0 {
             return cost;
         }
+        let mut total_scan = self.deferred.saturating_add(delta);
+        // 3.1's cap on the windup of deferred work (`shrink_slab()`: "We need to avoid excessive windup on
+        // filesystem shrinkers due to large numbers of GFP_NOFS allocations ... Hence only allow the
+        // shrinker to scan the entire cache when a large delta change is calculated directly").
+        if delta < freeable / 4 {
+            total_scan = total_scan.min(freeable / 2);
+        }
+        total_scan = total_scan.min(2 * freeable);
+        if gfp == Gfp::NoFs {
+            // 3.x's `prune_super()` returns -1 without `__GFP_FS` ("deadlock avoidance"): `shrink_slab()`
+            // stops at the first batch and puts the whole count back into `nr_in_batch` for the next
+            // reclaim that may enter the file system.
+            self.deferred = total_scan;
+            self.stats.deferred_passes += 1;
+            self.stats.deferred_max = self.stats.deferred_max.max(total_scan);
+            return cost;
+        }
         self.stats.shrinker_passes += 1;
-        let mut total_scan = self.deferred.saturating_add(delta).min(2 * freeable);
         // Each round scans at least one object or stops: at most `2 × freeable` rounds.
         while total_scan > 0 && (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
             let n = SHRINK_BATCH.min(total_scan);
@@ -476,6 +522,11 @@ impl MetadataCache {
         self.deferred = total_scan.min(2 * self.freeable());
         self.stats.shrinker += cost;
         cost
+    }
+
+    /// The shrinker's deferred work (`nr_deferred`), in objects.
+    pub fn deferred(&self) -> u64 {
+        self.deferred
     }
 
     /// The LRU from the end a scan starts at: (inode, referenced) pairs, for tests and debugging.

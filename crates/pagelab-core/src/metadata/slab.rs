@@ -14,6 +14,8 @@
 //! - An empty slab is returned at once. SLAB keeps up to `free_limit` empty slabs per node and SLUB
 //!   `min_partial`; both are a few slabs, nothing beside a metadata cache of millions of objects.
 
+use super::Gfp;
+
 /// How a slab cache lays out its objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlabGeometry {
@@ -21,21 +23,25 @@ pub struct SlabGeometry {
     pub objects_per_slab: u16,
     /// Pages of one slab (SLUB's `order`: 1, 2, 4, 8).
     pub pages_per_slab: u8,
+    /// The context its objects are allocated in.
+    pub gfp: Gfp,
 }
 
 impl SlabGeometry {
     /// `dentry` on Linux 6.18 (`/proc/slabinfo` on the machines pagelab is built on): 192 bytes, 21 to a
     /// one-page slab.
+    /// `d_alloc()` allocates with `GFP_KERNEL`.
     pub const DENTRY: SlabGeometry =
-        SlabGeometry { object_bytes: 192, objects_per_slab: 21, pages_per_slab: 1 };
-    /// `ext4_inode_cache` on Linux 6.18: 1,128 bytes, 14 to a four-page slab.
+        SlabGeometry { object_bytes: 192, objects_per_slab: 21, pages_per_slab: 1, gfp: Gfp::Kernel };
+    /// `ext4_inode_cache` on Linux 6.18: 1,128 bytes, 14 to a four-page slab. `ext4_alloc_inode()`
+    /// allocates with `GFP_NOFS`.
     pub const EXT4_INODE: SlabGeometry =
-        SlabGeometry { object_bytes: 1128, objects_per_slab: 14, pages_per_slab: 4 };
+        SlabGeometry { object_bytes: 1128, objects_per_slab: 14, pages_per_slab: 4, gfp: Gfp::NoFs };
 
     /// Objects of `object_bytes` packed into one-page slabs (as many as fit, at least one).
     pub fn packed(object_bytes: u32) -> SlabGeometry {
         let per_page = (crate::PAGE_SIZE_BYTES / object_bytes.max(1) as u64).clamp(1, u16::MAX as u64);
-        SlabGeometry { object_bytes, objects_per_slab: per_page as u16, pages_per_slab: 1 }
+        SlabGeometry { object_bytes, objects_per_slab: per_page as u16, pages_per_slab: 1, gfp: Gfp::Kernel }
     }
 }
 

@@ -114,18 +114,45 @@ fn the_shrinker_scans_in_proportion_to_the_page_scan_and_defers_small_work() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
     create(&mut m, 0..10_000);
     // 32 of 9,999 page-cache pages examined: 4 × 32 / 2 × 10,000 / 10,000 = 64 objects < 128: deferred.
-    let cost = m.shrink_after_pages(32, 9_999);
+    let cost = m.shrink_after_pages(32, 9_999, Gfp::Kernel);
     assert_eq!(cost.objects_scanned, 0);
     assert_eq!(m.deferred, 64);
     // The next pass adds 64 more: one batch of 128, in LRU order, unreferenced: freed, 32 pages.
-    let cost = m.shrink_after_pages(32, 9_999);
+    let cost = m.shrink_after_pages(32, 9_999, Gfp::Kernel);
     assert_eq!((cost.objects_scanned, cost.objects_freed, cost.freed), (128, 128, 32));
     assert_eq!(m.deferred, 0);
     // A page cache almost gone: the delta is capped at twice the freeable objects; everything is freed.
-    let cost = m.shrink_after_pages(32, 0);
+    let cost = m.shrink_after_pages(32, 0, Gfp::Kernel);
     assert_eq!(cost.objects_freed, 9_872);
     assert_eq!((m.objects(), m.pages()), (0, 0));
     m.check();
+}
+
+/// Without `__GFP_FS` the shrinker scans nothing: its count goes to `nr_deferred`, capped at twice the
+/// freeable objects, and the next reclaim that may enter the file system scans it all at once.
+#[test]
+fn a_nofs_reclaim_defers_its_work_to_the_next_that_may_enter_the_file_system() {
+    let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
+    create(&mut m, 0..10_000);
+    // 32 of 1,999 pages: 4 × 32 / 2 × 10,000 / 2,000 = 320 objects, deferred.
+    assert_eq!(m.shrink_after_pages(32, 1_999, Gfp::NoFs), ReclaimCost::default());
+    assert_eq!(m.deferred(), 320);
+    for _ in 0..14 {
+        assert_eq!(m.shrink_after_pages(32, 1_999, Gfp::NoFs).objects_scanned, 0);
+    }
+    assert_eq!(m.deferred(), 4_800, "fifteen passes' work");
+    for _ in 0..10 {
+        m.shrink_after_pages(32, 1_999, Gfp::NoFs);
+    }
+    assert_eq!(m.deferred(), 5_000, "3.1's cap: half the cache while each delta is small");
+    assert_eq!((m.stats().deferred_passes, m.stats().deferred_max), (25, 5_000));
+    // A kernel reclaim that scanned one page takes it all: half the cache goes at once.
+    let cost = m.shrink_after_pages(1, 1_999, Gfp::Kernel);
+    // (5,000 + 10, capped at 5,000: 39 batches of 128, 8 left deferred.)
+    assert_eq!((cost.objects_freed, m.objects(), m.deferred()), (4_992, 5_008, 8));
+    // A large delta is not capped below twice the cache: a page cache all but gone.
+    let cost = m.shrink_after_pages(32, 0, Gfp::Kernel);
+    assert_eq!((cost.objects_freed, m.objects()), (5_008, 0));
 }
 
 /// `(freeable >> priority) × 4 / seeks`: at priority 12 about freeable/2048, doubling per step.
@@ -133,9 +160,9 @@ fn the_shrinker_scans_in_proportion_to_the_page_scan_and_defers_small_work() {
 fn the_shrinker_at_a_priority_scans_freeable_over_two_to_the_priority_times_two() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
     create(&mut m, 0..1_048_576);
-    assert_eq!(m.shrink_at_priority(12).objects_scanned, 512);
+    assert_eq!(m.shrink_at_priority(12, Gfp::Kernel).objects_scanned, 512);
     // (1,048,064 >> 10) × 2 = 2,046: fifteen batches, the 126 left over deferred.
-    assert_eq!(m.shrink_at_priority(10).objects_scanned, 1_920);
+    assert_eq!(m.shrink_at_priority(10, Gfp::Kernel).objects_scanned, 1_920);
     assert_eq!(m.deferred, 126);
     let mut p = m.clone();
     p.config.vfs_cache_pressure = 50;
@@ -224,7 +251,7 @@ proptest! {
                     }
                 }
                 2 => { m.free_batch(); }
-                3 => { m.shrink_at_priority((ino % 13) as u32); }
+                3 => { m.shrink_at_priority((ino % 13) as u32, if ino % 2 == 0 { Gfp::Kernel } else { Gfp::NoFs }); }
                 _ => { m.iswapd_step(); }
             }
             m.check();
