@@ -483,7 +483,8 @@ impl Server {
 
     fn run_events(&mut self) -> Result<(), SimError> {
         self.start();
-        // Every event is bounded work; the loop ends at `End` (always scheduled) or when nothing is left.
+        // Every event is bounded work; the loop ends at `End` (scheduled when measuring begins: at the start,
+        // after the warm-up, or at a workload's barrier), at out-of-memory, or when nothing is left.
         while let Some((_, event)) = self.q.pop() {
             self.handle(event);
             if self.ended {
@@ -507,7 +508,8 @@ impl Server {
     /// can free any. Reclaim has already found no victim it could free or write, so no later event can
     /// change that. O(1): checked after every event.
     fn out_of_memory(&self) -> Option<SimError> {
-        let busy = self.handlers.len() - self.idle.len();
+        // Slots waiting at a barrier wait for the stalled ones: they are not busy.
+        let busy = self.handlers.len() - self.idle.len() - self.at_barrier.len();
         let stuck = !self.no_memory.is_empty()
             && self.no_memory.len() == busy
             && self.fetches.is_empty()
@@ -798,9 +800,14 @@ impl Server {
             self.reclaim_done(slot, started);
             if std::mem::take(&mut self.handlers[slot as usize].stall_after_reclaim) {
                 // Direct reclaim freed nothing: the task waits for I/O or kswapd (`blk_congestion_wait()`)
-                // rather than scan again at once.
-                self.stall(slot);
-                return;
+                // rather than scan again at once — unless memory came back meanwhile (a metadata reclaim's
+                // pages come back when its work is done, which may be during this burst).
+                self.cache.settle(self.now());
+                let m = self.cache.memory();
+                if m.free <= m.watermarks.min {
+                    self.stall(slot);
+                    return;
+                }
             }
         }
         if self.blk.asleep(Some(slot)) {
@@ -1072,6 +1079,8 @@ impl Server {
         let h = &mut self.handlers[slot as usize];
         let stream = h.stream;
         let started = h.started;
+        // A request that only waited at the barrier did no work: it is not measured.
+        let only_barrier = h.program.as_ref().is_some_and(|p| p.steps == [Step::Barrier]);
         h.program = None;
         if !std::mem::replace(&mut h.completed_once, true) {
             self.slots_completed += 1;
@@ -1083,7 +1092,7 @@ impl Server {
         if !self.workload.persistent_slots() {
             self.close_stream(stream);
         }
-        if self.measuring {
+        if self.measuring && !only_barrier {
             self.win.requests += 1;
             self.win.latencies_ns.push((now - started).0);
             if let Some(r) = self.win.slot_responses.get_mut(slot as usize) {
@@ -1565,7 +1574,7 @@ impl Server {
         }
     }
 
-    /// DULO's counters over the measured period, as the cache's misses they are divided by.
+    /// The metadata cache over the measured period (its counters were reset when it began).
     fn metadata_metrics(&self) -> Option<MetadataMetrics> {
         let m = self.cache.metadata()?;
         let s = m.stats();
@@ -1593,6 +1602,7 @@ impl Server {
         })
     }
 
+    /// DULO's counters over the measured period, as the cache's misses they are divided by.
     fn dulo_metrics(&self) -> Option<DuloMetrics> {
         let d = self.cache.dulo_stats()?.since(&self.dulo_at_start);
         let misses = self.cache.observer().0.misses;

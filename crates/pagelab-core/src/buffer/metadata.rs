@@ -8,7 +8,9 @@
 //!    a batch first (`out.metadata_reclaim`), then a slab slot is used or a page taken from the budget,
 //!    reclaiming directly below `min` (`out.direct_reclaim`, which under conventional reclaim shrinks the
 //!    metadata cache too). The driver charges `reclaim_time(out.reclaim())` to the task. `false`: no
-//!    memory could be had now (every page pinned or being written); call again after I/O completes.
+//!    memory could be had now (every page pinned or being written, or only metadata holds memory and this
+//!    reclaim may not shrink it: split reclaim, or a `GFP_NOFS` context); call again after I/O, kswapd or
+//!    a metadata reclaim's release (`next_release`).
 //! 3. `iswapd_awake()` tells the driver to run iswapd: `iswapd_step(now)` frees one batch and returns its
 //!    cost (the driver charges it to iswapd's thread, on a CPU, then steps again) until it returns `None`.
 //!
@@ -24,6 +26,9 @@ use crate::memory::{ReclaimCost, Reclaimer};
 use crate::metadata::{Gfp, MetadataCache, MetadataStats, DEF_PRIORITY};
 use crate::policy::History;
 use crate::time::Nanos;
+
+/// The call tag of a kernel thread's releases: no task's call claims them.
+const KERNEL_THREAD: u64 = u64::MAX;
 
 impl<O: Observer> BufferCache<O> {
     /// The metadata cache, if the configuration has one.
@@ -41,9 +46,6 @@ impl<O: Observer> BufferCache<O> {
     pub(super) fn metadata_pages(&self) -> u32 {
         self.metadata.as_ref().map_or(0, |m| m.pages())
     }
-    pub(super) fn metadata_objects(&self) -> u64 {
-        self.metadata.as_ref().map_or(0, |m| m.objects())
-    }
 
     /// Step 1 of a `stat()`: whether `ino`'s metadata is cached (a hit sets its referenced bit). Always a
     /// miss without a metadata cache.
@@ -55,6 +57,7 @@ impl<O: Observer> BufferCache<O> {
     /// no memory could be had now (the task waits for I/O or kswapd, then calls again). A cached `ino` (another
     /// task inserted it meanwhile) is a hit.
     pub fn metadata_insert(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> bool {
+        self.begin_allocating(Gfp::Kernel);
         let Some(m) = self.metadata.as_mut() else { return true };
         if m.contains(ino) {
             m.lookup(ino);
@@ -62,8 +65,10 @@ impl<O: Observer> BufferCache<O> {
         }
         if m.over_md() {
             let mut cost = m.metadata_reclaim();
-            self.take_lru_lock(now, &mut cost);
-            self.release_after(now + self.memory.time(cost), cost.freed);
+            // After what the call has reclaimed already (a stat's page reads).
+            let at = now + self.memory.time(out.reclaim());
+            self.take_lru_lock(at, &mut cost);
+            self.release_after(at + self.memory.time(cost), cost.freed);
             out.metadata_reclaim += cost;
             out.metadata_reclaims += 1;
         }
@@ -118,7 +123,7 @@ impl<O: Observer> BufferCache<O> {
     pub fn iswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
         let mut cost = self.metadata.as_mut()?.iswapd_step()?;
         self.take_lru_lock(now, &mut cost);
-        self.release_after(now + self.memory.time(cost), cost.freed);
+        self.release_after_kernel(now + self.memory.time(cost), cost.freed);
         self.check();
         Some(cost)
     }
@@ -126,8 +131,8 @@ impl<O: Observer> BufferCache<O> {
     /// The shrinker's part of a reclaim by `who` whose page-cache part did `pages` towards `target`: under
     /// conventional reclaim (and for kswapd under split reclaim) one pass in proportion to the pages
     /// scanned, then passes at rising priority while the reclaim is short of its target (the page cache had
-    /// too little to give), down to priority 0, which scans every object twice over: bounded, and it frees
-    /// every unreferenced object.
+    /// too little to give), down to priority 0 at most: bounded (12 passes, each at most twice the freeable
+    /// objects).
     pub(super) fn shrink_metadata(
         &mut self,
         now: Nanos,
@@ -148,9 +153,14 @@ impl<O: Observer> BufferCache<O> {
             priority -= 1;
             cost += m.shrink_at_priority(priority, gfp);
         }
-        self.take_lru_lock(now, &mut cost);
-        let done = now + self.memory.time(pages) + self.memory.time(cost);
-        self.release_after(done, cost.freed);
+        // The walk follows the page cache's part of the reclaim.
+        let walk_at = now + self.memory.time(pages);
+        self.take_lru_lock(walk_at, &mut cost);
+        let done = walk_at + self.memory.time(cost);
+        match who {
+            Reclaimer::Kswapd => self.release_after_kernel(done, cost.freed),
+            Reclaimer::Direct => self.release_after(done, cost.freed),
+        }
         cost
     }
 
@@ -159,7 +169,14 @@ impl<O: Observer> BufferCache<O> {
     /// (The page cache's part of a reclaim, 32 pages in about 32 µs, frees them at once, as before.)
     fn release_after(&mut self, due: Nanos, pages: u64) {
         if pages > 0 {
-            self.releases.push((due, pages as u32));
+            self.releases.push((due, pages as u32, self.call_tag));
+        }
+    }
+
+    /// [`BufferCache::release_after`] for a kernel thread's reclaim (kswapd, iswapd): no call claims its pages.
+    fn release_after_kernel(&mut self, due: Nanos, pages: u64) {
+        if pages > 0 {
+            self.releases.push((due, pages as u32, KERNEL_THREAD));
         }
     }
 
@@ -168,7 +185,7 @@ impl<O: Observer> BufferCache<O> {
     /// allocation and kswapd step.
     pub fn settle(&mut self, now: Nanos) {
         let memory = &mut self.memory;
-        self.releases.retain(|&(due, pages)| {
+        self.releases.retain(|&(due, pages, _)| {
             if due > now {
                 return true;
             }
@@ -181,22 +198,23 @@ impl<O: Observer> BufferCache<O> {
 
     /// When metadata reclaim next gives pages back ([`BufferCache::settle`]), if any is under way.
     pub fn next_release(&self) -> Option<Nanos> {
-        self.releases.iter().map(|&(due, _)| due).min()
+        self.releases.iter().map(|&(due, _, _)| due).min()
     }
 
     /// Pages freed by metadata reclaims still under way (held until their work is done).
     pub(super) fn releasing_pages(&self) -> u32 {
-        self.releases.iter().map(|&(_, pages)| pages).sum()
+        self.releases.iter().map(|&(_, pages, _)| pages).sum()
     }
 
-    /// The task whose direct reclaim freed slab pages takes one of them for its own allocation (it
+    /// The task whose direct reclaims freed slab pages takes one of them for its own allocation (it
     /// allocates when its reclaim is done, which its CPU time covers): the page changes owner, the budget
-    /// does not move. `false` if the latest reclaim freed no slab page.
+    /// does not move. `false` if the call under way has no such page left.
     pub(super) fn claim_released_page(&mut self) -> bool {
-        let Some(last) = self.releases.last_mut() else { return false };
-        last.1 -= 1;
-        if last.1 == 0 {
-            self.releases.pop();
+        let tag = self.call_tag;
+        let Some(i) = self.releases.iter().rposition(|&(_, _, t)| t == tag) else { return false };
+        self.releases[i].1 -= 1;
+        if self.releases[i].1 == 0 {
+            self.releases.remove(i);
         }
         true
     }

@@ -414,8 +414,12 @@ pub struct BufferCache<O: Observer = ()> {
     metadata: Option<MetadataCache>,
     /// The metadata LRU's lock, which serializes metadata reclaim.
     metadata_lock: LruLock,
-    /// Slab pages freed by metadata reclaims still under way: (when the work is done, pages).
-    releases: Vec<(Nanos, u32)>,
+    /// Slab pages freed by metadata reclaims still under way: (when the work is done, pages, the call that
+    /// reclaimed them, a number from `call_tag`, or `KERNEL_THREAD`).
+    releases: Vec<(Nanos, u32, u64)>,
+    /// The allocating call under way, numbered: a call takes pages its own reclaims freed before reclaiming
+    /// again.
+    call_tag: u64,
     /// The context of the allocation under way (whether its direct reclaim may run the metadata shrinker):
     /// set by every call that allocates, from its cursor or its kind.
     alloc_gfp: Gfp,
@@ -474,6 +478,7 @@ impl<O: Observer> BufferCache<O> {
             metadata,
             metadata_lock: LruLock::default(),
             releases: Vec::new(),
+            call_tag: 0,
             alloc_gfp: Gfp::Kernel,
         })
     }
@@ -644,7 +649,7 @@ impl<O: Observer> BufferCache<O> {
     /// must hold no pins: see [`ReadOutcome::clear`]).
     pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
         out.clear();
-        self.alloc_gfp = cursor.gfp;
+        self.begin_allocating(cursor.gfp);
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {
@@ -826,7 +831,8 @@ impl<O: Observer> BufferCache<O> {
     pub fn kswapd_step(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> Option<ReclaimCost> {
         self.settle(now);
         let target = self.memory.kswapd_target()?;
-        let reclaimable_before = self.pages.reclaimable_pages() as u64 + self.metadata_objects();
+        let reclaimable_before =
+            self.pages.reclaimable_pages() as u64 + self.metadata.as_ref().map_or(0, |m| m.freeable());
         let cost = self.reclaim(now, target, History::NONE, Reclaimer::Kswapd, fetches);
         assert!(
             cost.scanned + cost.objects_scanned > 0 || reclaimable_before == 0,
@@ -842,6 +848,7 @@ impl<O: Observer> BufferCache<O> {
     /// papers/004 Figure 2's "page deallocation time" is its CPU time ([`BufferCache::reclaim_time`]).
     /// Writes it started for dirty victims go to `fetches`.
     pub fn reclaim_directly(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> ReclaimCost {
+        self.begin_allocating(Gfp::Kernel);
         self.settle(now);
         let mut out = ReadOutcome::default();
         let cost = self.direct_reclaim(now, History::NONE, &mut out);
@@ -1083,17 +1090,19 @@ impl<O: Observer> BufferCache<O> {
         let mut evict_for = incoming;
         let rounds_max = self.pages.table.len() + self.metadata_pages() + 1;
         for _ in 0..=rounds_max {
-            if self.memory.take() {
+            // A page of the call's own reclaim, still being freed, before another reclaim.
+            if self.memory.take() || self.claim_released_page() {
                 return true;
             }
             if !self.has_victims() {
                 return false; // every victim pinned or being written
             }
+            // The call's clock: its reclaims so far have taken their time (its lock waits and releases
+            // follow one another, not the call's start).
+            let at = now + self.memory.time(out.reclaim());
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
-            let releases_before = self.releases.len();
-            let cost = self.direct_reclaim(now, std::mem::take(&mut evict_for), out);
-            if self.releases.len() > releases_before && !self.memory_above_min() && self.claim_released_page()
-            {
+            let cost = self.direct_reclaim(at, std::mem::take(&mut evict_for), out);
+            if !self.memory_above_min() && self.claim_released_page() {
                 return true;
             }
             if cost.freed == 0 {
@@ -1115,10 +1124,17 @@ impl<O: Observer> BufferCache<O> {
         self.memory.free_pages() > self.memory.config().watermarks.min
     }
 
-    /// Direct reclaim has something to take: a page-cache page, or (conventional reclaim) a metadata object.
+    /// Direct reclaim has something to take: a page-cache page, or (conventional reclaim) a metadata object
+    /// the shrinker sees.
     fn has_victims(&self) -> bool {
         self.pages.has_victims()
-            || self.metadata.as_ref().is_some_and(|m| m.in_direct_reclaim() && m.objects() > 0)
+            || self.metadata.as_ref().is_some_and(|m| m.in_direct_reclaim() && m.freeable() > 0)
+    }
+
+    /// An allocating call begins: its context, and a new number for the pages its reclaims free.
+    fn begin_allocating(&mut self, gfp: Gfp) {
+        self.alloc_gfp = gfp;
+        self.call_tag += 1;
     }
 
     fn refuse(&mut self, now: Nanos, key: PageKey, demand: bool, stream: StreamId) {

@@ -187,3 +187,34 @@ fn a_nofs_reads_direct_reclaim_defers_the_metadata_shrinker() {
     run_daemons(&mut c, 10);
     assert!(c.metadata().unwrap().deferred() < before, "kswapd collected the deferred work");
 }
+
+/// An insert that needs a new dentry page and a new four-page inode slab at once, with memory at `min`,
+/// reclaims once: its later pages come from what its own reclaim is freeing, not from further reclaims at
+/// the same instant (whose lock waits would be its own earlier walks).
+#[test]
+fn a_multi_page_insert_takes_its_own_reclaims_pages() {
+    let mut config =
+        BufferCacheConfig::new(memory_model(true, 2000), PolicyKind::Lru, "none".parse().unwrap());
+    config.metadata = Some(MetadataConfig::linux(MetadataReclaim::Conventional));
+    let mut c = BufferCache::new(config).unwrap();
+    let mut out = ReadOutcome::default();
+    let (mut reclaiming_inserts, mut most) = (0, 0);
+    for ino in 0..40_000 {
+        for attempt in 0..2 {
+            let done = stat(&mut c, ino + attempt * 1_000_000, ino, &mut out);
+            if out.direct_reclaims > 0 {
+                reclaiming_inserts += 1;
+                most = most.max(out.direct_reclaims);
+                assert_eq!(out.direct_reclaim.lock_wait_ns, 0, "a call never waits for its own walks");
+            }
+            if done {
+                break;
+            }
+            // The inode slab's NOFS reclaim could only defer: kswapd, which may shrink, makes room.
+            assert_eq!(attempt, 0, "no memory for {ino} even after kswapd ran");
+            run_daemons(&mut c, ino);
+        }
+    }
+    assert!(reclaiming_inserts > 0);
+    assert_eq!(most, 1, "one direct reclaim per insert");
+}

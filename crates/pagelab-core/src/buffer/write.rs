@@ -146,7 +146,7 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         out.clear();
-        self.alloc_gfp = Gfp::Kernel;
+        self.begin_allocating(Gfp::Kernel);
         let bound = cursor.last.saturating_sub(cursor.next) + 1;
         for _ in 0..bound {
             if cursor.is_done() {
@@ -228,7 +228,7 @@ impl<O: Observer> BufferCache<O> {
     /// swap readahead) after it was swapped out. Fills `out`.
     pub fn touch(&mut self, now: Nanos, cursor: &mut TouchCursor, out: &mut ReadOutcome) {
         out.clear();
-        self.alloc_gfp = Gfp::Kernel;
+        self.begin_allocating(Gfp::Kernel);
         if cursor.done {
             return;
         }

@@ -26,7 +26,8 @@
 //! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
 //! deferred. When the page cache could not give the reclaim its target, reclaim raises its
 //! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker scans `(freeable >> priority) × 4 /
-//! seeks` more at each step, until the target is met. kswapd and direct reclaim both run it.
+//! seeks` more at each step, until the target is met or priority 0 has run. kswapd and direct reclaim both
+//! run it.
 //!
 //! **Reclaims that may not enter the file system** ([`Gfp::NoFs`]): ext4 allocates its inodes and reads
 //! its metadata blocks with `GFP_NOFS`, and 3.x's superblock shrinker refuses such reclaims (`prune_super()`
@@ -171,6 +172,13 @@ impl MetadataConfig {
         }
         if self.seeks == 0 {
             return bad("seeks must be at least 1".into());
+        }
+        if self.vfs_cache_pressure == 0 {
+            return bad(
+                "vfs_cache_pressure 0 never reclaims metadata (the kernel documents the out-of-memory risk); \
+                 give at least 1"
+                    .into(),
+            );
         }
         if let MetadataReclaim::Split { ratio_p_percent } = self.reclaim {
             if ratio_p_percent == 0 || ratio_p_percent > 100 {

@@ -258,3 +258,10 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_pressure_of_zero_is_refused() {
+    let c = MetadataConfig { vfs_cache_pressure: 0, ..MetadataConfig::linux(MetadataReclaim::Conventional) };
+    let err = MetadataCache::new(c, 1 << 30).unwrap_err().to_string();
+    assert!(err.contains("vfs_cache_pressure 0"), "{err}");
+}

@@ -33,9 +33,9 @@
 //!   16 threads (the paper: 3×).
 //! - Conventional reclaim's worst latency grows with threads, 13 ms at one to 157 ms at four (127 ms at 16),
 //!   as tasks whose reclaim may enter the file system collect the work `GFP_NOFS` reclaims deferred (up to
-//!   half the cache pending); but it hardly grows with the scale (44–90 ms at 8 threads from 1/256 to
-//!   1/32): about 0.2 s at full scale, not the paper's 10 s. P = 60 % is the fastest (928 k/s), not "no
-//!   better".
+//!   half the cache pending); but it does not grow with the scale (44–74 ms at 8 threads from 1/256 to
+//!   1/32): tens of milliseconds at full scale, not the paper's 10 s. P = 60 % is the fastest (928 k/s),
+//!   not "no better".
 //! - Figure 2: 0.29 ms after creation at every size; after random accesses linear in the files, 373 ms at
 //!   ten million files / 64 (about 24 s at full scale); 92 ms at 25 million, where the metadata no longer
 //!   fits and the accesses run under reclaim.
