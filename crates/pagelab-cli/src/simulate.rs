@@ -664,12 +664,17 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
         );
     }
     out.push('\n');
-    let _ = writeln!(out, "throughput    {:.2} MiB/s", m.throughput_mib_s);
+    let rate = if m.sim_seconds > 0.0 { m.requests_completed as f64 / m.sim_seconds } else { 0.0 };
+    let _ = writeln!(out, "throughput    {:.2} MiB/s, {rate:.0} requests/s", m.throughput_mib_s);
     let l = &m.latency_ms;
     let _ = writeln!(
         out,
-        "requests      {} completed; latency mean {:.1} ms, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        m.requests_completed, l.mean, l.p50, l.p99, l.max
+        "requests      {} completed; latency mean {}, p50 {}, p99 {}, max {}",
+        m.requests_completed,
+        latency(l.mean),
+        latency(l.p50),
+        latency(l.p99),
+        latency(l.max)
     );
     let _ = writeln!(
         out,
@@ -818,4 +823,27 @@ fn replay_line(r: &ReplayCounts) -> String {
         r.other_as_reads,
         r.skipped_bad_records
     )
+}
+
+/// A latency for the text output: milliseconds to one decimal, or microseconds below a tenth of one (a
+/// cached `stat()` takes a few).
+fn latency(ms: f64) -> String {
+    if ms > 0.0 && ms < 0.1 {
+        format!("{:.1} µs", ms * 1000.0)
+    } else {
+        format!("{ms:.1} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::latency;
+
+    #[test]
+    fn latencies_below_a_tenth_of_a_millisecond_print_in_microseconds() {
+        assert_eq!(latency(0.0089), "8.9 µs");
+        assert_eq!(latency(0.1), "0.1 ms");
+        assert_eq!(latency(77.25), "77.2 ms");
+        assert_eq!(latency(0.0), "0.0 ms");
+    }
 }
