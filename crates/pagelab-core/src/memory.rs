@@ -406,8 +406,13 @@ impl Memory {
 
     /// A page held by a section is free again.
     pub fn release(&mut self) {
-        assert!(self.used > 0, "a page released that was never taken");
-        self.used -= 1;
+        self.release_pages(1);
+    }
+
+    /// `pages` pages held by sections are free again.
+    pub fn release_pages(&mut self, pages: u32) {
+        assert!(self.used >= pages, "{pages} pages released, {} ever taken and not released", self.used);
+        self.used -= pages;
     }
 
     /// The pages a direct reclaim should free.

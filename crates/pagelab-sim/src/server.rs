@@ -918,11 +918,7 @@ impl Server {
                         self.run_cpu(slot, STAT_HIT_CPU);
                         return;
                     }
-                    // ext4 reads its directory and inode-table blocks through the block device's page
-                    // cache, whose allocations may not enter the file system.
-                    let read = self
-                        .open_read(slot, dir.0, dir.1 * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
-                        .map(ReadCursor::no_fs);
+                    let read = self.open_metadata_block(slot, dir);
                     self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
                 Some(Step::Barrier) => {
@@ -1154,10 +1150,8 @@ impl Server {
                         }
                         *read = None;
                     }
-                    if let Some((file, page)) = next.take() {
-                        *read = self
-                            .open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
-                            .map(ReadCursor::no_fs);
+                    if let Some(block) = next.take() {
+                        *read = self.open_metadata_block(slot, block);
                         continue;
                     }
                     if !self.cache.metadata_insert(now, *ino, &mut self.out) {
@@ -1194,6 +1188,14 @@ impl Server {
             self.wake_background_writeback();
         }
         status
+    }
+
+    /// A read of page `block.1` of `block.0`, a file system's own metadata block (a directory block, a page
+    /// of the inode table): ext4 reads them through the block device's page cache, whose allocations may not
+    /// enter the file system.
+    fn open_metadata_block(&mut self, slot: Slot, block: (FileId, u64)) -> Option<ReadCursor> {
+        let (file, page) = block;
+        self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES).map(ReadCursor::no_fs)
     }
 
     /// One more `read()` round in a call that has already done some (a `stat()`'s second page): what the

@@ -68,7 +68,7 @@ impl<O: Observer> BufferCache<O> {
             // After what the call has reclaimed already (a stat's page reads).
             let at = now + self.memory.time(out.reclaim());
             self.take_lru_lock(at, &mut cost);
-            self.release_after(at + self.memory.time(cost), cost.freed);
+            self.release_after(at + self.memory.time(cost), cost.freed, self.call_tag);
             out.metadata_reclaim += cost;
             out.metadata_reclaims += 1;
         }
@@ -95,15 +95,11 @@ impl<O: Observer> BufferCache<O> {
             need = self.metadata_pages_needed();
         }
         if taken < need {
-            for _ in 0..taken {
-                self.memory.release();
-            }
+            self.memory.release_pages(taken);
             self.memory.record_failed_allocation();
             return false;
         }
-        for _ in need..taken {
-            self.memory.release();
-        }
+        self.memory.release_pages(taken - need);
         self.metadata.as_mut().expect("checked above").insert(ino, need);
         self.check();
         true
@@ -123,7 +119,7 @@ impl<O: Observer> BufferCache<O> {
     pub fn iswapd_step(&mut self, now: Nanos) -> Option<ReclaimCost> {
         let mut cost = self.metadata.as_mut()?.iswapd_step()?;
         self.take_lru_lock(now, &mut cost);
-        self.release_after_kernel(now + self.memory.time(cost), cost.freed);
+        self.release_after(now + self.memory.time(cost), cost.freed, KERNEL_THREAD);
         self.check();
         Some(cost)
     }
@@ -157,26 +153,18 @@ impl<O: Observer> BufferCache<O> {
         let walk_at = now + self.memory.time(pages);
         self.take_lru_lock(walk_at, &mut cost);
         let done = walk_at + self.memory.time(cost);
-        match who {
-            Reclaimer::Kswapd => self.release_after_kernel(done, cost.freed),
-            Reclaimer::Direct => self.release_after(done, cost.freed),
-        }
+        let owner = if who == Reclaimer::Kswapd { KERNEL_THREAD } else { self.call_tag };
+        self.release_after(done, cost.freed, owner);
         cost
     }
 
     /// Slab pages a metadata reclaim freed come back to the budget when the reclaim's work is done, at
     /// `due`: a shrink that takes a second at full scale does not hand its pages to others at its start.
     /// (The page cache's part of a reclaim, 32 pages in about 32 µs, frees them at once, as before.)
-    fn release_after(&mut self, due: Nanos, pages: u64) {
+    /// `owner` is the call that reclaimed them (its `call_tag`, which may claim them), or `KERNEL_THREAD`.
+    fn release_after(&mut self, due: Nanos, pages: u64, owner: u64) {
         if pages > 0 {
-            self.releases.push((due, pages as u32, self.call_tag));
-        }
-    }
-
-    /// [`BufferCache::release_after`] for a kernel thread's reclaim (kswapd, iswapd): no call claims its pages.
-    fn release_after_kernel(&mut self, due: Nanos, pages: u64) {
-        if pages > 0 {
-            self.releases.push((due, pages as u32, KERNEL_THREAD));
+            self.releases.push((due, pages as u32, owner));
         }
     }
 
@@ -189,9 +177,7 @@ impl<O: Observer> BufferCache<O> {
             if due > now {
                 return true;
             }
-            for _ in 0..pages {
-                memory.release();
-            }
+            memory.release_pages(pages);
             false
         });
     }

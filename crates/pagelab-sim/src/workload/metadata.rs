@@ -357,6 +357,20 @@ mod tests {
     }
 }
 
+/// One of `table`'s values, each drawn with its weight's share of the weights' sum. Caller guarantees a
+/// positive sum.
+fn weighted_draw<T: Copy>(table: &[(T, u32)], rng: &mut ChaCha8Rng) -> T {
+    let total: u32 = table.iter().map(|&(_, w)| w).sum();
+    let mut x = rng.gen_range(0..total);
+    for &(value, weight) in table {
+        if x < weight {
+            return value;
+        }
+        x -= weight;
+    }
+    unreachable!("a draw below the weights' sum falls in some weight")
+}
+
 /// papers/004's general NFS workload: SFS's file set is created, then nfsd threads serve SPEC SFS 3.0's
 /// operation mix, paced, over the working set.
 #[derive(Clone, Debug)]
@@ -367,8 +381,6 @@ pub struct NfsMix {
     seed: u64,
     /// Inode table, directory blocks, then the files' data (file `i` is `FileId(2 + i)`).
     file_pages: Vec<u64>,
-    /// Cumulative mix weights, for drawing an operation.
-    mix: Vec<(NfsOp, u32)>,
     threads: Vec<NfsThread>,
 }
 
@@ -406,25 +418,9 @@ impl NfsMix {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut file_pages = vec![files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)];
         for _ in 0..files {
-            let mut pick = rng.gen_range(0..100u32);
-            let kib = SFS_FILE_SIZES
-                .iter()
-                .find(|&&(_, pct)| {
-                    let hit = pick < pct;
-                    pick = pick.saturating_sub(pct);
-                    hit
-                })
-                .map_or(1, |&(kib, _)| kib);
+            let kib = weighted_draw(&SFS_FILE_SIZES, &mut rng);
             file_pages.push((kib * 1024).div_ceil(pagelab_core::PAGE_SIZE_BYTES));
         }
-        let mut total = 0;
-        let mix = SFS3_MIX
-            .iter()
-            .map(|&(op, pct)| {
-                total += pct;
-                (op, total)
-            })
-            .collect();
         let threads = (0..threads)
             .map(|t| NfsThread {
                 create_next: files * t / threads,
@@ -432,13 +428,7 @@ impl NfsMix {
                 barrier_passed: false,
             })
             .collect();
-        Ok(NfsMix { files, rate_per_s, scale, seed, file_pages, mix, threads })
-    }
-
-    fn draw_op(&self, rng: &mut ChaCha8Rng) -> NfsOp {
-        let total = self.mix.last().map_or(1, |&(_, t)| t);
-        let x = rng.gen_range(0..total);
-        self.mix.iter().find(|&&(_, upto)| x < upto).map_or(NfsOp::Getattr, |&(op, _)| op)
+        Ok(NfsMix { files, rate_per_s, scale, seed, file_pages, threads })
     }
 
     fn data(f: u64) -> FileId {
@@ -464,7 +454,7 @@ impl NfsMix {
         let mut steps =
             vec![Step::Pace(pagelab_core::Nanos(gap.round().max(1.0) as u64)), StatBatch::stat(f)];
         steps.push(Step::Cpu(NFS_OP_CPU));
-        match self.draw_op(rng) {
+        match weighted_draw(&SFS3_MIX, rng) {
             NfsOp::Read => {
                 let (file, offset_bytes, len_bytes) = self.io_span(f, rng);
                 steps.push(Step::Read { file, offset_bytes, len_bytes });
