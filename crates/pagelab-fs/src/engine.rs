@@ -1,0 +1,581 @@
+//! The engine: the core's [`BufferCache`] under one lock, with real time injected, driven as the simulator
+//! drives it.
+//!
+//! A read is a [`ReadCursor`] run under the lock: each page it delivers is copied out of the arena into the
+//! reply and unpinned in the same lock hold (one lock acquisition and one gather copy for a read that hits).
+//! A cursor that blocks on a fetch waits in `waiting` under that fetch's id, without a thread: the I/O
+//! thread that completes the fetch resumes it under the same lock and answers it, so a handful of FUSE
+//! threads serve any number of outstanding misses. Misses and readahead are read by a pool of I/O threads
+//! with O_DIRECT straight into the fetch's slots. kswapd (and split reclaim's iswapd) is a thread that steps
+//! the core's reclaim while it is awake, releasing the lock between batches.
+//!
+//! Lock order: the engine's lock, then the emulated device's; replies are sent after the lock is released.
+//! No call blocks under the lock (I/O, replies, /proc reads and FIEMAP happen outside it).
+
+use crate::arena::Arena;
+use crate::io::{Clock, DeviceStats, EmulatedDevice};
+use crate::source::{LayoutSource, SourceFile};
+use crate::stats::{LiveStats, PageStats, WhatIfPoint};
+use pagelab_core::buffer::{
+    BufferCache, BufferCacheConfig, Counters, Fetch, ReadCursor, ReadOutcome, ReadStatus, Slot, ThrashDetector,
+};
+use pagelab_core::whatif::MemRx;
+use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+type Obs = (Counters, (ThrashDetector, Option<MemRx>));
+
+/// How a finished read is answered: the bytes, or an errno. Called once, without the engine's lock.
+pub type Reply = Box<dyn FnOnce(Result<&[u8], i32>) + Send>;
+
+/// The longest kswapd sleeps before it looks at memory again without being woken.
+const KSWAPD_IDLE: Duration = Duration::from_millis(100);
+
+pub struct EngineConfig {
+    pub cache: BufferCacheConfig,
+    /// Threads reading the source (misses and readahead in flight at once, at most).
+    pub io_threads: u32,
+    pub device: Option<EmulatedDevice>,
+    /// Li & Shen's eviction history for prefetch thrashing, in pages.
+    pub thrash_history_pages: u32,
+    pub whatif: Option<MemRx>,
+    /// Names reported by `stats`.
+    pub policy: String,
+    pub prefetch: String,
+    pub prefetch_cache: String,
+    pub metadata: String,
+}
+
+/// One `read()` in progress.
+struct PendingRead {
+    cursor: ReadCursor,
+    source: Arc<SourceFile>,
+    /// Bytes `[offset, offset + buf.len())` of the file.
+    offset: u64,
+    buf: Vec<u8>,
+    reply: Reply,
+}
+
+struct IoJob {
+    fetch: Fetch,
+    slots: Vec<Slot>,
+    source: Arc<SourceFile>,
+}
+
+struct Finished {
+    buf: Vec<u8>,
+    result: Result<(), i32>,
+    reply: Reply,
+}
+
+#[derive(Default)]
+struct Work {
+    jobs: Vec<IoJob>,
+    finished: Vec<Finished>,
+}
+
+struct Inner {
+    cache: BufferCache<Obs>,
+    out: ReadOutcome,
+    /// Reads blocked on a fetch, by fetch id.
+    waiting: FxHashMap<u64, Vec<PendingRead>>,
+    /// Reads that found every frame in flight: resumed at the next completion or reclaim.
+    no_memory: Vec<PendingRead>,
+    /// Reads begun and not answered, and how many of them wait for I/O (MemRx's idle: all of them do).
+    active: u32,
+    blocked: u32,
+    next_stream: u32,
+    reads: u64,
+    read_bytes: u64,
+    read_errors: u64,
+    files_direct: u64,
+    files_buffered: u64,
+    files_fiemap: u64,
+    files_fallback: u64,
+    measure_start: Nanos,
+}
+
+pub struct Engine {
+    inner: Mutex<Inner>,
+    /// kswapd's wake-up (paired with `inner`).
+    kswapd_cv: Condvar,
+    /// A fetch completed (paired with `inner`): kswapd waits for one after a batch that freed nothing.
+    completed_cv: Condvar,
+    io_queue: Mutex<VecDeque<IoJob>>,
+    io_cv: Condvar,
+    arena: Arena,
+    clock: Clock,
+    device: Option<EmulatedDevice>,
+    shutdown: AtomicBool,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    io_threads: AtomicU32,
+    names: [String; 4],
+}
+
+/// Lock `m`, surviving a thread that panicked while holding it (its state is checked by the core's
+/// assertions on the next call).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Engine {
+    /// The engine with its I/O threads and kswapd running. Errors name what is wrong with the configuration.
+    pub fn start(config: EngineConfig) -> Result<Arc<Engine>, String> {
+        let usable = config.cache.memory.usable_pages();
+        let arena = Arena::new(usable).ok_or_else(|| format!("cannot allocate {usable} pages of frames"))?;
+        let observer = (Counters::default(), (ThrashDetector::new(config.thrash_history_pages), config.whatif));
+        let cache = BufferCache::with_observer(config.cache, observer).map_err(|e| e.to_string())?;
+        let clock = Clock::start();
+        let inner = Inner {
+            cache,
+            out: ReadOutcome::default(),
+            waiting: FxHashMap::default(),
+            no_memory: Vec::new(),
+            active: 0,
+            blocked: 0,
+            next_stream: 1,
+            reads: 0,
+            read_bytes: 0,
+            read_errors: 0,
+            files_direct: 0,
+            files_buffered: 0,
+            files_fiemap: 0,
+            files_fallback: 0,
+            measure_start: Nanos::ZERO,
+        };
+        let engine = Arc::new(Engine {
+            inner: Mutex::new(inner),
+            kswapd_cv: Condvar::new(),
+            completed_cv: Condvar::new(),
+            io_queue: Mutex::new(VecDeque::new()),
+            io_cv: Condvar::new(),
+            arena,
+            clock,
+            device: config.device,
+            shutdown: AtomicBool::new(false),
+            threads: Mutex::new(Vec::new()),
+            io_threads: AtomicU32::new(config.io_threads.max(1)),
+            names: [config.policy, config.prefetch, config.prefetch_cache, config.metadata],
+        });
+        if let Some(m) = &mut lock(&engine.inner).cache.observer_mut().1 .1 {
+            m.set_idle(Nanos::ZERO, false);
+            m.begin_window(Nanos::ZERO);
+        }
+        let mut threads = Vec::new();
+        for i in 0..engine.io_threads.load(Ordering::Relaxed) {
+            let e = Arc::clone(&engine);
+            let t = std::thread::Builder::new().name(format!("pagelab-io-{i}")).spawn(move || e.io_worker());
+            threads.push(t.map_err(|e| format!("cannot start an I/O thread: {e}"))?);
+        }
+        let e = Arc::clone(&engine);
+        let t = std::thread::Builder::new().name("pagelab-kswapd".into()).spawn(move || e.kswapd_worker());
+        threads.push(t.map_err(|e| format!("cannot start kswapd: {e}"))?);
+        *lock(&engine.threads) = threads;
+        Ok(engine)
+    }
+
+    /// Stop the threads (after the file system is unmounted: no read is outstanding). Reads still waiting
+    /// are answered with `EIO`. Idempotent.
+    pub fn shutdown(&self) {
+        if self.shutdown.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        {
+            let _g = lock(&self.inner);
+            self.kswapd_cv.notify_all();
+            self.completed_cv.notify_all();
+        }
+        {
+            let _q = lock(&self.io_queue);
+            self.io_cv.notify_all();
+        }
+        for t in std::mem::take(&mut *lock(&self.threads)) {
+            let _ = t.join();
+        }
+        let mut finished = Vec::new();
+        {
+            let mut g = lock(&self.inner);
+            let g = &mut *g;
+            let pending: Vec<PendingRead> =
+                g.waiting.drain().flat_map(|(_, v)| v).chain(std::mem::take(&mut g.no_memory)).collect();
+            for p in pending {
+                finished.push(Finished { buf: p.buf, result: Err(libc::EIO), reply: p.reply });
+            }
+        }
+        answer(finished);
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// A new stream: an open file handle (its release is the owner's exit, Li & Shen's heuristic #1).
+    pub fn open_stream(&self, source: &SourceFile) -> StreamId {
+        let mut g = lock(&self.inner);
+        let now = self.clock.now();
+        let stream = StreamId(g.next_stream);
+        g.next_stream = g.next_stream.wrapping_add(1).max(1);
+        g.cache.stream_opened(now, stream);
+        if source.direct {
+            g.files_direct += 1;
+        } else {
+            g.files_buffered += 1;
+        }
+        match source.layout_source {
+            LayoutSource::Fiemap => g.files_fiemap += 1,
+            LayoutSource::Fallback => g.files_fallback += 1,
+        }
+        stream
+    }
+
+    /// The handle was released: its file is closed and its owner has exited.
+    pub fn close_stream(&self, stream: StreamId, file: FileId) {
+        let mut g = lock(&self.inner);
+        let now = self.clock.now();
+        g.cache.file_closed(now, stream, file);
+        g.cache.stream_closed(now, stream);
+    }
+
+    /// `stream`'s owner ran `cpu_ns` since the last report (Coldest+ ranks streams by it).
+    pub fn stream_cpu(&self, stream: StreamId, cpu_ns: u64) {
+        let mut g = lock(&self.inner);
+        let now = self.clock.now();
+        let _ = g.cache.stream_cpu(now, stream, cpu_ns); // a closed stream's late report is dropped
+    }
+
+    /// A lookup or getattr of `ino`: a hit in the metadata cache, or its object cached now (`false` also when
+    /// there is no metadata cache, or no memory could be had for it now: the attributes are served anyway).
+    pub fn stat(&self, ino: u64) -> bool {
+        let mut g = lock(&self.inner);
+        if g.cache.metadata().is_none() {
+            return false;
+        }
+        if g.cache.metadata_lookup(ino) {
+            return true;
+        }
+        let now = self.clock.now();
+        let g = &mut *g;
+        g.out.clear();
+        g.cache.metadata_insert(now, ino, &mut g.out);
+        self.wake_reclaimers(g);
+        false
+    }
+
+    /// Read bytes `[offset, offset + size)` of `source` for `stream`, answering `reply` now (a hit) or when
+    /// the fetches it waits for complete.
+    pub fn read(&self, stream: StreamId, source: Arc<SourceFile>, offset: u64, size: u32, reply: Reply) {
+        let end = offset.saturating_add(size as u64).min(source.size_bytes);
+        if end <= offset {
+            reply(Ok(&[]));
+            return;
+        }
+        let first = offset / PAGE_SIZE_BYTES;
+        let last = end.div_ceil(PAGE_SIZE_BYTES);
+        let mut work = Work::default();
+        {
+            let mut g = lock(&self.inner);
+            let now = self.clock.now();
+            let cursor = match g.cache.begin_read(now, stream, source.file, first, last, source.pages()) {
+                Ok(c) => c.pinned(),
+                Err(_) => {
+                    // The file grew past what a page key can name: refuse rather than guess.
+                    drop(g);
+                    reply(Err(libc::EFBIG));
+                    return;
+                }
+            };
+            g.active += 1;
+            g.reads += 1;
+            let buf = vec![0u8; (end - offset) as usize];
+            let p = PendingRead { cursor, source, offset, buf, reply };
+            self.drive(&mut g, now, p, &mut work);
+            self.set_idle(&mut g, now);
+            self.wake_reclaimers(&mut g);
+        }
+        self.dispatch(work);
+    }
+
+    /// Run `p`'s cursor until it finishes or blocks; caller holds the lock.
+    fn drive(&self, g: &mut Inner, now: Nanos, mut p: PendingRead, work: &mut Work) {
+        let Inner { cache, out, .. } = g;
+        out.clear();
+        cache.read(now, &mut p.cursor, &*p.source, out);
+        for pin in out.pins.drain(..) {
+            self.copy_page(&mut p, pin.index, pin.slot);
+            cache.unpin(pin).expect("a pin the cache just gave");
+        }
+        for fetch in out.fetches.drain(..) {
+            debug_assert!(!fetch.write, "a read-only mount never writes");
+            let mut slots = Vec::with_capacity(fetch.pages as usize);
+            cache.fetch_slots(&fetch, &mut slots).expect("a fetch the cache just issued");
+            work.jobs.push(IoJob { fetch, slots, source: Arc::clone(&p.source) });
+        }
+        match out.status {
+            ReadStatus::Done => {
+                g.active -= 1;
+                g.read_bytes += p.buf.len() as u64;
+                work.finished.push(Finished { buf: p.buf, result: Ok(()), reply: p.reply });
+            }
+            ReadStatus::Blocked { fetch } => {
+                g.blocked += 1;
+                g.waiting.entry(fetch).or_default().push(p);
+            }
+            ReadStatus::NoMemory => {
+                g.blocked += 1;
+                g.no_memory.push(p);
+            }
+            ReadStatus::Throttled => unreachable!("reads are never throttled"),
+        }
+    }
+
+    /// Copy the part of page `index` (in `slot`) that `p` asked for. Caller holds the lock and the pin.
+    fn copy_page(&self, p: &mut PendingRead, index: u64, slot: Slot) {
+        let page_start = index * PAGE_SIZE_BYTES;
+        let from = p.offset.max(page_start);
+        let to = (p.offset + p.buf.len() as u64).min(page_start + PAGE_SIZE_BYTES);
+        if from >= to {
+            return;
+        }
+        // SAFETY: the lock is held and the page is pinned, delivered after its fetch completed (Arena's doc).
+        let page = unsafe { self.arena.page(slot) };
+        p.buf[(from - p.offset) as usize..(to - p.offset) as usize]
+            .copy_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
+    }
+
+    /// Resume every read that waits for memory. Caller holds the lock.
+    fn resume_no_memory(&self, g: &mut Inner, now: Nanos, work: &mut Work) {
+        for p in std::mem::take(&mut g.no_memory) {
+            g.blocked -= 1;
+            self.drive(g, now, p, work);
+        }
+    }
+
+    /// MemRx's idle: reads are outstanding and every one of them waits for I/O.
+    fn set_idle(&self, g: &mut Inner, now: Nanos) {
+        let idle = g.active > 0 && g.blocked == g.active;
+        if let Some(m) = &mut g.cache.observer_mut().1 .1 {
+            m.set_idle(now, idle);
+        }
+    }
+
+    fn wake_reclaimers(&self, g: &mut Inner) {
+        if g.cache.kswapd_awake() || g.cache.iswapd_awake() {
+            self.kswapd_cv.notify_one();
+        }
+    }
+
+    /// Queue the fetches for the I/O threads and answer the finished reads, without the engine's lock.
+    fn dispatch(&self, work: Work) {
+        if !work.jobs.is_empty() {
+            let mut q = lock(&self.io_queue);
+            q.extend(work.jobs);
+            self.io_cv.notify_all();
+        }
+        answer(work.finished);
+    }
+
+    fn io_worker(self: Arc<Self>) {
+        let mut ptrs = Vec::new();
+        loop {
+            let job = {
+                let mut q = lock(&self.io_queue);
+                loop {
+                    if let Some(job) = q.pop_front() {
+                        break job;
+                    }
+                    if self.shutdown.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    q = self.io_cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            ptrs.clear();
+            // SAFETY: the slots belong to this fetch, in flight, and this thread is its only reader.
+            ptrs.extend(job.slots.iter().map(|&s| unsafe { self.arena.page_ptr(s) }));
+            let emulated = self.device.as_ref().map(|d| d.submit(&self.clock, job.fetch.lbn, job.fetch.pages));
+            // SAFETY: as above; each pointer is a whole 4 KiB-aligned page of the arena.
+            let result = unsafe { job.source.read_pages(job.fetch.first_page, &ptrs) };
+            if let Some(done_at) = emulated {
+                self.clock.sleep_until(done_at);
+            }
+            self.complete(job, result.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)));
+        }
+    }
+
+    /// A fetch's read ended: insert its pages (or drop them) and resume the reads waiting for it.
+    fn complete(&self, job: IoJob, result: Result<(), i32>) {
+        let mut work = Work::default();
+        {
+            let mut g = lock(&self.inner);
+            let now = self.clock.now();
+            let waiters = g.waiting.remove(&job.fetch.id).unwrap_or_default();
+            match result {
+                Ok(()) => g.cache.fetch_done(now, &job.fetch).expect("a fetch in flight in this cache"),
+                Err(_) => g.cache.fetch_failed(now, &job.fetch).expect("a fetch in flight in this cache"),
+            }
+            for p in waiters {
+                g.blocked -= 1;
+                match result {
+                    Ok(()) => self.drive(&mut g, now, p, &mut work),
+                    Err(errno) => {
+                        // A live driver fails the call instead of refetching a page that cannot be read.
+                        g.active -= 1;
+                        g.read_errors += 1;
+                        work.finished.push(Finished { buf: p.buf, result: Err(errno), reply: p.reply });
+                    }
+                }
+            }
+            self.resume_no_memory(&mut g, now, &mut work);
+            self.set_idle(&mut g, now);
+            self.wake_reclaimers(&mut g);
+            self.completed_cv.notify_all();
+        }
+        self.dispatch(work);
+    }
+
+    fn kswapd_worker(self: Arc<Self>) {
+        let mut fetches = Vec::new();
+        loop {
+            let mut work = Work::default();
+            let freed_nothing;
+            {
+                let mut g = lock(&self.inner);
+                while !self.shutdown.load(Ordering::SeqCst) && !(g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
+                    let now = self.clock.now();
+                    g.cache.settle(now);
+                    g = self.kswapd_cv.wait_timeout(g, KSWAPD_IDLE).unwrap_or_else(|e| e.into_inner()).0;
+                }
+                if self.shutdown.load(Ordering::SeqCst) {
+                    return;
+                }
+                let now = self.clock.now();
+                let mut freed = 0;
+                if g.cache.kswapd_awake() {
+                    if let Some(cost) = g.cache.kswapd_step(now, &mut fetches) {
+                        freed += cost.freed;
+                    }
+                    assert!(fetches.is_empty(), "a read-only cache has nothing to write");
+                }
+                if g.cache.iswapd_awake() {
+                    if let Some(cost) = g.cache.iswapd_step(now) {
+                        freed += cost.freed;
+                    }
+                }
+                g.cache.settle(now);
+                if freed > 0 {
+                    self.resume_no_memory(&mut g, now, &mut work);
+                    self.set_idle(&mut g, now);
+                }
+                freed_nothing = freed == 0;
+                if freed_nothing && (g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
+                    // 2.6's blk_congestion_wait: wait for I/O to complete (or 100 ms) before trying again.
+                    g = self.completed_cv.wait_timeout(g, KSWAPD_IDLE).unwrap_or_else(|e| e.into_inner()).0;
+                }
+                drop(g);
+            }
+            self.dispatch(work);
+        }
+    }
+
+    /// What the mount has done, for `pagelab stats` and the Prometheus endpoint.
+    pub fn stats(&self) -> LiveStats {
+        let g = lock(&self.inner);
+        let now = self.clock.now();
+        let c = &g.cache.observer().0;
+        let thrash = g.cache.observer().1 .0.thrash_pages;
+        let mem = g.cache.memory();
+        let page = PAGE_SIZE_BYTES;
+        let accesses = c.hits + c.misses + c.inflight_waits;
+        let whatif = g
+            .cache
+            .observer()
+            .1
+             .1
+            .as_ref()
+            .map(|m| {
+                let runtime = Nanos(now.0.saturating_sub(g.measure_start.0));
+                m.predict(now, runtime)
+                    .into_iter()
+                    .take(1)
+                    .flat_map(|p| {
+                        let usable = mem.usable as u64 * page;
+                        p.steps
+                            .into_iter()
+                            .map(move |s| WhatIfPoint {
+                                memory_bytes: usable + s.added_bytes,
+                                runtime_s: s.runtime_s,
+                                miss_ratio: s.miss_ratio,
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        LiveStats {
+            policy: self.names[0].clone(),
+            prefetch: self.names[1].clone(),
+            prefetch_cache: self.names[2].clone(),
+            metadata: self.names[3].clone(),
+            uptime_s: now.as_secs_f64(),
+            reads: g.reads,
+            read_bytes: g.read_bytes,
+            read_errors: g.read_errors,
+            reads_waiting: g.blocked as u64,
+            pages: PageStats {
+                hits: c.hits,
+                misses: c.misses,
+                waits: c.inflight_waits,
+                hit_ratio: if accesses == 0 { 0.0 } else { c.hits as f64 / accesses as f64 },
+                fetched: c.pages_fetched,
+                prefetched: c.pages_prefetched,
+                prefetched_used: c.prefetched_used,
+                evicted: c.evictions,
+                evicted_unused: c.evicted_unused,
+                thrashing: thrash,
+            },
+            memory_budget_bytes: mem.total as u64 * page,
+            usable_bytes: mem.usable as u64 * page,
+            free_bytes: mem.free as u64 * page,
+            resident_bytes: mem.resident as u64 * page,
+            in_flight_bytes: mem.in_flight as u64 * page,
+            prefetch_cache_bytes: mem.prefetch_cache as u64 * page,
+            prefetch_cache_allocation_bytes: mem.prefetch_cache_allocation as u64 * page,
+            metadata_bytes: mem.metadata as u64 * page,
+            metadata_objects: g.cache.metadata().map_or(0, |m| m.objects() as u64),
+            kswapd_freed_pages: g.cache.memory_stats().kswapd.freed,
+            direct_reclaims: g.cache.memory_stats().direct_reclaims,
+            files_direct: g.files_direct,
+            files_buffered: g.files_buffered,
+            files_fiemap: g.files_fiemap,
+            files_fallback: g.files_fallback,
+            device: self.device.as_ref().map(EmulatedDevice::stats).unwrap_or_else(DeviceStats::default),
+            whatif,
+        }
+    }
+
+    /// Invariant checks for tests: memory never exceeds the budget.
+    pub fn check_budget(&self) -> Result<(), String> {
+        let g = lock(&self.inner);
+        let m = g.cache.memory();
+        let used = m.usable - m.free;
+        if m.free > m.usable || used > m.usable || m.resident + m.in_flight > self.arena.pages() {
+            return Err(format!("memory over budget: {m:?}"));
+        }
+        Ok(())
+    }
+}
+
+/// Answer finished reads (without the engine's lock: a reply writes to /dev/fuse).
+fn answer(finished: Vec<Finished>) {
+    for f in finished {
+        match f.result {
+            Ok(()) => (f.reply)(Ok(&f.buf)),
+            Err(errno) => (f.reply)(Err(errno)),
+        }
+    }
+}

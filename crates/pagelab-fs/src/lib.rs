@@ -1,0 +1,149 @@
+//! pagelab live: the engine's buffer cache as a read-only FUSE file system, so an unmodified server (nginx,
+//! Apache) reads its files through the same policy code the simulator runs (`pagelab mount`).
+//!
+//! The papers' systems lived in the kernel, transparent to applications; `pagelab mount` gives the same
+//! transparency without a kernel patch. Layers:
+//! - [`fs`]: the FUSE file system (fuser), a read-only view of the source directory. Files are opened
+//!   `direct_io`, so the kernel caches none of their data and every read reaches the engine; each open file
+//!   handle is a stream, its release the owner's exit (papers/000 heuristic #1).
+//! - [`engine`]: the core's `BufferCache` under one lock with real time injected; reads are cursors that
+//!   wait for their fetches without holding a thread; misses and readahead are read by a bounded pool of
+//!   I/O threads with O_DIRECT into the frames' [`arena`]; kswapd and iswapd are threads.
+//! - [`source`]: a source file's descriptor and disk layout (FIEMAP, or a stated fallback).
+//! - [`io`]: the clock and the emulated device (`--emulate-device hdd`).
+//! - [`stats`]: `pagelab stats` and the Prometheus endpoint.
+//! - [`mount`]: the checks, the session, and a clean unmount.
+//!
+//! Departures from the papers' kernels, each for a reason:
+//! - The server's own CPU work is invisible to the mount: MemRx's idle time is the time every outstanding
+//!   read waits for I/O, and Coldest+ samples the reading thread's CPU time from /proc (at most every 10 ms
+//!   per stream), where the kernel read it from the task.
+//! - Reclaim's CPU cost is real CPU time here, not the model's charge: nothing is slept for it.
+//! - Writes are refused (EROFS): the live driver is read-only.
+
+pub mod arena;
+pub mod engine;
+pub mod fs;
+pub mod io;
+pub mod mount;
+pub mod source;
+pub mod stats;
+
+use engine::EngineConfig;
+use io::EmulatedDevice;
+use pagelab_core::buffer::BufferCacheConfig;
+use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
+use pagelab_core::pcache::PrefetchCacheConfig;
+use pagelab_core::prefetch::AnyPrefetcher;
+use pagelab_core::units::parse_bytes;
+use pagelab_core::whatif::{MemRx, MemRxConfig};
+use pagelab_sim::config::{parse_metadata, parse_policy, WhatIfConfig};
+use pagelab_sim::device::DeviceSpec;
+use std::path::PathBuf;
+
+/// Everything that can go wrong mounting, unmounting or configuring a live mount: one kind per cause, each
+/// with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    #[error("source {}: {why}", path.display())]
+    Source { path: PathBuf, why: String },
+    #[error("mountpoint {}: {why}", path.display())]
+    Mountpoint { path: PathBuf, why: String },
+    #[error("{0}")]
+    Fuse(String),
+    #[error("{0}")]
+    Permission(String),
+    #[error("{0}")]
+    Config(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// A live mount's engine as the command line names it (the simulator's syntax for each).
+#[derive(Clone, Debug)]
+pub struct LiveSpec {
+    pub memory: String,
+    /// `linux-2.6` (watermarks, kswapd, direct reclaim) or `exact`.
+    pub memory_model: String,
+    pub policy: String,
+    pub prefetch: String,
+    pub prefetch_cache: String,
+    pub metadata: String,
+    pub whatif: Option<String>,
+    pub emulate_device: Option<String>,
+    pub io_threads: u32,
+    pub seed: u64,
+}
+
+impl LiveSpec {
+    /// The engine's configuration; each bad value is an error naming its flag.
+    pub fn engine_config(&self) -> Result<EngineConfig, FsError> {
+        let bad = |flag: &str, e: String| FsError::Config(format!("{flag}: {e}"));
+        let bytes = parse_bytes(&self.memory).map_err(|e| bad("--memory", e.to_string()))?;
+        let memory = match self.memory_model.as_str() {
+            // The budget is the cache's: no kernel image or thread stacks inside it.
+            "linux-2.6" => MemoryConfig::linux(
+                bytes,
+                KernelReserve::NONE,
+                0,
+                WatermarkRule::Linux26,
+                ReclaimCosts::LINUX_2_6,
+            )
+            .map_err(|e| bad("--memory", e.to_string()))?,
+            "exact" => {
+                let pages = u32::try_from(bytes / pagelab_core::PAGE_SIZE_BYTES)
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| bad("--memory", format!("{bytes} bytes is not 1 to 2^32 - 1 pages")))?;
+                MemoryConfig::exact(pages)
+            }
+            other => return Err(bad("--memory-model", format!("`{other}`: expected linux-2.6 or exact"))),
+        };
+        let (policy, dulo, _tracks) = parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
+        let prefetcher = AnyPrefetcher::parse(&self.prefetch, pagelab_core::PAGE_SIZE_BYTES)
+            .map_err(|e| bad("--prefetch", e.to_string()))?;
+        let mut cache = BufferCacheConfig::new(memory, policy, prefetcher);
+        cache.dulo = dulo;
+        cache.prefetch_cache = PrefetchCacheConfig::parse(&self.prefetch_cache, self.seed)
+            .map_err(|e| bad("--prefetch-cache", e.to_string()))?;
+        cache.metadata = match self.metadata.as_str() {
+            "none" => None,
+            text => Some(parse_metadata(text).map_err(|e| bad("--metadata", e.to_string()))?),
+        };
+        let whatif = match &self.whatif {
+            None => None,
+            Some(text) => {
+                let w = WhatIfConfig::parse(text).map_err(|e| bad("--whatif", e.to_string()))?;
+                let geometry = w.geometry(bytes).map_err(|e| bad("--whatif", e.to_string()))?;
+                Some(MemRx::new(&MemRxConfig { geometry, vecs: w.vecs.clone() }))
+            }
+        };
+        let device = match &self.emulate_device {
+            None => None,
+            Some(text) => {
+                let spec = DeviceSpec::parse(text).map_err(|e| bad("--emulate-device", e.to_string()))?;
+                Some(EmulatedDevice::new(&spec))
+            }
+        };
+        if !(1..=1024).contains(&self.io_threads) {
+            return Err(bad("--io-threads", format!("{}: expected 1 to 1024", self.io_threads)));
+        }
+        Ok(EngineConfig {
+            prefetch_cache: cache.prefetch_cache.map_or("access-history".into(), |c| c.spec()),
+            cache,
+            io_threads: self.io_threads,
+            device,
+            // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
+            thrash_history_pages: (bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32 / 10 * 4,
+            whatif,
+            policy: self.policy.clone(),
+            prefetch: self.prefetch.clone(),
+            metadata: self.metadata.clone(),
+        })
+    }
+
+    /// Whether the prefetch cache ranks streams by their owners' CPU time (Coldest+).
+    pub fn wants_cpu(&self) -> bool {
+        self.prefetch_cache.starts_with("pc-coldest+")
+    }
+}

@@ -1,0 +1,347 @@
+//! Mounting and unmounting: the checks that give each failure its own clear error, the FUSE session, and
+//! a clean unmount (umount2 by the daemon) on SIGINT/SIGTERM or `pagelab umount`.
+
+use crate::engine::{Engine, EngineConfig};
+use crate::fs::PagelabFs;
+use crate::stats::{serve_prometheus, LiveStats, STATS_XATTR};
+use crate::FsError;
+use fuser::{MountOption, Session, SessionACL};
+use std::ffi::CString;
+use std::net::SocketAddr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The file system type pagelab mounts appear as in /proc/mounts.
+pub const FS_TYPE: &str = "fuse.pagelab";
+/// How long an unmount waits for the session's threads to end before it reports them stuck.
+const SESSION_END_WAIT: Duration = Duration::from_secs(10);
+
+pub struct MountConfig {
+    pub source: PathBuf,
+    pub mountpoint: PathBuf,
+    pub engine: EngineConfig,
+    /// Threads reading FUSE requests (a read that misses does not hold one).
+    pub fuse_threads: usize,
+    pub attr_ttl: Duration,
+    pub wants_cpu: bool,
+    pub stats_addr: Option<SocketAddr>,
+}
+
+/// A live mount. Dropping it unmounts (lazily if busy).
+pub struct Mounted {
+    mountpoint: PathBuf,
+    engine: Arc<Engine>,
+    session: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+/// Mount `config.source` at `config.mountpoint`, served by a new engine. Every refusal is a distinct error.
+pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
+    let source = std::fs::canonicalize(&config.source)
+        .map_err(|e| FsError::Source { path: config.source.clone(), why: e.to_string() })?;
+    if !source.is_dir() {
+        return Err(FsError::Source { path: source, why: "not a directory".into() });
+    }
+    let mountpoint = std::fs::canonicalize(&config.mountpoint)
+        .map_err(|e| FsError::Mountpoint { path: config.mountpoint.clone(), why: e.to_string() })?;
+    if !mountpoint.is_dir() {
+        return Err(FsError::Mountpoint { path: mountpoint, why: "not a directory".into() });
+    }
+    if mountpoint.starts_with(&source) {
+        return Err(FsError::Mountpoint {
+            path: mountpoint,
+            why: format!("inside the source {}: the mount would serve itself", source.display()),
+        });
+    }
+    if let Some(fstype) = mounted_at(&mountpoint)? {
+        return Err(FsError::Mountpoint {
+            path: mountpoint,
+            why: format!("already a mount point ({fstype}); unmount it first (pagelab umount, or umount)"),
+        });
+    }
+    check_dev_fuse()?;
+    let engine = Engine::start(config.engine).map_err(FsError::Config)?;
+    if let Some(addr) = config.stats_addr {
+        if let Err(e) = serve_prometheus(addr, Arc::clone(&engine)) {
+            engine.shutdown();
+            return Err(FsError::Config(format!("--stats {addr}: {e}")));
+        }
+    }
+    let fs = PagelabFs::new(source.clone(), Arc::clone(&engine), config.attr_ttl, config.wants_cpu);
+    let mut options = fuser::Config::default();
+    options.mount_options = vec![
+        MountOption::FSName(source.display().to_string()),
+        MountOption::Subtype("pagelab".into()),
+        MountOption::RO,
+        MountOption::NoAtime,
+        MountOption::DefaultPermissions,
+    ];
+    // Servers drop privileges (nginx's workers run as www-data): everyone may read, as on the source.
+    options.acl = SessionACL::All;
+    options.n_threads = Some(config.fuse_threads.max(1));
+    options.clone_fd = true;
+    let session = match Session::new(fs, &mountpoint, &options) {
+        Ok(s) => s,
+        Err(e) => {
+            engine.shutdown();
+            return Err(mount_failed(&mountpoint, e));
+        }
+    };
+    let thread = std::thread::Builder::new().name("pagelab-fuse".into()).spawn(move || session.run());
+    let session = match thread {
+        Ok(t) => t,
+        Err(e) => {
+            engine.shutdown();
+            let _ = umount2(&mountpoint, libc::MNT_DETACH);
+            return Err(FsError::Io(format!("cannot start the FUSE session: {e}")));
+        }
+    };
+    Ok(Mounted { mountpoint, engine, session: Some(session) })
+}
+
+impl Mounted {
+    pub fn mountpoint(&self) -> &Path {
+        &self.mountpoint
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// The session ended: someone unmounted the file system (`pagelab umount`, `umount`).
+    pub fn ended(&self) -> bool {
+        self.session.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Unmount and stop. A busy mount (a process has a file open there) is detached instead: it disappears
+    /// now and goes away when the last user closes it. `Ok(true)` if it had to be detached.
+    pub fn unmount(mut self) -> Result<bool, FsError> {
+        self.unmount_inner()
+    }
+
+    fn unmount_inner(&mut self) -> Result<bool, FsError> {
+        let Some(session) = self.session.take() else { return Ok(false) };
+        let mut detached = false;
+        if !session.is_finished() {
+            match umount2(&self.mountpoint, 0) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    umount2(&self.mountpoint, libc::MNT_DETACH)
+                        .map_err(|e| FsError::Io(format!("unmounting {}: {e}", self.mountpoint.display())))?;
+                    detached = true;
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {} // already unmounted
+                Err(e) => return Err(FsError::Io(format!("unmounting {}: {e}", self.mountpoint.display()))),
+            }
+        }
+        let deadline = Instant::now() + SESSION_END_WAIT;
+        while !session.is_finished() && !detached {
+            if Instant::now() > deadline {
+                self.engine.shutdown();
+                return Err(FsError::Io(format!(
+                    "the FUSE session at {} did not end {} s after unmounting",
+                    self.mountpoint.display(),
+                    SESSION_END_WAIT.as_secs()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if session.is_finished() {
+            let _ = session.join();
+        }
+        self.engine.shutdown();
+        Ok(detached)
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = self.unmount_inner();
+    }
+}
+
+fn umount2(path: &Path, flags: libc::c_int) -> std::io::Result<()> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+    // SAFETY: a valid C string.
+    if unsafe { libc::umount2(c.as_ptr(), flags) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Unmount the pagelab mount at `mountpoint` (`pagelab umount`): its daemon sees the session end and exits.
+/// `lazy` detaches a busy mount. Refuses a path that is not a pagelab mount.
+pub fn umount(mountpoint: &Path, lazy: bool) -> Result<(), FsError> {
+    let path = std::fs::canonicalize(mountpoint)
+        .map_err(|e| FsError::Mountpoint { path: mountpoint.to_path_buf(), why: e.to_string() })?;
+    match mounted_at(&path)? {
+        Some(t) if t == FS_TYPE => {}
+        Some(t) => return Err(FsError::Mountpoint { path, why: format!("a {t} mount, not pagelab's") }),
+        None => return Err(FsError::Mountpoint { path, why: "not a mount point".into() }),
+    }
+    umount2(&path, if lazy { libc::MNT_DETACH } else { 0 }).map_err(|e| {
+        let busy = e.raw_os_error() == Some(libc::EBUSY);
+        FsError::Mountpoint {
+            path: path.clone(),
+            why: if busy { "busy (a process uses it); --lazy detaches it now".into() } else { e.to_string() },
+        }
+    })
+}
+
+/// The statistics of the pagelab mount at `mountpoint` (its root's [`STATS_XATTR`]).
+pub fn read_stats(mountpoint: &Path) -> Result<LiveStats, FsError> {
+    let bad = |why: String| FsError::Mountpoint { path: mountpoint.to_path_buf(), why };
+    let path = CString::new(mountpoint.as_os_str().as_bytes()).map_err(|_| bad("a path with a NUL byte".into()))?;
+    let name = CString::new(STATS_XATTR).expect("a constant without NUL");
+    let mut buf = vec![0u8; 1 << 16];
+    for _ in 0..4 {
+        // SAFETY: valid C strings and a buffer of the given length.
+        let n = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            buf.truncate(n as usize);
+            return serde_json::from_slice(&buf).map_err(|e| bad(format!("unreadable statistics: {e}")));
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ERANGE) => buf.resize(buf.len() * 4, 0),
+            Some(libc::ENODATA) | Some(libc::ENOTSUP) => return Err(bad("not a pagelab mount".into())),
+            _ => return Err(bad(e.to_string())),
+        }
+    }
+    Err(bad("statistics larger than 4 MiB".into()))
+}
+
+/// The file system type mounted exactly at `path`, if any (the topmost of stacked mounts).
+pub fn mounted_at(path: &Path) -> Result<Option<String>, FsError> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| FsError::Io(format!("/proc/self/mountinfo: {e}")))?;
+    let want = path.as_os_str().as_bytes();
+    let mut found = None;
+    for line in text.lines() {
+        // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER
+        let fields: Vec<&str> = line.split(' ').collect();
+        if fields.len() < 5 || unescape(fields[4]) != want {
+            continue;
+        }
+        let fstype = fields.iter().position(|&f| f == "-").and_then(|i| fields.get(i + 1));
+        found = Some(fstype.map_or("unknown", |t| t).to_string());
+    }
+    Ok(found)
+}
+
+/// /proc/self/mountinfo escapes space, tab, newline and backslash as `\ooo`.
+fn unescape(field: &str) -> Vec<u8> {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn check_dev_fuse() -> Result<(), FsError> {
+    match std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse") {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FsError::Fuse(
+            "/dev/fuse does not exist: load the fuse module (modprobe fuse), or in a container pass the device \
+             (docker run --device /dev/fuse --cap-add SYS_ADMIN)"
+                .into(),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(FsError::Permission(
+            "no permission to open /dev/fuse: run as root, or install fuse3 (apt-get install fuse3) so \
+             fusermount3 can mount for you"
+                .into(),
+        )),
+        Err(e) => Err(FsError::Fuse(format!("/dev/fuse: {e}"))),
+    }
+}
+
+fn mount_failed(mountpoint: &Path, e: std::io::Error) -> FsError {
+    match e.raw_os_error() {
+        Some(libc::EPERM) | Some(libc::EACCES) => FsError::Permission(format!(
+            "mounting {} was refused ({e}): mounting needs root (CAP_SYS_ADMIN), or fusermount3 from fuse3",
+            mountpoint.display()
+        )),
+        _ if e.kind() == std::io::ErrorKind::NotFound => FsError::Permission(format!(
+            "mounting {} needs root, or fusermount3 (apt-get install fuse3): {e}",
+            mountpoint.display()
+        )),
+        _ => FsError::Io(format!("mounting {}: {e}", mountpoint.display())),
+    }
+}
+
+/// Block SIGINT, SIGTERM and SIGHUP in this thread and every thread it starts after, so that
+/// [`wait_for_signal`] receives them. Call before [`mount`].
+pub fn block_termination_signals() {
+    // SAFETY: plain signal-mask calls on a stack-allocated set.
+    unsafe {
+        let set = termination_set();
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+unsafe fn termination_set() -> libc::sigset_t {
+    // SAFETY: sigemptyset initializes the set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGHUP);
+        set
+    }
+}
+
+/// Why the daemon stops.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stop {
+    Signal(i32),
+    /// Unmounted from outside (`pagelab umount`, `umount`).
+    Unmounted,
+}
+
+/// Wait until a termination signal arrives (blocked by [`block_termination_signals`]) or the mount goes
+/// away from outside.
+pub fn wait_for_signal(mounted: &Mounted) -> Stop {
+    // SAFETY: sigtimedwait on an initialized set with a valid timeout.
+    let set = unsafe { termination_set() };
+    let timeout = libc::timespec { tv_sec: 0, tv_nsec: 200_000_000 };
+    loop {
+        if mounted.ended() {
+            return Stop::Unmounted;
+        }
+        let sig = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &timeout) };
+        if sig > 0 {
+            return Stop::Signal(sig);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_escapes_are_decoded() {
+        assert_eq!(unescape(r"/mnt/a\040b\134c"), b"/mnt/a b\\c".to_vec());
+        assert_eq!(unescape(r"/plain"), b"/plain".to_vec());
+        assert_eq!(unescape(r"\04"), b"\\04".to_vec());
+    }
+
+    #[test]
+    fn the_root_is_a_mount_point_and_a_fresh_directory_is_not() {
+        assert!(mounted_at(Path::new("/")).unwrap().is_some());
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(mounted_at(&std::fs::canonicalize(dir.path()).unwrap()).unwrap(), None);
+    }
+}
