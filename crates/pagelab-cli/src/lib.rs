@@ -6,6 +6,7 @@ pub mod cachesim;
 pub mod experiment;
 pub mod libcachesim;
 pub mod limits;
+pub mod live;
 pub mod mrc;
 pub mod output;
 pub mod plot;

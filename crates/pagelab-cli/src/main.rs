@@ -6,7 +6,7 @@
 
 use clap::{Parser, Subcommand};
 use pagelab_cli::output::{is_broken_pipe, note, Failed};
-use pagelab_cli::{bench, cachesim, experiment, mrc, simulate, trace_cmd, whatif};
+use pagelab_cli::{bench, cachesim, experiment, live, mrc, simulate, trace_cmd, whatif};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -36,6 +36,13 @@ enum Command {
     Experiment(experiment::ExperimentArgs),
     /// LRU miss-ratio curve of a trace, exact or sampled (SHARDS), in one pass.
     Mrc(mrc::MrcArgs),
+    /// Serve a directory through pagelab's buffer cache as a read-only FUSE file system, so a real,
+    /// unmodified server runs on any policy (runs in the foreground until Ctrl-C or `pagelab umount`).
+    Mount(Box<live::MountArgs>),
+    /// Statistics of a live mount: hit ratio, prefetch thrashing, memory by section, MemRx's what-if.
+    Stats(live::StatsArgs),
+    /// Unmount a live mount (its `pagelab mount` exits cleanly).
+    Umount(live::UmountArgs),
     /// Run a workload through the simulated server (handlers, CPU, cache, prefetcher, scheduler, disk).
     Simulate(Box<simulate::SimulateArgs>),
     /// Inspect or convert traces.
@@ -52,6 +59,9 @@ fn main() -> ExitCode {
         Command::Cachesim(a) => cachesim::run(a),
         Command::Experiment(a) => experiment::run(a),
         Command::Mrc(a) => mrc::run(a),
+        Command::Mount(a) => live::run_mount(a),
+        Command::Stats(a) => live::run_stats(a),
+        Command::Umount(a) => live::run_umount(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Trace(t) => trace_cmd::run(t),
         Command::Whatif(a) => whatif::run(a),

@@ -93,10 +93,10 @@ struct Inner {
     reads: u64,
     read_bytes: u64,
     read_errors: u64,
-    files_direct: u64,
-    files_buffered: u64,
-    files_fiemap: u64,
-    files_fallback: u64,
+    opens_direct: u64,
+    opens_buffered: u64,
+    opens_fiemap: u64,
+    opens_fallback: u64,
     measure_start: Nanos,
 }
 
@@ -142,10 +142,10 @@ impl Engine {
             reads: 0,
             read_bytes: 0,
             read_errors: 0,
-            files_direct: 0,
-            files_buffered: 0,
-            files_fiemap: 0,
-            files_fallback: 0,
+            opens_direct: 0,
+            opens_buffered: 0,
+            opens_fiemap: 0,
+            opens_fallback: 0,
             measure_start: Nanos::ZERO,
         };
         let engine = Arc::new(Engine {
@@ -222,13 +222,13 @@ impl Engine {
         g.next_stream = g.next_stream.wrapping_add(1).max(1);
         g.cache.stream_opened(now, stream);
         if source.direct {
-            g.files_direct += 1;
+            g.opens_direct += 1;
         } else {
-            g.files_buffered += 1;
+            g.opens_buffered += 1;
         }
         match source.layout_source {
-            LayoutSource::Fiemap => g.files_fiemap += 1,
-            LayoutSource::Fallback => g.files_fallback += 1,
+            LayoutSource::Fiemap => g.opens_fiemap += 1,
+            LayoutSource::Fallback => g.opens_fallback += 1,
         }
         stream
     }
@@ -549,10 +549,10 @@ impl Engine {
             metadata_objects: g.cache.metadata().map_or(0, |m| m.objects() as u64),
             kswapd_freed_pages: g.cache.memory_stats().kswapd.freed,
             direct_reclaims: g.cache.memory_stats().direct_reclaims,
-            files_direct: g.files_direct,
-            files_buffered: g.files_buffered,
-            files_fiemap: g.files_fiemap,
-            files_fallback: g.files_fallback,
+            opens_direct: g.opens_direct,
+            opens_buffered: g.opens_buffered,
+            opens_fiemap: g.opens_fiemap,
+            opens_fallback: g.opens_fallback,
             device: self.device.as_ref().map(EmulatedDevice::stats).unwrap_or_else(DeviceStats::default),
             whatif,
         }

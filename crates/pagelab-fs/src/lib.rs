@@ -69,6 +69,7 @@ pub struct LiveSpec {
     pub prefetch: String,
     pub prefetch_cache: String,
     pub metadata: String,
+    /// MemRx's VEC (`pagelab simulate --whatif`'s syntax; empty: defaults sized to the budget).
     pub whatif: Option<String>,
     pub emulate_device: Option<String>,
     pub io_threads: u32,
@@ -113,7 +114,11 @@ impl LiveSpec {
         let whatif = match &self.whatif {
             None => None,
             Some(text) => {
-                let w = WhatIfConfig::parse(text).map_err(|e| bad("--whatif", e.to_string()))?;
+                // Empty: the paper's 32 MiB steps up to 4 x memory, smaller steps for a budget under 128 MiB.
+                let page = pagelab_core::PAGE_SIZE_BYTES;
+                let step = (bytes / 4 / page * page).clamp(page, 32 << 20);
+                let text = if text.is_empty() { format!("step={step}") } else { text.clone() };
+                let w = WhatIfConfig::parse(&text).map_err(|e| bad("--whatif", e.to_string()))?;
                 let geometry = w.geometry(bytes).map_err(|e| bad("--whatif", e.to_string()))?;
                 Some(MemRx::new(&MemRxConfig { geometry, vecs: w.vecs.clone() }))
             }

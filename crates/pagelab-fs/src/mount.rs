@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The file system type pagelab mounts appear as in /proc/mounts.
-pub const FS_TYPE: &str = "fuse.pagelab";
+/// How a pagelab mount's source appears in /proc/mounts: `pagelab:SOURCE` (its type is `fuse`, or
+/// `fuse.pagelab` when fusermount3 mounted it).
+pub const FS_NAME_PREFIX: &str = "pagelab:";
 /// How long an unmount waits for the session's threads to end before it reports them stuck.
 const SESSION_END_WAIT: Duration = Duration::from_secs(10);
 
@@ -55,10 +56,10 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
             why: format!("inside the source {}: the mount would serve itself", source.display()),
         });
     }
-    if let Some(fstype) = mounted_at(&mountpoint)? {
+    if let Some(m) = mounted_at(&mountpoint)? {
         return Err(FsError::Mountpoint {
             path: mountpoint,
-            why: format!("already a mount point ({fstype}); unmount it first (pagelab umount, or umount)"),
+            why: format!("already a mount point ({} from {}); unmount it first", m.fstype, m.source),
         });
     }
     check_dev_fuse()?;
@@ -72,7 +73,7 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
     let fs = PagelabFs::new(source.clone(), Arc::clone(&engine), config.attr_ttl, config.wants_cpu);
     let mut options = fuser::Config::default();
     options.mount_options = vec![
-        MountOption::FSName(source.display().to_string()),
+        MountOption::FSName(format!("{FS_NAME_PREFIX}{}", source.display())),
         MountOption::Subtype("pagelab".into()),
         MountOption::RO,
         MountOption::NoAtime,
@@ -178,8 +179,10 @@ pub fn umount(mountpoint: &Path, lazy: bool) -> Result<(), FsError> {
     let path = std::fs::canonicalize(mountpoint)
         .map_err(|e| FsError::Mountpoint { path: mountpoint.to_path_buf(), why: e.to_string() })?;
     match mounted_at(&path)? {
-        Some(t) if t == FS_TYPE => {}
-        Some(t) => return Err(FsError::Mountpoint { path, why: format!("a {t} mount, not pagelab's") }),
+        Some(m) if m.is_pagelab() => {}
+        Some(m) => {
+            return Err(FsError::Mountpoint { path, why: format!("a {} mount of {}, not pagelab's", m.fstype, m.source) })
+        }
         None => return Err(FsError::Mountpoint { path, why: "not a mount point".into() }),
     }
     umount2(&path, if lazy { libc::MNT_DETACH } else { 0 }).map_err(|e| {
@@ -214,8 +217,21 @@ pub fn read_stats(mountpoint: &Path) -> Result<LiveStats, FsError> {
     Err(bad("statistics larger than 4 MiB".into()))
 }
 
-/// The file system type mounted exactly at `path`, if any (the topmost of stacked mounts).
-pub fn mounted_at(path: &Path) -> Result<Option<String>, FsError> {
+/// A mount, as /proc/self/mountinfo lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MountEntry {
+    pub fstype: String,
+    pub source: String,
+}
+
+impl MountEntry {
+    pub fn is_pagelab(&self) -> bool {
+        self.fstype.starts_with("fuse") && self.source.starts_with(FS_NAME_PREFIX)
+    }
+}
+
+/// What is mounted exactly at `path`, if anything (the topmost of stacked mounts).
+pub fn mounted_at(path: &Path) -> Result<Option<MountEntry>, FsError> {
     let text = std::fs::read_to_string("/proc/self/mountinfo")
         .map_err(|e| FsError::Io(format!("/proc/self/mountinfo: {e}")))?;
     let want = path.as_os_str().as_bytes();
@@ -226,8 +242,11 @@ pub fn mounted_at(path: &Path) -> Result<Option<String>, FsError> {
         if fields.len() < 5 || unescape(fields[4]) != want {
             continue;
         }
-        let fstype = fields.iter().position(|&f| f == "-").and_then(|i| fields.get(i + 1));
-        found = Some(fstype.map_or("unknown", |t| t).to_string());
+        let at = fields.iter().position(|&f| f == "-");
+        let field = |k: usize| at.and_then(|i| fields.get(i + k)).map_or("unknown".to_string(), |f| {
+            String::from_utf8_lossy(&unescape(f)).into_owned()
+        });
+        found = Some(MountEntry { fstype: field(1), source: field(2) });
     }
     Ok(found)
 }

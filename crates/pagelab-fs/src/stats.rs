@@ -69,12 +69,12 @@ pub struct LiveStats {
     pub metadata_objects: u64,
     pub kswapd_freed_pages: u64,
     pub direct_reclaims: u64,
-    /// Files opened whose source descriptor bypasses the kernel's page cache (O_DIRECT), and those that could
+    /// Opens whose source descriptor bypasses the kernel's page cache (O_DIRECT), and those that could
     /// not; files whose disk layout came from FIEMAP, and those laid out by the fallback.
-    pub files_direct: u64,
-    pub files_buffered: u64,
-    pub files_fiemap: u64,
-    pub files_fallback: u64,
+    pub opens_direct: u64,
+    pub opens_buffered: u64,
+    pub opens_fiemap: u64,
+    pub opens_fallback: u64,
     /// The emulated device (`--emulate-device`); empty model without one.
     pub device: DeviceStats,
     /// MemRx's prediction at larger memories (empty without `--whatif`).
@@ -141,8 +141,8 @@ impl LiveStats {
         let _ = writeln!(s, "reclaim       kswapd freed {} pages; {} direct reclaims", self.kswapd_freed_pages, self.direct_reclaims);
         let _ = writeln!(
             s,
-            "source        {} files read with O_DIRECT, {} through the kernel's cache; layout from FIEMAP for {}, fallback for {}",
-            self.files_direct, self.files_buffered, self.files_fiemap, self.files_fallback
+            "source        {} opens read with O_DIRECT, {} through the kernel's cache; layout from FIEMAP for {}, fallback for {}",
+            self.opens_direct, self.opens_buffered, self.opens_fiemap, self.opens_fallback
         );
         if !self.device.model.is_empty() {
             let _ = writeln!(

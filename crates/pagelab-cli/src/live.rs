@@ -1,0 +1,170 @@
+//! `pagelab mount`, `pagelab umount`, `pagelab stats`: the live driver (crate `pagelab-fs`).
+
+use crate::output::{emit, note};
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
+use pagelab_fs::mount::{self, MountConfig, Stop};
+use pagelab_fs::LiveSpec;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example (nginx on the prefetch cache, misses paced by an emulated Ultrastar 36LZX):\n  \
+pagelab mount /srv/clips /mnt/clips --memory 256MiB --prefetch-cache pc-coldest+ --emulate-device ultrastar36lzx &\n  \
+pagelab stats /mnt/clips\n  pagelab umount /mnt/clips\n\n\
+Serve with sendfile off: with it, a server's reads can bypass the mount's reads through the FUSE inode's page \
+cache (nginx: sendfile off; aio threads; open_file_cache off).")]
+pub struct MountArgs {
+    /// The directory whose files the mount serves, read-only (writes get EROFS).
+    pub source: PathBuf,
+    /// An empty directory to mount on (not already a mount point, not inside SOURCE).
+    pub mountpoint: PathBuf,
+    /// The cache's memory: frames for this many bytes are allocated (lazily) and never exceeded.
+    #[arg(long, default_value = "512MiB")]
+    pub memory: String,
+    /// linux-2.6 (watermarks min/low/high, kswapd between low and high, direct reclaim of 32 pages below min,
+    /// as the papers' kernels) or exact (one page evicted per page needed).
+    #[arg(long, default_value = "linux-2.6", value_name = "MODEL")]
+    pub memory_model: String,
+    /// Replacement policy, as `pagelab simulate --policy`: linux, lru, fifo, clock, 2q, arc, lirs, dulo[:...].
+    /// DULO sees the files' real disk locations (FIEMAP).
+    #[arg(long, default_value = "linux")]
+    pub policy: String,
+    /// Prefetcher, as `pagelab simulate --prefetch`: none, linux[:WINDOW], linux-2.6[:WINDOW], tp:T-P, ets,
+    /// esf. Each open file handle is a stream.
+    #[arg(long, default_value = "linux")]
+    pub prefetch: String,
+    /// Li & Shen's prefetch memory management, as `pagelab simulate --prefetch-cache`: access-history,
+    /// pc-access-history, pc-longest, pc-coldest, pc-coldest+ (ranks streams by the reading thread's CPU time,
+    /// from /proc), with the paper's gradient-descent partition.
+    #[arg(long, default_value = "access-history", value_name = "ORDER")]
+    pub prefetch_cache: String,
+    /// File-metadata cache for lookups and getattrs, as `pagelab simulate --metadata`: none, conventional, or
+    /// split:p=50% (split reclaim with its background reclaimer). Use with --attr-ttl 0 so that every lookup
+    /// reaches it (the kernel's own dentry cache answers the rest).
+    #[arg(long, default_value = "none", value_name = "RECLAIM")]
+    pub metadata: String,
+    /// Make every miss also wait for a simulated disk on one queue (hdd, ultrastar36lzx, wd1200bb,
+    /// st3500320as, ssd, simple, or a FILE.toml), so the papers' seek effects show on a fast machine. Stats
+    /// and the startup line say it is emulated.
+    #[arg(long, value_name = "DEVICE")]
+    pub emulate_device: Option<String>,
+    /// MemRx's what-if prediction at larger memories, shown by `pagelab stats`: on (up to 4 x --memory in
+    /// steps of 32 MiB), off, or up-to=SIZE,step=SIZE,vec=MODE.
+    #[arg(long, default_value = "on", value_name = "SPEC")]
+    pub whatif: String,
+    /// Threads reading the source: how many misses and readahead fetches are in flight at most.
+    #[arg(long, default_value_t = 32)]
+    pub io_threads: u32,
+    /// Threads taking FUSE requests (a read waiting for I/O does not hold one).
+    #[arg(long, default_value_t = 4)]
+    pub fuse_threads: usize,
+    /// How long the kernel may keep a file's attributes and name before asking again.
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    pub attr_ttl: String,
+    /// Serve statistics in Prometheus' text format on this loopback address, e.g. 127.0.0.1:9187.
+    #[arg(long, value_name = "ADDR")]
+    pub stats: Option<SocketAddr>,
+    /// Seed of the prefetch cache's gradient descent.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct UmountArgs {
+    /// A pagelab mount point.
+    pub mountpoint: PathBuf,
+    /// Detach a busy mount now (it goes away when its last user closes it).
+    #[arg(long)]
+    pub lazy: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// A pagelab mount point.
+    pub mountpoint: PathBuf,
+    /// One JSON object (field names as in `pagelab_fs::stats::LiveStats`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn spec(a: &MountArgs) -> LiveSpec {
+    LiveSpec {
+        memory: a.memory.clone(),
+        memory_model: a.memory_model.clone(),
+        policy: a.policy.clone(),
+        prefetch: a.prefetch.clone(),
+        prefetch_cache: a.prefetch_cache.clone(),
+        metadata: a.metadata.clone(),
+        whatif: match a.whatif.as_str() {
+            "off" => None,
+            "on" => Some(String::new()),
+            text => Some(text.to_string()),
+        },
+        emulate_device: a.emulate_device.clone(),
+        io_threads: a.io_threads,
+        seed: a.seed,
+    }
+}
+
+pub fn run_mount(a: &MountArgs) -> Result<()> {
+    let spec = spec(a);
+    let engine = spec.engine_config()?;
+    let attr_ttl = Duration::from_nanos(parse_duration_ns(&a.attr_ttl).context("--attr-ttl")?);
+    if !(1..=256).contains(&a.fuse_threads) {
+        return Err(anyhow!("--fuse-threads {}: expected 1 to 256", a.fuse_threads));
+    }
+    let device = engine.device.as_ref().map(|d| d.name().to_string());
+    // Before any thread starts, so that every thread leaves these signals to `wait_for_signal`.
+    mount::block_termination_signals();
+    let mounted = mount::mount(MountConfig {
+        source: a.source.clone(),
+        mountpoint: a.mountpoint.clone(),
+        engine,
+        fuse_threads: a.fuse_threads,
+        attr_ttl,
+        wants_cpu: spec.wants_cpu(),
+        stats_addr: a.stats,
+    })?;
+    let memory = parse_bytes(&a.memory).map(fmt_bytes).unwrap_or_default();
+    note(&format!(
+        "pagelab: serving {} at {} read-only: {} of memory, policy {}, prefetch {}, prefetch memory {}{}{}",
+        a.source.display(),
+        mounted.mountpoint().display(),
+        memory,
+        a.policy,
+        a.prefetch,
+        a.prefetch_cache,
+        if a.metadata == "none" { String::new() } else { format!(", metadata {}", a.metadata) },
+        device.map_or(String::new(), |d| format!("; EMULATED device {d}: every miss also waits for it")),
+    ));
+    note(&format!(
+        "pagelab: stop with Ctrl-C, SIGTERM or `pagelab umount {}`; `pagelab stats {}` shows what it does",
+        mounted.mountpoint().display(),
+        mounted.mountpoint().display()
+    ));
+    let stop = mount::wait_for_signal(&mounted);
+    let final_stats = mounted.engine().stats();
+    let detached = mounted.unmount()?;
+    match stop {
+        Stop::Signal(sig) => note(&format!("pagelab: signal {sig}: unmounted{}", if detached { " (busy: detached)" } else { "" })),
+        Stop::Unmounted => note("pagelab: unmounted"),
+    }
+    emit(&final_stats.render())
+}
+
+pub fn run_umount(a: &UmountArgs) -> Result<()> {
+    mount::umount(&a.mountpoint, a.lazy)?;
+    Ok(())
+}
+
+pub fn run_stats(a: &StatsArgs) -> Result<()> {
+    let stats = mount::read_stats(&a.mountpoint)?;
+    if a.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&stats)?))
+    } else {
+        emit(&stats.render())
+    }
+}

@@ -1,0 +1,180 @@
+//! Through a real FUSE mount: N concurrent readers (sequential and random, overlapping files) read every byte
+//! the source holds, across unmount and remount under another policy; memory stays within the budget; the
+//! kernel caches none of the data (fincore on the source); writes are refused; bad mounts get their own
+//! errors. A watchdog turns a deadlock into a failure.
+//!
+//! These need /dev/fuse and the right to mount (root): without them each test says so and passes.
+
+mod common;
+
+use common::{byte, make_source, sizes, Watchdog};
+use pagelab_fs::mount::{mount, read_stats, MountConfig, Mounted};
+use pagelab_fs::{FsError, LiveSpec};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Whether this machine can mount FUSE file systems; prints why not.
+fn fuse_available() -> bool {
+    let root = unsafe { libc::geteuid() } == 0;
+    let dev = std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse").is_ok();
+    if !(root && dev) {
+        eprintln!("SKIPPED: live FUSE tests need root and /dev/fuse (root: {root}, /dev/fuse usable: {dev})");
+    }
+    root && dev
+}
+
+fn live(source: &Path, mountpoint: &Path, spec: LiveSpec) -> Result<Mounted, FsError> {
+    mount(MountConfig {
+        source: source.to_path_buf(),
+        mountpoint: mountpoint.to_path_buf(),
+        engine: spec.engine_config()?,
+        fuse_threads: 4,
+        attr_ttl: Duration::from_secs(1),
+        wants_cpu: spec.wants_cpu(),
+        stats_addr: None,
+    })
+}
+
+fn check_file(path: &Path, i: usize, size: u64) {
+    let data = std::fs::read(path).unwrap();
+    assert_eq!(data.len() as u64, size, "{}", path.display());
+    if let Some(k) = (0..data.len()).find(|&k| data[k] != byte(i, k as u64)) {
+        panic!("{}: byte {k} differs from the source", path.display());
+    }
+}
+
+fn readers(mnt: &Path, files: &[PathBuf], sizes: &[u64], threads: u64, mounted: &Mounted) {
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            s.spawn(move || {
+                let mut rng = common::rng(100 + t);
+                for round in 0..12 {
+                    let i = common::gen_range(&mut rng, files.len() as u64) as usize;
+                    let path = mnt.join(&files[i]);
+                    if (t + round) % 2 == 0 {
+                        check_file(&path, i, sizes[i]);
+                    } else {
+                        let mut f = std::fs::File::open(&path).unwrap();
+                        for _ in 0..16 {
+                            let off = common::gen_range(&mut rng, sizes[i]);
+                            let len = 1 + common::gen_range(&mut rng, 70_000) as usize;
+                            f.seek(SeekFrom::Start(off)).unwrap();
+                            let mut buf = Vec::new();
+                            (&mut f).take(len as u64).read_to_end(&mut buf).unwrap();
+                            assert_eq!(buf.len() as u64, (sizes[i] - off).min(len as u64));
+                            assert!(buf.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)));
+                        }
+                    }
+                }
+            });
+        }
+        // Memory is checked while the readers run, not only at the end.
+        s.spawn(|| {
+            for _ in 0..50 {
+                mounted.engine().check_budget().unwrap();
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+    });
+}
+
+#[test]
+fn concurrent_readers_get_the_source_bytes_across_remounts_and_policies() {
+    if !fuse_available() {
+        return;
+    }
+    let _dog = Watchdog::new("live readers", Duration::from_secs(240));
+    let src = tempfile::tempdir().unwrap();
+    let mnt = tempfile::tempdir().unwrap();
+    let sizes = sizes(16, 2 << 20, 11);
+    let files = make_source(src.path(), &sizes);
+    for (policy, pc) in [("linux", "access-history"), ("linux", "pc-coldest+"), ("dulo", "access-history")] {
+        let mounted = live(src.path(), mnt.path(), common::spec("8MiB", policy, pc)).unwrap();
+        readers(mnt.path(), &files, &sizes, 8, &mounted);
+        let stats = read_stats(mnt.path()).unwrap();
+        assert!(stats.reads > 0 && stats.pages.misses > 0 && stats.pages.evicted > 0, "{policy}/{pc}: {stats:?}");
+        assert_eq!(stats.read_errors, 0);
+        assert_eq!(stats.policy, policy);
+        let detached = mounted.unmount().unwrap();
+        assert!(!detached, "nothing held the mount open");
+        assert_eq!(pagelab_fs::mount::mounted_at(&std::fs::canonicalize(mnt.path()).unwrap()).unwrap(), None);
+    }
+}
+
+#[test]
+fn the_kernel_caches_none_of_the_data_and_writes_are_refused() {
+    if !fuse_available() {
+        return;
+    }
+    let _dog = Watchdog::new("direct io", Duration::from_secs(60));
+    let src = tempfile::tempdir().unwrap();
+    let mnt = tempfile::tempdir().unwrap();
+    let files = make_source(src.path(), &[1 << 20]);
+    let source_file = src.path().join(&files[0]);
+    // Start with none of the source in the kernel's cache.
+    let f = std::fs::File::open(&source_file).unwrap();
+    f.sync_all().unwrap();
+    unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let mounted = live(src.path(), mnt.path(), common::spec("16MiB", "lru", "access-history")).unwrap();
+    check_file(&mnt.path().join(&files[0]), 0, 1 << 20);
+    check_file(&mnt.path().join(&files[0]), 0, 1 << 20);
+    let stats = read_stats(mnt.path()).unwrap();
+    assert!(stats.pages.hits > 0, "the second read hits the engine: {stats:?}");
+    if stats.opens_direct > 0 {
+        assert_eq!(resident_pages(&source_file), 0, "O_DIRECT reads leave nothing in the kernel's cache");
+    } else {
+        eprintln!("the source's file system refused O_DIRECT: its pages are cached by the kernel too");
+    }
+    // Writes are refused.
+    let err = std::fs::OpenOptions::new().write(true).open(mnt.path().join(&files[0])).unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::EROFS));
+    let err = std::fs::write(mnt.path().join("new"), b"x").unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::EROFS));
+    // A directory listing is the source's.
+    let mut names: Vec<String> =
+        std::fs::read_dir(mnt.path().join("sub")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, vec!["f0".to_string()]);
+    mounted.unmount().unwrap();
+}
+
+/// Pages of `path` in the kernel's page cache (mincore over a mapping: what `fincore` reports).
+fn resident_pages(path: &Path) -> usize {
+    let f = std::fs::File::open(path).unwrap();
+    let len = f.metadata().unwrap().len() as usize;
+    unsafe {
+        let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, std::os::fd::AsRawFd::as_raw_fd(&f), 0);
+        assert_ne!(p, libc::MAP_FAILED);
+        let mut vec = vec![0u8; len.div_ceil(4096)];
+        assert_eq!(libc::mincore(p, len, vec.as_mut_ptr()), 0);
+        libc::munmap(p, len);
+        vec.iter().filter(|&&b| b & 1 != 0).count()
+    }
+}
+
+#[test]
+fn bad_mounts_get_one_clear_error_each() {
+    if !fuse_available() {
+        return;
+    }
+    let _dog = Watchdog::new("bad mounts", Duration::from_secs(60));
+    let src = tempfile::tempdir().unwrap();
+    let mnt = tempfile::tempdir().unwrap();
+    make_source(src.path(), &[100]);
+    let spec = || common::spec("8MiB", "lru", "access-history");
+    let err = live(&src.path().join("missing"), mnt.path(), spec()).err().unwrap();
+    assert!(matches!(err, FsError::Source { .. }), "{err}");
+    let err = live(src.path(), &mnt.path().join("missing"), spec()).err().unwrap();
+    assert!(matches!(err, FsError::Mountpoint { .. }), "{err}");
+    let err = live(src.path(), &src.path().join("sub"), spec()).err().unwrap();
+    assert!(err.to_string().contains("inside the source"), "{err}");
+    let mounted = live(src.path(), mnt.path(), spec()).unwrap();
+    let err = live(src.path(), mnt.path(), spec()).err().unwrap();
+    assert!(err.to_string().contains("already a mount point"), "{err}");
+    let mut bad = spec();
+    bad.policy = "nope".into();
+    let err = bad.engine_config().err().unwrap();
+    assert!(err.to_string().starts_with("--policy"), "{err}");
+    mounted.unmount().unwrap();
+}
