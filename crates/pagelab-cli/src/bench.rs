@@ -110,6 +110,15 @@ pub struct BenchArgs {
     /// comma-separated.
     #[arg(long, value_name = "PARTS", default_value = "all")]
     pub part: String,
+    /// Instead, a live benchmark (root and /dev/fuse needed): overhead (the hit path against the kernel's
+    /// page cache, a plain FUSE passthrough and a naive user-space cache) or nginx (Li & Shen's Figure 9
+    /// with nginx and wrk from Debian on two mounts, pc-coldest+ against access-history).
+    #[arg(long, value_name = "WHICH")]
+    pub live: Option<String>,
+    /// Where --live writes its dataset (a file system with O_DIRECT and FIEMAP, e.g. ext4; default: the
+    /// temporary directory). nginx's full run writes about 2.4 GiB.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Which measurements a run makes.
@@ -407,6 +416,14 @@ struct BenchTrace {
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    if let Some(which) = &args.live {
+        return crate::bench_live::run(&crate::bench_live::LiveOptions {
+            which: which.clone(),
+            quick: args.quick,
+            json: args.json,
+            dir: args.dir.clone().unwrap_or_else(std::env::temp_dir),
+        });
+    }
     let options = BenchOptions {
         quick: args.quick,
         venv: if args.skip_libcachesim { None } else { Some(args.venv.clone().unwrap_or_else(default_venv)) },

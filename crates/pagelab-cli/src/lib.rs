@@ -2,6 +2,7 @@
 //! output rendering, progress, plots, the libCacheSim reference). `main.rs` only parses and dispatches.
 
 pub mod bench;
+pub mod bench_live;
 pub mod cachesim;
 pub mod experiment;
 pub mod libcachesim;

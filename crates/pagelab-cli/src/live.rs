@@ -5,6 +5,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
 use pagelab_fs::mount::{self, MountConfig, Stop};
+use pagelab_fs::baseline::Backend;
 use pagelab_fs::LiveSpec;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -67,6 +68,11 @@ pub struct MountArgs {
     /// Serve statistics in Prometheus' text format on this loopback address, e.g. 127.0.0.1:9187.
     #[arg(long, value_name = "ADDR")]
     pub stats: Option<SocketAddr>,
+    /// What serves file reads: engine (pagelab), or a benchmark baseline: passthrough (each read a pread
+    /// of the source through the kernel's page cache) or naive (a hash map of boxed pages under one lock,
+    /// of --memory's size). `pagelab bench --live overhead` compares them.
+    #[arg(long, default_value = "engine", value_name = "BACKEND")]
+    pub backend: String,
     /// Seed of the prefetch cache's gradient descent.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -116,6 +122,9 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     if !(1..=256).contains(&a.fuse_threads) {
         return Err(anyhow!("--fuse-threads {}: expected 1 to 256", a.fuse_threads));
     }
+    let pages = (parse_bytes(&a.memory).unwrap_or(0) / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
+    let backend = Backend::parse(&a.backend, pages)
+        .ok_or_else(|| anyhow!("--backend {}: expected engine, passthrough or naive", a.backend))?;
     let device = engine.device.as_ref().map(|d| d.name().to_string());
     // Before any thread starts, so that every thread leaves these signals to `wait_for_signal`.
     mount::block_termination_signals();
@@ -127,6 +136,7 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
         attr_ttl,
         wants_cpu: spec.wants_cpu(),
         stats_addr: a.stats,
+        backend,
     })?;
     let memory = parse_bytes(&a.memory).map(fmt_bytes).unwrap_or_default();
     note(&format!(

@@ -1,8 +1,10 @@
 //! The engine: the core's [`BufferCache`] under one lock, with real time injected, driven as the simulator
 //! drives it.
 //!
-//! A read is a [`ReadCursor`] run under the lock: each page it delivers is copied out of the arena into the
-//! reply and unpinned in the same lock hold (one lock acquisition and one gather copy for a read that hits).
+//! A read is a [`ReadCursor`] run under the lock; the pages it delivers stay pinned, and once the read is
+//! done they are copied out of the arena into the reply *outside* the lock (one gather copy), then handed
+//! to a small unpin queue that the next holder of the engine's lock drains: a read that hits takes the
+//! engine's lock once, and concurrent readers copy in parallel.
 //! A cursor that blocks on a fetch waits in `waiting` under that fetch's id, without a thread: the I/O
 //! thread that completes the fetch resumes it under the same lock and answers it, so a handful of FUSE
 //! threads serve any number of outstanding misses. Misses and readahead are read by a pool of I/O threads
@@ -17,13 +19,13 @@ use crate::io::{Clock, DeviceStats, EmulatedDevice};
 use crate::source::{LayoutSource, SourceFile};
 use crate::stats::{LiveStats, PageStats, WhatIfPoint};
 use pagelab_core::buffer::{
-    BufferCache, BufferCacheConfig, Counters, Fetch, ReadCursor, ReadOutcome, ReadStatus, Slot, ThrashDetector,
+    BufferCache, BufferCacheConfig, Counters, Fetch, Pin, ReadCursor, ReadOutcome, ReadStatus, Slot, ThrashDetector,
 };
 use pagelab_core::whatif::MemRx;
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -59,6 +61,8 @@ struct PendingRead {
     offset: u64,
     buf: Vec<u8>,
     reply: Reply,
+    /// The pages delivered so far, pinned until they are copied into `buf` (after the read is done).
+    pins: Vec<Pin>,
 }
 
 struct IoJob {
@@ -68,9 +72,8 @@ struct IoJob {
 }
 
 struct Finished {
-    buf: Vec<u8>,
+    read: PendingRead,
     result: Result<(), i32>,
-    reply: Reply,
 }
 
 #[derive(Default)]
@@ -107,6 +110,10 @@ pub struct Engine {
     /// A fetch completed (paired with `inner`): kswapd waits for one after a batch that freed nothing.
     completed_cv: Condvar,
     io_queue: Mutex<VecDeque<IoJob>>,
+    /// Pins of answered reads, given back by the next holder of `inner` (lock order: `inner`, then this).
+    unpins: Mutex<Vec<Pin>>,
+    /// Reads waiting for memory (`Inner::no_memory`'s length): an answer that frees pins then takes the lock.
+    no_memory_len: AtomicUsize,
     io_cv: Condvar,
     arena: Arena,
     clock: Clock,
@@ -153,6 +160,8 @@ impl Engine {
             kswapd_cv: Condvar::new(),
             completed_cv: Condvar::new(),
             io_queue: Mutex::new(VecDeque::new()),
+            unpins: Mutex::new(Vec::new()),
+            no_memory_len: AtomicUsize::new(0),
             io_cv: Condvar::new(),
             arena,
             clock,
@@ -204,10 +213,10 @@ impl Engine {
             let pending: Vec<PendingRead> =
                 g.waiting.drain().flat_map(|(_, v)| v).chain(std::mem::take(&mut g.no_memory)).collect();
             for p in pending {
-                finished.push(Finished { buf: p.buf, result: Err(libc::EIO), reply: p.reply });
+                finished.push(Finished { read: p, result: Err(libc::EIO) });
             }
         }
-        answer(finished);
+        self.answer(finished);
     }
 
     pub fn clock(&self) -> &Clock {
@@ -289,10 +298,11 @@ impl Engine {
                     return;
                 }
             };
+            self.drain_unpins(&mut g);
             g.active += 1;
             g.reads += 1;
             let buf = vec![0u8; (end - offset) as usize];
-            let p = PendingRead { cursor, source, offset, buf, reply };
+            let p = PendingRead { cursor, source, offset, buf, reply, pins: Vec::new() };
             self.drive(&mut g, now, p, &mut work);
             self.set_idle(&mut g, now);
             self.wake_reclaimers(&mut g);
@@ -305,10 +315,7 @@ impl Engine {
         let Inner { cache, out, .. } = g;
         out.clear();
         cache.read(now, &mut p.cursor, &*p.source, out);
-        for pin in out.pins.drain(..) {
-            self.copy_page(&mut p, pin.index, pin.slot);
-            cache.unpin(pin).expect("a pin the cache just gave");
-        }
+        p.pins.append(&mut out.pins);
         for fetch in out.fetches.drain(..) {
             debug_assert!(!fetch.write, "a read-only mount never writes");
             let mut slots = Vec::with_capacity(fetch.pages as usize);
@@ -319,7 +326,7 @@ impl Engine {
             ReadStatus::Done => {
                 g.active -= 1;
                 g.read_bytes += p.buf.len() as u64;
-                work.finished.push(Finished { buf: p.buf, result: Ok(()), reply: p.reply });
+                work.finished.push(Finished { read: p, result: Ok(()) });
             }
             ReadStatus::Blocked { fetch } => {
                 g.blocked += 1;
@@ -328,12 +335,13 @@ impl Engine {
             ReadStatus::NoMemory => {
                 g.blocked += 1;
                 g.no_memory.push(p);
+                self.no_memory_len.store(g.no_memory.len(), Ordering::SeqCst);
             }
             ReadStatus::Throttled => unreachable!("reads are never throttled"),
         }
     }
 
-    /// Copy the part of page `index` (in `slot`) that `p` asked for. Caller holds the lock and the pin.
+    /// Copy the part of page `index` (in `slot`) that `p` asked for. Caller holds the page's pin.
     fn copy_page(&self, p: &mut PendingRead, index: u64, slot: Slot) {
         let page_start = index * PAGE_SIZE_BYTES;
         let from = p.offset.max(page_start);
@@ -341,14 +349,23 @@ impl Engine {
         if from >= to {
             return;
         }
-        // SAFETY: the lock is held and the page is pinned, delivered after its fetch completed (Arena's doc).
+        // SAFETY: the page is pinned (its slot is not reused until the pin is given back) and was delivered
+        // under the engine's lock after its fetch completed, so the I/O's writes happened before (Arena's doc).
         let page = unsafe { self.arena.page(slot) };
         p.buf[(from - p.offset) as usize..(to - p.offset) as usize]
             .copy_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
     }
 
+    /// Give back the pins of answered reads. Caller holds the lock.
+    fn drain_unpins(&self, g: &mut Inner) {
+        for pin in lock(&self.unpins).drain(..) {
+            g.cache.unpin(pin).expect("a pin this engine's cache gave");
+        }
+    }
+
     /// Resume every read that waits for memory. Caller holds the lock.
     fn resume_no_memory(&self, g: &mut Inner, now: Nanos, work: &mut Work) {
+        self.no_memory_len.store(0, Ordering::SeqCst);
         for p in std::mem::take(&mut g.no_memory) {
             g.blocked -= 1;
             self.drive(g, now, p, work);
@@ -376,7 +393,45 @@ impl Engine {
             q.extend(work.jobs);
             self.io_cv.notify_all();
         }
-        answer(work.finished);
+        self.answer(work.finished);
+    }
+
+    /// Copy finished reads' pages out of the arena, answer them, and queue their pins to be given back; all
+    /// without the engine's lock (a reply writes to /dev/fuse). If reads wait for memory, the pins are given
+    /// back now and those reads resumed.
+    fn answer(&self, finished: Vec<Finished>) {
+        if finished.is_empty() {
+            return;
+        }
+        let mut unpins = Vec::new();
+        for mut f in finished {
+            let pins = std::mem::take(&mut f.read.pins);
+            match f.result {
+                Ok(()) => {
+                    for pin in &pins {
+                        self.copy_page(&mut f.read, pin.index, pin.slot);
+                    }
+                    (f.read.reply)(Ok(&f.read.buf));
+                }
+                Err(errno) => (f.read.reply)(Err(errno)),
+            }
+            unpins.extend(pins);
+        }
+        if unpins.is_empty() {
+            return;
+        }
+        lock(&self.unpins).append(&mut unpins);
+        if self.no_memory_len.load(Ordering::SeqCst) > 0 {
+            let mut work = Work::default();
+            {
+                let mut g = lock(&self.inner);
+                self.drain_unpins(&mut g);
+                let now = self.clock.now();
+                self.resume_no_memory(&mut g, now, &mut work);
+                self.set_idle(&mut g, now);
+            }
+            self.dispatch(work);
+        }
     }
 
     fn io_worker(self: Arc<Self>) {
@@ -412,6 +467,7 @@ impl Engine {
         let mut work = Work::default();
         {
             let mut g = lock(&self.inner);
+            self.drain_unpins(&mut g);
             let now = self.clock.now();
             let waiters = g.waiting.remove(&job.fetch.id).unwrap_or_default();
             match result {
@@ -426,7 +482,7 @@ impl Engine {
                         // A live driver fails the call instead of refetching a page that cannot be read.
                         g.active -= 1;
                         g.read_errors += 1;
-                        work.finished.push(Finished { buf: p.buf, result: Err(errno), reply: p.reply });
+                        work.finished.push(Finished { read: p, result: Err(errno) });
                     }
                 }
             }
@@ -446,6 +502,7 @@ impl Engine {
             {
                 let mut g = lock(&self.inner);
                 while !self.shutdown.load(Ordering::SeqCst) && !(g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
+                    self.drain_unpins(&mut g);
                     let now = self.clock.now();
                     g.cache.settle(now);
                     g = self.kswapd_cv.wait_timeout(g, KSWAPD_IDLE).unwrap_or_else(|e| e.into_inner()).0;
@@ -453,6 +510,7 @@ impl Engine {
                 if self.shutdown.load(Ordering::SeqCst) {
                     return;
                 }
+                self.drain_unpins(&mut g);
                 let now = self.clock.now();
                 let mut freed = 0;
                 if g.cache.kswapd_awake() {
@@ -567,15 +625,5 @@ impl Engine {
             return Err(format!("memory over budget: {m:?}"));
         }
         Ok(())
-    }
-}
-
-/// Answer finished reads (without the engine's lock: a reply writes to /dev/fuse).
-fn answer(finished: Vec<Finished>) {
-    for f in finished {
-        match f.result {
-            Ok(()) => (f.reply)(Ok(&f.buf)),
-            Err(errno) => (f.reply)(Err(errno)),
-        }
     }
 }

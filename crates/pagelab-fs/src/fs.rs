@@ -9,6 +9,7 @@
 //! The source is assumed not to change while mounted: a file's cached pages are not invalidated when the
 //! source file is rewritten (the size is read at each open).
 
+use crate::baseline::{self, Backend};
 use crate::engine::Engine;
 use crate::source::{FallbackDisk, SourceFile};
 use crate::stats::STATS_XATTR;
@@ -57,6 +58,7 @@ pub struct PagelabFs {
     attr_ttl: Duration,
     /// Sample owners' CPU time (the prefetch cache orders by it: Coldest+).
     wants_cpu: bool,
+    backend: Backend,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -68,14 +70,15 @@ fn errno(e: &std::io::Error) -> Errno {
 }
 
 impl PagelabFs {
-    pub fn new(source: PathBuf, engine: Arc<Engine>, attr_ttl: Duration, wants_cpu: bool) -> PagelabFs {
+    pub fn new(source: PathBuf, engine: Arc<Engine>, attr_ttl: Duration, wants_cpu: bool, backend: Backend) -> PagelabFs {
         let tables = Tables {
             paths: vec![PathBuf::new()],
             by_path: [(PathBuf::new(), 1)].into_iter().collect(),
             next_fh: 1,
             ..Tables::default()
         };
-        PagelabFs { source, engine, tables: Mutex::new(tables), fallback: FallbackDisk::default(), attr_ttl, wants_cpu }
+        let fallback = FallbackDisk::default();
+        PagelabFs { source, engine, tables: Mutex::new(tables), fallback, attr_ttl, wants_cpu, backend }
     }
 
     fn path(&self, ino: INodeNo) -> Result<PathBuf, Errno> {
@@ -141,7 +144,8 @@ impl PagelabFs {
             return Ok(f);
         }
         let rel = self.path(INodeNo(ino))?;
-        let file = SourceFile::open(FileId(ino as u32), &self.source.join(rel), &self.fallback)
+        let direct = self.backend.direct();
+        let file = SourceFile::open_with(FileId(ino as u32), &self.source.join(rel), &self.fallback, direct)
             .map_err(|e| errno(&e))?;
         let file = Arc::new(file);
         let mut t = lock(&self.tables);
@@ -265,6 +269,17 @@ impl Filesystem for PagelabFs {
             reply.error(Errno::EBADF);
             return;
         };
+        let baseline = match &self.backend {
+            Backend::Engine => None,
+            Backend::Passthrough => Some(baseline::pread(&h.source, offset, size)),
+            Backend::Naive(cache) => Some(cache.read(&h.source, offset, size)),
+        };
+        if let Some(result) = baseline {
+            return match result {
+                Ok(data) => reply.data(&data),
+                Err(e) => reply.error(errno(&e)),
+            };
+        }
         self.sample_cpu(&h, req.pid());
         let answer = Box::new(move |r: Result<&[u8], i32>| match r {
             Ok(data) => reply.data(data),

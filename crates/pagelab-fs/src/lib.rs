@@ -13,6 +13,7 @@
 //! - [`io`]: the clock and the emulated device (`--emulate-device hdd`).
 //! - [`stats`]: `pagelab stats` and the Prometheus endpoint.
 //! - [`mount`]: the checks, the session, and a clean unmount.
+//! - [`baseline`]: a plain FUSE passthrough and a naive user-space cache, the benchmark's baselines.
 //!
 //! Departures from the papers' kernels, each for a reason:
 //! - The server's own CPU work is invisible to the mount: MemRx's idle time is the time every outstanding
@@ -22,6 +23,7 @@
 //! - Writes are refused (EROFS): the live driver is read-only.
 
 pub mod arena;
+pub mod baseline;
 pub mod engine;
 pub mod fs;
 pub mod io;

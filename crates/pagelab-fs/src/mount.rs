@@ -1,6 +1,7 @@
 //! Mounting and unmounting: the checks that give each failure its own clear error, the FUSE session, and
 //! a clean unmount (umount2 by the daemon) on SIGINT/SIGTERM or `pagelab umount`.
 
+use crate::baseline::Backend;
 use crate::engine::{Engine, EngineConfig};
 use crate::fs::PagelabFs;
 use crate::stats::{serve_prometheus, LiveStats, STATS_XATTR};
@@ -29,6 +30,8 @@ pub struct MountConfig {
     pub attr_ttl: Duration,
     pub wants_cpu: bool,
     pub stats_addr: Option<SocketAddr>,
+    /// What serves file reads: the engine, or a benchmark baseline ([`Backend`]).
+    pub backend: Backend,
 }
 
 /// A live mount. Dropping it unmounts (lazily if busy).
@@ -70,7 +73,7 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
             return Err(FsError::Config(format!("--stats {addr}: {e}")));
         }
     }
-    let fs = PagelabFs::new(source.clone(), Arc::clone(&engine), config.attr_ttl, config.wants_cpu);
+    let fs = PagelabFs::new(source.clone(), Arc::clone(&engine), config.attr_ttl, config.wants_cpu, config.backend);
     let mut options = fuser::Config::default();
     options.mount_options = vec![
         MountOption::FSName(format!("{FS_NAME_PREFIX}{}", source.display())),

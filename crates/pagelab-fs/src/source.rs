@@ -66,7 +66,18 @@ pub struct SourceFile {
 impl SourceFile {
     /// Open `path` for reading through the engine: O_DIRECT if the file system allows it, FIEMAP if it has it.
     pub fn open(file: FileId, path: &Path, fallback: &FallbackDisk) -> io::Result<SourceFile> {
-        let (fd, direct) = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
+        Self::open_with(file, path, fallback, true)
+    }
+
+    /// [`SourceFile::open`], or through the kernel's page cache when `direct` is false (the benchmark
+    /// baselines of [`crate::baseline`]).
+    pub fn open_with(file: FileId, path: &Path, fallback: &FallbackDisk, direct: bool) -> io::Result<SourceFile> {
+        let opened = if direct {
+            std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path)
+        } else {
+            Err(io::Error::from_raw_os_error(libc::EINVAL))
+        };
+        let (fd, direct) = match opened {
             Ok(fd) => (fd, true),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (File::open(path)?, false),
             Err(e) => return Err(e),

@@ -33,6 +33,7 @@ fn live(source: &Path, mountpoint: &Path, spec: LiveSpec) -> Result<Mounted, FsE
         attr_ttl: Duration::from_secs(1),
         wants_cpu: spec.wants_cpu(),
         stats_addr: None,
+        backend: pagelab_fs::baseline::Backend::Engine,
     })
 }
 

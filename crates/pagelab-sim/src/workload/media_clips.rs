@@ -146,6 +146,14 @@ impl MediaClips {
         let rank = self.zipf.draw(rng);
         self.rank_file[(rank - 1) as usize]
     }
+
+    /// One request: the file (Zipf-drawn) and the bytes read from its start (see the module doc). The live
+    /// benchmark's HTTP client asks for the same (`pagelab bench --live nginx`).
+    pub fn draw_request(&self, rng: &mut ChaCha8Rng) -> (u32, u64) {
+        let file = self.draw_file(rng);
+        let file_bytes = self.file_pages[file as usize] * PAGE_SIZE_BYTES;
+        (file, rng.gen_range(1..=file_bytes / PAGE_SIZE_BYTES) * PAGE_SIZE_BYTES)
+    }
 }
 
 /// The file sizes in pages: `files` files, 9 % video at shuffled positions, each size drawn from its
@@ -197,9 +205,7 @@ impl Workload for MediaClips {
     }
 
     fn next_request(&mut self, _slot: u32, rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
-        let file = self.draw_file(rng);
-        let file_bytes = self.file_pages[file as usize] * PAGE_SIZE_BYTES;
-        let portion_bytes = rng.gen_range(1..=file_bytes / PAGE_SIZE_BYTES) * PAGE_SIZE_BYTES;
+        let (file, portion_bytes) = self.draw_request(rng);
         let steps = (0..portion_bytes.div_ceil(self.block_bytes))
             .map(|i| {
                 let offset_bytes = i * self.block_bytes;

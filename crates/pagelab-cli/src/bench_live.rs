@@ -1,0 +1,566 @@
+//! `pagelab bench --live overhead|nginx`: the live driver's committed benchmarks, measured end to end as a
+//! user would time them, as ratios against baselines in the same run (BENCHMARKS.md has the method and a
+//! full run's numbers). Both mount FUSE file systems in this process: they need root and /dev/fuse.
+//!
+//! **overhead**: the hit path. A dataset that fits in memory is read, after a warm-up pass, through four
+//! targets: the kernel's page cache reading the source directly, a plain FUSE passthrough
+//! (`--backend passthrough`), the naive user-space cache (`--backend naive`) and pagelab's engine. Three
+//! measurements per target: one thread reading every file in 128 KiB `read()`s (MB/s, as `cat`), four
+//! threads doing the same (MB/s), and one thread's random 4 KiB `pread()`s (µs per read). Targets rotate
+//! order round by round; each number is the median over rounds. Target: the engine's hit path at least as
+//! fast as the naive cache in both the 128 KiB and the 4 KiB measurement (ratio ≥ 1.00). The ratios to
+//! the passthrough and to the kernel are reported without a target.
+//!
+//! **nginx**: Li & Shen's Figure 9 (papers/000 §4.3) live: nginx from Debian serving the media-clips
+//! dataset (the simulator's `media-clips` population and requests, scaled: see [`NginxScale`]) from two
+//! mounts at once, one `pc-coldest+` and one `access-history`, both with Linux 2.6's readahead at the
+//! paper's 512 KB depth and every miss paced by an emulated IBM Ultrastar 36LZX (the class of the paper's
+//! 36.4 GB IBM 10 KRPM disk). wrk on 127.0.0.1 asks for a prefix of a Zipf-chosen clip (an HTTP Range),
+//! the same request sequence for both. At each concurrency the two policies alternate, repetition by
+//! repetition; each number is the median. The throughput is the bytes read through the mount per second
+//! (the paper's application I/O throughput); thrashing is Li & Shen's, per request. Goal: the prefetch
+//! cache ahead at every concurrency, as in Figure 9.
+
+use crate::output::{emit, note, print_json, Failed};
+use anyhow::{bail, Context, Result};
+use pagelab_fs::baseline::Backend;
+use pagelab_fs::mount::{mount, MountConfig, Mounted};
+use pagelab_fs::LiveSpec;
+use pagelab_sim::workload::media_clips::MediaClips;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Which live benchmark, and how big.
+pub struct LiveOptions {
+    pub which: String,
+    pub quick: bool,
+    pub json: bool,
+    /// Where the datasets are written (a file system with O_DIRECT and FIEMAP is best: ext4, xfs).
+    pub dir: PathBuf,
+}
+
+pub fn run(o: &LiveOptions) -> Result<()> {
+    let root = unsafe { libc::geteuid() } == 0;
+    let dev = std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse").is_ok();
+    if !(root && dev) {
+        bail!("the live benchmarks mount FUSE file systems: they need root and /dev/fuse (root: {root}, /dev/fuse usable: {dev})");
+    }
+    match o.which.as_str() {
+        "overhead" => {
+            let r = overhead(o)?;
+            if o.json {
+                print_json(&r)?;
+            } else {
+                emit(&r.render())?;
+            }
+            verdict(&r.verdicts)
+        }
+        "nginx" => {
+            let r = nginx(o)?;
+            if o.json {
+                print_json(&r)?;
+            } else {
+                emit(&r.render())?;
+            }
+            verdict(&r.verdicts)
+        }
+        other => bail!("--live {other}: expected overhead or nginx"),
+    }
+}
+
+#[derive(Serialize)]
+pub struct Verdict {
+    pub what: String,
+    pub value: f64,
+    pub target: String,
+    pub pass: bool,
+}
+
+fn verdict(v: &[Verdict]) -> Result<()> {
+    match v.iter().filter(|v| !v.pass).count() {
+        0 => Ok(()),
+        n => Err(Failed(format!("pagelab bench --live: {n} target(s) missed")).into()),
+    }
+}
+
+fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) -> Result<Mounted> {
+    let pages = (pagelab_core::units::parse_bytes(&spec.memory)? / pagelab_core::PAGE_SIZE_BYTES) as u32;
+    let backend = Backend::parse(backend, pages).context("backend")?;
+    Ok(mount(MountConfig {
+        source: source.to_path_buf(),
+        mountpoint: mountpoint.to_path_buf(),
+        engine: spec.engine_config()?,
+        fuse_threads: 4,
+        attr_ttl: Duration::from_secs(1),
+        wants_cpu: spec.wants_cpu(),
+        stats_addr: None,
+        backend,
+    })?)
+}
+
+fn spec(memory: &str, prefetch: &str, prefetch_cache: &str, device: Option<&str>) -> LiveSpec {
+    LiveSpec {
+        memory: memory.into(),
+        memory_model: "linux-2.6".into(),
+        policy: "linux".into(),
+        prefetch: prefetch.into(),
+        prefetch_cache: prefetch_cache.into(),
+        metadata: "none".into(),
+        whatif: None,
+        emulate_device: device.map(str::to_string),
+        io_threads: 64,
+        seed: 1,
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+// ---- overhead ------------------------------------------------------------------------------------------
+
+const TARGETS: [&str; 4] = ["kernel", "passthrough", "naive", "engine"];
+
+#[derive(Clone, Copy, Default, Serialize)]
+pub struct HitRates {
+    pub seq_mb_s: f64,
+    pub par4_mb_s: f64,
+    pub rand4k_us: f64,
+}
+
+#[derive(Serialize)]
+pub struct OverheadReport {
+    pub dataset_bytes: u64,
+    pub rounds: u32,
+    /// Medians over rounds, in `TARGETS` order.
+    pub targets: Vec<(String, HitRates)>,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl OverheadReport {
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "pagelab bench --live overhead: the hit path, {} MiB warm, median of {} rounds",
+            self.dataset_bytes >> 20,
+            self.rounds
+        );
+        let _ = writeln!(s, "{:<12} {:>14} {:>16} {:>16}", "target", "128 KiB MB/s", "4 threads MB/s", "4 KiB rand µs");
+        for (name, r) in &self.targets {
+            let _ = writeln!(s, "{name:<12} {:>14.0} {:>16.0} {:>16.1}", r.seq_mb_s, r.par4_mb_s, r.rand4k_us);
+        }
+        let engine = self.targets.iter().find(|t| t.0 == "engine").map(|t| t.1).unwrap_or_default();
+        for (name, r) in self.targets.iter().filter(|t| t.0 != "engine") {
+            let _ = writeln!(
+                s,
+                "engine / {name:<11} {:>7.2}x {:>15.2}x {:>15.2}x  (speed ratios: above 1 the engine is faster)",
+                engine.seq_mb_s / r.seq_mb_s,
+                engine.par4_mb_s / r.par4_mb_s,
+                r.rand4k_us / engine.rand4k_us
+            );
+        }
+        for v in &self.verdicts {
+            let _ = writeln!(s, "{}  {}: {:.2} (target {})", if v.pass { "PASS" } else { "FAIL" }, v.what, v.value, v.target);
+        }
+        s
+    }
+}
+
+/// Read every file whole in 128 KiB reads, `threads` threads each going through all of them from its own
+/// starting point: bytes per second.
+fn read_files(files: &[PathBuf], threads: usize) -> Result<f64> {
+    let start = Instant::now();
+    let total: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || -> std::io::Result<u64> {
+                    let mut buf = vec![0u8; 128 << 10];
+                    let mut bytes = 0;
+                    for k in 0..files.len() {
+                        let mut f = std::fs::File::open(&files[(k + t) % files.len()])?;
+                        loop {
+                            let n = f.read(&mut buf)?;
+                            if n == 0 {
+                                break;
+                            }
+                            bytes += n as u64;
+                        }
+                    }
+                    Ok(bytes)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("reader thread").unwrap_or(0)).sum()
+    });
+    Ok(total as f64 / start.elapsed().as_secs_f64())
+}
+
+/// One thread's random 4 KiB preads over the files: seconds per read.
+fn random_4k(files: &[PathBuf], size: u64, reads: u32, seed: u64) -> Result<f64> {
+    let open: Vec<std::fs::File> = files.iter().map(std::fs::File::open).collect::<Result<_, _>>()?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut buf = [0u8; 4096];
+    let start = Instant::now();
+    for _ in 0..reads {
+        let f = &open[rng.gen_range(0..open.len())];
+        let page = rng.gen_range(0..size / 4096);
+        f.read_exact_at(&mut buf, page * 4096)?;
+    }
+    Ok(start.elapsed().as_secs_f64() / reads as f64)
+}
+
+fn overhead(o: &LiveOptions) -> Result<OverheadReport> {
+    let (files, file_bytes, rounds, rand_reads, memory) =
+        if o.quick { (8, 4u64 << 20, 1, 2_000, "64MiB") } else { (16, 16u64 << 20, 7, 20_000, "512MiB") };
+    let work = tempfile::Builder::new().prefix("pagelab-bench-live").tempdir_in(&o.dir)?;
+    let src = work.path().join("src");
+    std::fs::create_dir_all(&src)?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut data = vec![0u8; file_bytes as usize];
+    let names: Vec<String> = (0..files).map(|i| format!("f{i:02}")).collect();
+    for name in &names {
+        rng.fill(&mut data[..]);
+        std::fs::write(src.join(name), &data)?;
+    }
+    let mut mounts = Vec::new();
+    let mut dirs = vec![src.clone()];
+    for backend in ["passthrough", "naive", "engine"] {
+        let mp = work.path().join(backend);
+        std::fs::create_dir_all(&mp)?;
+        mounts.push(live_mount(&src, &mp, &spec(memory, "linux", "access-history", None), backend)?);
+        dirs.push(mp);
+    }
+    let paths = |d: &Path| names.iter().map(|n| d.join(n)).collect::<Vec<_>>();
+    note("bench --live overhead: warming every target");
+    for d in &dirs {
+        read_files(&paths(d), 1)?;
+    }
+    let mut samples = vec![Vec::new(); TARGETS.len()];
+    for round in 0..rounds {
+        note(&format!("bench --live overhead: round {} of {rounds}", round + 1));
+        for k in 0..TARGETS.len() {
+            let t = (k + round as usize) % TARGETS.len();
+            let p = paths(&dirs[t]);
+            let seq = read_files(&p, 1)?;
+            let par = read_files(&p, 4)?;
+            let lat = random_4k(&p, file_bytes, rand_reads, round as u64)?;
+            samples[t].push(HitRates { seq_mb_s: seq / 1e6, par4_mb_s: par / 1e6, rand4k_us: lat * 1e6 });
+        }
+    }
+    let med = |t: usize, f: fn(&HitRates) -> f64| median(&samples[t].iter().map(f).collect::<Vec<_>>());
+    let targets: Vec<(String, HitRates)> = (0..TARGETS.len())
+        .map(|t| {
+            let r = HitRates { seq_mb_s: med(t, |r| r.seq_mb_s), par4_mb_s: med(t, |r| r.par4_mb_s), rand4k_us: med(t, |r| r.rand4k_us) };
+            (TARGETS[t].to_string(), r)
+        })
+        .collect();
+    for m in mounts {
+        m.unmount()?;
+    }
+    let (naive, engine) = (targets[2].1, targets[3].1);
+    let seq = engine.seq_mb_s / naive.seq_mb_s;
+    let lat = naive.rand4k_us / engine.rand4k_us;
+    let verdicts = vec![
+        Verdict { what: "hit path vs naive user-space cache, 128 KiB reads".into(), value: seq, target: ">= 1.00".into(), pass: seq >= 1.0 },
+        Verdict { what: "hit path vs naive user-space cache, 4 KiB random reads".into(), value: lat, target: ">= 1.00".into(), pass: lat >= 1.0 },
+    ];
+    Ok(OverheadReport { dataset_bytes: files as u64 * file_bytes, rounds, targets, verdicts })
+}
+
+// ---- nginx -----------------------------------------------------------------------------------------------
+
+/// The scaled Figure 9 setup. The paper: 20.4 GB of clips, 256 MB of memory, concurrency up to 500. Here
+/// the dataset is `files` clips of the paper's size distribution (16,384: about 2.4 GiB) and memory 64 MiB,
+/// so that the dataset is many times memory as in the paper (38× here, 80× there) and 500 streams' 512 KB
+/// windows overrun memory as 500 of them overran the paper's 256 MB.
+#[derive(Clone, Serialize)]
+pub struct NginxScale {
+    pub files: u64,
+    pub memory: String,
+    pub concurrency: Vec<u32>,
+    pub repetitions: u32,
+    pub duration_s: u64,
+    pub warmup_s: u64,
+}
+
+#[derive(Clone, Serialize)]
+pub struct NginxPoint {
+    pub concurrency: u32,
+    pub policy: String,
+    /// Medians over repetitions.
+    pub mb_s: f64,
+    pub requests_s: f64,
+    pub thrash_pages_per_request: f64,
+    pub samples_mb_s: Vec<f64>,
+}
+
+#[derive(Serialize)]
+pub struct NginxReport {
+    pub scale: NginxScale,
+    pub dataset_bytes: u64,
+    pub points: Vec<NginxPoint>,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl NginxReport {
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "pagelab bench --live nginx: Li & Shen Figure 9 live. {} clips ({:.2} GiB), {} of memory, EMULATED \
+             Ultrastar 36LZX, readahead linux-2.6:512KiB; medians of {} interleaved {} s runs",
+            self.scale.files,
+            self.dataset_bytes as f64 / (1u64 << 30) as f64,
+            self.scale.memory,
+            self.scale.repetitions,
+            self.scale.duration_s
+        );
+        let _ = writeln!(s, "{:>11} {:>22} {:>22} {:>8}", "concurrency", "pc-coldest+ MB/s (thr)", "access-history MB/s (thr)", "ratio");
+        for &c in &self.scale.concurrency {
+            let p = |policy: &str| self.points.iter().find(|p| p.concurrency == c && p.policy == policy).cloned();
+            if let (Some(pc), Some(ah)) = (p("pc-coldest+"), p("access-history")) {
+                let _ = writeln!(
+                    s,
+                    "{c:>11} {:>13.2} ({:>6.1}) {:>16.2} ({:>6.1}) {:>8.2}",
+                    pc.mb_s,
+                    pc.thrash_pages_per_request,
+                    ah.mb_s,
+                    ah.thrash_pages_per_request,
+                    pc.mb_s / ah.mb_s
+                );
+            }
+        }
+        let _ = writeln!(s, "(thr: Li & Shen's prefetch thrashing, pages per request)");
+        for v in &self.verdicts {
+            let _ = writeln!(s, "{}  {}: {:.2} (target {})", if v.pass { "PASS" } else { "FAIL" }, v.what, v.value, v.target);
+        }
+        s
+    }
+}
+
+/// A child process killed when dropped (nginx must not outlive the benchmark).
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn which(bin: &str) -> Option<PathBuf> {
+    ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin", "/usr/local/sbin"]
+        .iter()
+        .map(|d| Path::new(d).join(bin))
+        .find(|p| p.exists())
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Write the clips (deterministic bytes, so any mix-up shows in a spot check) and wrk's request list.
+fn nginx_dataset(scale: &NginxScale, src: &Path, lua: &Path) -> Result<u64> {
+    let clips = MediaClips::new(scale.files, 1.0, 64 << 10).map_err(|e| anyhow::anyhow!("{e}"))?;
+    use pagelab_sim::workload::Workload;
+    let pages = clips.file_pages().to_vec();
+    let mut total = 0;
+    let block: Vec<u8> = (0..(1418u32 << 10)).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    for (i, &p) in pages.iter().enumerate() {
+        let bytes = (p * pagelab_core::PAGE_SIZE_BYTES) as usize;
+        std::fs::write(src.join(format!("{i:06}")), &block[..bytes.min(block.len())])?;
+        total += bytes as u64;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let mut out = String::from("reqs = {\n");
+    for _ in 0..100_000 {
+        let (file, portion) = clips.draw_request(&mut rng);
+        let _ = writeln!(out, "{{\"/{file:06}\",{}}},", portion - 1);
+    }
+    out.push_str(
+        "}\nlocal n = 0\nlocal threads = {}\n\
+         function setup(thread) thread:set(\"tid\", #threads) table.insert(threads, thread) end\n\
+         function init(args) n = (tid or 0) * 7919 end\n\
+         function request()\n  n = n + 1\n  local r = reqs[(n % #reqs) + 1]\n  \
+         return wrk.format(\"GET\", r[1], {[\"Range\"] = \"bytes=0-\" .. r[2]})\nend\n",
+    );
+    std::fs::write(lua, out)?;
+    Ok(total)
+}
+
+fn nginx_conf(prefix: &Path, servers: &[(u16, &Path)]) -> String {
+    let mut s = format!(
+        "user root;\nworker_processes 2;\nerror_log {p}/error.log;\npid {p}/nginx.pid;\n\
+         thread_pool default threads=64 max_queue=65536;\nevents {{ worker_connections 4096; }}\nhttp {{\n  \
+         access_log off;\n  sendfile off;\n  aio threads;\n  output_buffers 2 128k;\n  open_file_cache off;\n  \
+         keepalive_requests 1000000;\n",
+        p = prefix.display()
+    );
+    for (port, root) in servers {
+        let _ = writeln!(s, "  server {{ listen 127.0.0.1:{port}; root {}; location / {{ }} }}", root.display());
+    }
+    s.push_str("}\n");
+    s
+}
+
+fn wait_for_port(port: u16) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if Instant::now() > deadline {
+            bail!("nginx did not listen on 127.0.0.1:{port} within 10 s (see its error.log)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// One wrk run: requests per second.
+fn wrk(wrk: &Path, lua: &Path, port: u16, concurrency: u32, seconds: u64) -> Result<f64> {
+    let out = Command::new(wrk)
+        .args(["-t2", &format!("-c{concurrency}"), &format!("-d{seconds}s"), "--timeout", "60s", "-s"])
+        .arg(lua)
+        .arg(format!("http://127.0.0.1:{port}/"))
+        .output()
+        .context("running wrk")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || text.contains("Non-2xx") {
+        bail!("wrk failed ({}): {text}{}", out.status, String::from_utf8_lossy(&out.stderr));
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("Requests/sec:").and_then(|v| v.trim().parse().ok()))
+        .with_context(|| format!("no Requests/sec in wrk's output: {text}"))
+}
+
+fn nginx(o: &LiveOptions) -> Result<NginxReport> {
+    let nginx_bin = which("nginx").context("nginx is not installed (apt-get install nginx-light)")?;
+    let wrk_bin = which("wrk").context("wrk is not installed (apt-get install wrk)")?;
+    let scale = if o.quick {
+        NginxScale { files: 2048, memory: "16MiB".into(), concurrency: vec![10, 200], repetitions: 1, duration_s: 5, warmup_s: 3 }
+    } else {
+        NginxScale {
+            files: 16_384,
+            memory: "64MiB".into(),
+            concurrency: vec![10, 50, 100, 200, 500],
+            repetitions: 3,
+            duration_s: 20,
+            warmup_s: 20,
+        }
+    };
+    let work = tempfile::Builder::new().prefix("pagelab-bench-nginx").tempdir_in(&o.dir)?;
+    let src = work.path().join("clips");
+    std::fs::create_dir_all(&src)?;
+    let lua = work.path().join("clips.lua");
+    note(&format!("bench --live nginx: writing {} clips", scale.files));
+    let dataset_bytes = nginx_dataset(&scale, &src, &lua)?;
+    let policies = ["pc-coldest+", "access-history"];
+    let mut mounts = Vec::new();
+    let mut servers = Vec::new();
+    for policy in policies {
+        let mp = work.path().join(policy);
+        std::fs::create_dir_all(&mp)?;
+        let s = spec(&scale.memory, "linux-2.6:512KiB", policy, Some("ultrastar36lzx"));
+        mounts.push(live_mount(&src, &mp, &s, "engine")?);
+        servers.push((free_port()?, mp));
+    }
+    let conf = work.path().join("nginx.conf");
+    let server_refs: Vec<(u16, &Path)> = servers.iter().map(|(p, d)| (*p, d.as_path())).collect();
+    std::fs::write(&conf, nginx_conf(work.path(), &server_refs))?;
+    let child = Command::new(&nginx_bin)
+        .arg("-p")
+        .arg(work.path())
+        .arg("-c")
+        .arg(&conf)
+        .args(["-g", "daemon off;"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting nginx")?;
+    let mut nginx = Reaped(child);
+    for (port, _) in &servers {
+        if let Err(e) = wait_for_port(*port) {
+            let mut err = String::new();
+            if let Some(mut e2) = nginx.0.stderr.take() {
+                let _ = e2.read_to_string(&mut err);
+            }
+            bail!("{e}: {err}");
+        }
+    }
+    // A spot check that nginx serves the source's bytes through the mount.
+    let probe = std::net::TcpStream::connect(("127.0.0.1", servers[0].0));
+    if let Ok(mut c) = probe {
+        let _ = c.write_all(b"GET /000000 HTTP/1.0\r\n\r\n");
+        let mut body = Vec::new();
+        let _ = c.read_to_end(&mut body);
+        let want = std::fs::read(src.join("000000"))?;
+        if !body.ends_with(&want) {
+            bail!("nginx served /000000 wrongly through the mount ({} bytes for {})", body.len(), want.len());
+        }
+    }
+    for (k, (port, _)) in servers.iter().enumerate() {
+        note(&format!("bench --live nginx: warming {} for {} s", policies[k], scale.warmup_s));
+        wrk(&wrk_bin, &lua, *port, 50.min(scale.concurrency[scale.concurrency.len() - 1]), scale.warmup_s)?;
+    }
+    let mut points = Vec::new();
+    for &c in &scale.concurrency {
+        let mut samples: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); policies.len()];
+        for rep in 0..scale.repetitions {
+            for k in 0..policies.len() {
+                let p = (k + rep as usize) % policies.len();
+                note(&format!("bench --live nginx: concurrency {c}, {} (repetition {} of {})", policies[p], rep + 1, scale.repetitions));
+                let before = mounts[p].engine().stats();
+                let start = Instant::now();
+                let rps = wrk(&wrk_bin, &lua, servers[p].0, c, scale.duration_s)?;
+                let secs = start.elapsed().as_secs_f64();
+                let after = mounts[p].engine().stats();
+                let mb_s = (after.read_bytes - before.read_bytes) as f64 / secs / 1e6;
+                let requests = (rps * scale.duration_s as f64).max(1.0);
+                let thrash = (after.pages.thrashing - before.pages.thrashing) as f64 / requests;
+                samples[p].push((mb_s, rps, thrash));
+            }
+        }
+        for (p, s) in samples.iter().enumerate() {
+            let col = |f: fn(&(f64, f64, f64)) -> f64| s.iter().map(f).collect::<Vec<_>>();
+            points.push(NginxPoint {
+                concurrency: c,
+                policy: policies[p].into(),
+                mb_s: median(&col(|x| x.0)),
+                requests_s: median(&col(|x| x.1)),
+                thrash_pages_per_request: median(&col(|x| x.2)),
+                samples_mb_s: col(|x| x.0),
+            });
+        }
+    }
+    drop(nginx);
+    for m in mounts {
+        m.unmount()?;
+    }
+    let ratios: Vec<f64> = scale
+        .concurrency
+        .iter()
+        .map(|&c| {
+            let mb = |policy: &str| points.iter().find(|p| p.concurrency == c && p.policy == policy).map_or(f64::NAN, |p| p.mb_s);
+            mb("pc-coldest+") / mb("access-history")
+        })
+        .collect();
+    let worst = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let verdicts = vec![Verdict {
+        what: "pc-coldest+ over access-history throughput, lowest over concurrency (Figure 9: ahead at every level)".into(),
+        value: worst,
+        target: "> 1.00".into(),
+        pass: worst > 1.0,
+    }];
+    Ok(NginxReport { scale, dataset_bytes, points, verdicts })
+}
