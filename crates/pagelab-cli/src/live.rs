@@ -4,19 +4,21 @@ use crate::output::{emit, note};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
-use pagelab_fs::mount::{self, MountConfig, Stop};
 use pagelab_fs::baseline::Backend;
+use pagelab_fs::mount::{self, MountConfig, Stop};
 use pagelab_fs::LiveSpec;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
-#[command(after_help = "Example (nginx on the prefetch cache, misses paced by an emulated Ultrastar 36LZX):\n  \
+#[command(
+    after_help = "Example (nginx on the prefetch cache, misses paced by an emulated Ultrastar 36LZX):\n  \
 pagelab mount /srv/clips /mnt/clips --memory 256MiB --prefetch-cache pc-coldest+ --emulate-device ultrastar36lzx &\n  \
 pagelab stats /mnt/clips\n  pagelab umount /mnt/clips\n\n\
 Serve with sendfile off: with it, a server's reads can bypass the mount's reads through the FUSE inode's page \
-cache (nginx: sendfile off; aio threads; open_file_cache off).")]
+cache (nginx: sendfile off; aio threads; open_file_cache off)."
+)]
 pub struct MountArgs {
     /// The directory whose files the mount serves, read-only (writes get EROFS).
     pub source: PathBuf,
@@ -122,7 +124,8 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     if !(1..=256).contains(&a.fuse_threads) {
         return Err(anyhow!("--fuse-threads {}: expected 1 to 256", a.fuse_threads));
     }
-    let pages = (parse_bytes(&a.memory).unwrap_or(0) / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
+    let pages =
+        (parse_bytes(&a.memory).unwrap_or(0) / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
     let backend = Backend::parse(&a.backend, pages)
         .ok_or_else(|| anyhow!("--backend {}: expected engine, passthrough or naive", a.backend))?;
     let device = engine.device.as_ref().map(|d| d.name().to_string());
@@ -157,10 +160,28 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     ));
     let stop = mount::wait_for_signal(&mounted);
     let final_stats = mounted.engine().stats();
-    let detached = mounted.unmount()?;
+    let unmounted = mounted.unmount();
     match stop {
-        Stop::Signal(sig) => note(&format!("pagelab: signal {sig}: unmounted{}", if detached { " (busy: detached)" } else { "" })),
-        Stop::Unmounted => note("pagelab: unmounted"),
+        Stop::Signal(sig) => {
+            let detached = unmounted?;
+            note(&format!(
+                "pagelab: signal {sig}: unmounted{}",
+                if detached { " (busy: detached)" } else { "" }
+            ));
+        }
+        Stop::Unmounted => {
+            unmounted?;
+            note("pagelab: unmounted");
+        }
+        Stop::Failed(why) => {
+            return Err(anyhow!(
+                "internal error, the mount was stopped ({}): {why}; this is a bug, please report it",
+                match unmounted {
+                    Ok(_) => "unmounted".to_string(),
+                    Err(e) => e.to_string(),
+                }
+            ));
+        }
     }
     emit(&final_stats.render())
 }

@@ -80,7 +80,8 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
     }
     let (src, data) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let child = start(src.path(), mnt.path(), &["--prefetch-cache", "pc-coldest+", "--emulate-device", "ssd"]);
+    let child =
+        start(src.path(), mnt.path(), &["--prefetch-cache", "pc-coldest+", "--emulate-device", "ssd"]);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
     let stats = pagelab(&["stats", mnt.path().to_str().unwrap(), "--json"]);
     assert!(stats.status.success(), "{}", stderr(&stats));

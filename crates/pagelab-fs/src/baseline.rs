@@ -59,8 +59,11 @@ pub fn pread(source: &SourceFile, offset: u64, size: u32) -> io::Result<Vec<u8>>
     Ok(buf)
 }
 
+/// (file, page index) → the page, boxed.
+type PageMap = FxHashMap<(u32, u64), Box<[u8; PAGE]>>;
+
 pub struct NaiveCache {
-    pages: Mutex<FxHashMap<(u32, u64), Box<[u8; PAGE]>>>,
+    pages: Mutex<PageMap>,
     capacity_pages: usize,
 }
 

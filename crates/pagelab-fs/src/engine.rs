@@ -15,11 +15,12 @@
 //! No call blocks under the lock (I/O, replies, /proc reads and FIEMAP happen outside it).
 
 use crate::arena::Arena;
-use crate::io::{Clock, DeviceStats, EmulatedDevice};
+use crate::io::{Clock, EmulatedDevice};
 use crate::source::{LayoutSource, SourceFile};
 use crate::stats::{LiveStats, PageStats, WhatIfPoint};
 use pagelab_core::buffer::{
-    BufferCache, BufferCacheConfig, Counters, Fetch, Pin, ReadCursor, ReadOutcome, ReadStatus, Slot, ThrashDetector,
+    BufferCache, BufferCacheConfig, Counters, Fetch, Pin, ReadCursor, ReadOutcome, ReadStatus, Slot,
+    ThrashDetector,
 };
 use pagelab_core::whatif::MemRx;
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
@@ -119,6 +120,8 @@ pub struct Engine {
     clock: Clock,
     device: Option<EmulatedDevice>,
     shutdown: AtomicBool,
+    /// An engine thread panicked (a broken invariant): the daemon unmounts and reports it.
+    failed: Mutex<Option<String>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     io_threads: AtomicU32,
     names: [String; 4],
@@ -135,7 +138,8 @@ impl Engine {
     pub fn start(config: EngineConfig) -> Result<Arc<Engine>, String> {
         let usable = config.cache.memory.usable_pages();
         let arena = Arena::new(usable).ok_or_else(|| format!("cannot allocate {usable} pages of frames"))?;
-        let observer = (Counters::default(), (ThrashDetector::new(config.thrash_history_pages), config.whatif));
+        let observer =
+            (Counters::default(), (ThrashDetector::new(config.thrash_history_pages), config.whatif));
         let cache = BufferCache::with_observer(config.cache, observer).map_err(|e| e.to_string())?;
         let clock = Clock::start();
         let inner = Inner {
@@ -167,6 +171,7 @@ impl Engine {
             clock,
             device: config.device,
             shutdown: AtomicBool::new(false),
+            failed: Mutex::new(None),
             threads: Mutex::new(Vec::new()),
             io_threads: AtomicU32::new(config.io_threads.max(1)),
             names: [config.policy, config.prefetch, config.prefetch_cache, config.metadata],
@@ -178,14 +183,43 @@ impl Engine {
         let mut threads = Vec::new();
         for i in 0..engine.io_threads.load(Ordering::Relaxed) {
             let e = Arc::clone(&engine);
-            let t = std::thread::Builder::new().name(format!("pagelab-io-{i}")).spawn(move || e.io_worker());
+            let t = std::thread::Builder::new()
+                .name(format!("pagelab-io-{i}"))
+                .spawn(move || e.guarded(Engine::io_worker));
             threads.push(t.map_err(|e| format!("cannot start an I/O thread: {e}"))?);
         }
         let e = Arc::clone(&engine);
-        let t = std::thread::Builder::new().name("pagelab-kswapd".into()).spawn(move || e.kswapd_worker());
+        let t = std::thread::Builder::new()
+            .name("pagelab-kswapd".into())
+            .spawn(move || e.guarded(Engine::kswapd_worker));
         threads.push(t.map_err(|e| format!("cannot start kswapd: {e}"))?);
         *lock(&engine.threads) = threads;
         Ok(engine)
+    }
+
+    /// Run an engine thread's body; a panic (a broken invariant: the core asserts them) is recorded for
+    /// [`Engine::failure`] instead of leaving the reads that depended on the thread hanging unnoticed.
+    fn guarded(self: Arc<Self>, body: fn(Arc<Engine>)) {
+        let me = Arc::clone(&self);
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || body(me))) {
+            self.record_failure(panic.as_ref());
+        }
+    }
+
+    /// Record that a thread of the engine (or a FUSE thread inside it) panicked with `panic`.
+    pub fn record_failure(&self, panic: &(dyn std::any::Any + Send)) {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic".into());
+        let name = std::thread::current().name().unwrap_or("an engine thread").to_string();
+        lock(&self.failed).get_or_insert(format!("{name} failed: {what}"));
+    }
+
+    /// Why the engine cannot go on, if one of its threads failed.
+    pub fn failure(&self) -> Option<String> {
+        lock(&self.failed).clone()
     }
 
     /// Stop the threads (after the file system is unmounted: no read is outstanding). Reads still waiting
@@ -452,7 +486,8 @@ impl Engine {
             ptrs.clear();
             // SAFETY: the slots belong to this fetch, in flight, and this thread is its only reader.
             ptrs.extend(job.slots.iter().map(|&s| unsafe { self.arena.page_ptr(s) }));
-            let emulated = self.device.as_ref().map(|d| d.submit(&self.clock, job.fetch.lbn, job.fetch.pages));
+            let emulated =
+                self.device.as_ref().map(|d| d.submit(&self.clock, job.fetch.lbn, job.fetch.pages));
             // SAFETY: as above; each pointer is a whole 4 KiB-aligned page of the arena.
             let result = unsafe { job.source.read_pages(job.fetch.first_page, &ptrs) };
             if let Some(done_at) = emulated {
@@ -501,7 +536,10 @@ impl Engine {
             let freed_nothing;
             {
                 let mut g = lock(&self.inner);
-                while !self.shutdown.load(Ordering::SeqCst) && !(g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
+                while !(self.shutdown.load(Ordering::SeqCst)
+                    || g.cache.kswapd_awake()
+                    || g.cache.iswapd_awake())
+                {
                     self.drain_unpins(&mut g);
                     let now = self.clock.now();
                     g.cache.settle(now);
@@ -604,14 +642,14 @@ impl Engine {
             prefetch_cache_bytes: mem.prefetch_cache as u64 * page,
             prefetch_cache_allocation_bytes: mem.prefetch_cache_allocation as u64 * page,
             metadata_bytes: mem.metadata as u64 * page,
-            metadata_objects: g.cache.metadata().map_or(0, |m| m.objects() as u64),
+            metadata_objects: g.cache.metadata().map_or(0, |m| m.objects()),
             kswapd_freed_pages: g.cache.memory_stats().kswapd.freed,
             direct_reclaims: g.cache.memory_stats().direct_reclaims,
             opens_direct: g.opens_direct,
             opens_buffered: g.opens_buffered,
             opens_fiemap: g.opens_fiemap,
             opens_fallback: g.opens_fallback,
-            device: self.device.as_ref().map(EmulatedDevice::stats).unwrap_or_else(DeviceStats::default),
+            device: self.device.as_ref().map(EmulatedDevice::stats).unwrap_or_default(),
             whatif,
         }
     }

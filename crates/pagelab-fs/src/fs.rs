@@ -14,9 +14,9 @@ use crate::engine::Engine;
 use crate::source::{FallbackDisk, SourceFile};
 use crate::stats::STATS_XATTR;
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags, KernelConfig,
-    LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs,
-    ReplyXattr, Request,
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
+    ReplyOpen, ReplyStatfs, ReplyXattr, Request,
 };
 use pagelab_core::{FileId, StreamId};
 use rustc_hash::FxHashMap;
@@ -70,7 +70,13 @@ fn errno(e: &std::io::Error) -> Errno {
 }
 
 impl PagelabFs {
-    pub fn new(source: PathBuf, engine: Arc<Engine>, attr_ttl: Duration, wants_cpu: bool, backend: Backend) -> PagelabFs {
+    pub fn new(
+        source: PathBuf,
+        engine: Arc<Engine>,
+        attr_ttl: Duration,
+        wants_cpu: bool,
+        backend: Backend,
+    ) -> PagelabFs {
         let tables = Tables {
             paths: vec![PathBuf::new()],
             by_path: [(PathBuf::new(), 1)].into_iter().collect(),
@@ -227,7 +233,8 @@ impl Filesystem for PagelabFs {
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
-        match self.path(ino).and_then(|rel| std::fs::read_link(self.source.join(rel)).map_err(|e| errno(&e))) {
+        match self.path(ino).and_then(|rel| std::fs::read_link(self.source.join(rel)).map_err(|e| errno(&e)))
+        {
             Ok(target) => reply.data(target.as_os_str().as_bytes()),
             Err(e) => reply.error(e),
         }
@@ -285,7 +292,14 @@ impl Filesystem for PagelabFs {
             Ok(data) => reply.data(data),
             Err(e) => reply.error(Errno::from_i32(e)),
         });
-        self.engine.read(h.stream, Arc::clone(&h.source), offset, size, answer);
+        // A panic here is a broken invariant: the engine records it and the daemon stops (the unanswered
+        // request gets EIO from fuser).
+        let call = std::panic::AssertUnwindSafe(|| {
+            self.engine.read(h.stream, Arc::clone(&h.source), offset, size, answer)
+        });
+        if let Err(panic) = std::panic::catch_unwind(call) {
+            self.engine.record_failure(panic.as_ref());
+        }
     }
 
     fn release(
@@ -343,7 +357,14 @@ impl Filesystem for PagelabFs {
         reply.ok();
     }
 
-    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+    fn releasedir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        reply: ReplyEmpty,
+    ) {
         lock(&self.tables).dirs.remove(&fh.0);
         reply.ok();
     }
@@ -387,5 +408,24 @@ impl Filesystem for PagelabFs {
         } else {
             reply.data(&[]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_threads_cpu_time_grows_as_it_runs() {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
+        let before = thread_cpu_ns(tid).expect("/proc/TID/schedstat");
+        let mut x = 0u64;
+        for i in 0..20_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        assert!(thread_cpu_ns(tid).unwrap() > before);
+        assert_eq!(thread_cpu_ns(u32::MAX), None);
     }
 }

@@ -102,7 +102,8 @@ impl LiveSpec {
             }
             other => return Err(bad("--memory-model", format!("`{other}`: expected linux-2.6 or exact"))),
         };
-        let (policy, dulo, _tracks) = parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
+        let (policy, dulo, _tracks) =
+            parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
         let prefetcher = AnyPrefetcher::parse(&self.prefetch, pagelab_core::PAGE_SIZE_BYTES)
             .map_err(|e| bad("--prefetch", e.to_string()))?;
         let mut cache = BufferCacheConfig::new(memory, policy, prefetcher);
@@ -141,7 +142,8 @@ impl LiveSpec {
             io_threads: self.io_threads,
             device,
             // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
-            thrash_history_pages: (bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32 / 10 * 4,
+            thrash_history_pages: (bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32 / 10
+                * 4,
             whatif,
             policy: self.policy.clone(),
             prefetch: self.prefetch.clone(),

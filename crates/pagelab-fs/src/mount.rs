@@ -73,7 +73,13 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
             return Err(FsError::Config(format!("--stats {addr}: {e}")));
         }
     }
-    let fs = PagelabFs::new(source.clone(), Arc::clone(&engine), config.attr_ttl, config.wants_cpu, config.backend);
+    let fs = PagelabFs::new(
+        source.clone(),
+        Arc::clone(&engine),
+        config.attr_ttl,
+        config.wants_cpu,
+        config.backend,
+    );
     let mut options = fuser::Config::default();
     options.mount_options = vec![
         MountOption::FSName(format!("{FS_NAME_PREFIX}{}", source.display())),
@@ -152,11 +158,14 @@ impl Mounted {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        if session.is_finished() {
-            let _ = session.join();
-        }
+        let ended = if session.is_finished() { session.join().ok() } else { None };
         self.engine.shutdown();
-        Ok(detached)
+        match ended {
+            Some(Err(e)) => {
+                Err(FsError::Io(format!("the FUSE session at {} ended with: {e}", self.mountpoint.display())))
+            }
+            _ => Ok(detached),
+        }
     }
 }
 
@@ -184,7 +193,10 @@ pub fn umount(mountpoint: &Path, lazy: bool) -> Result<(), FsError> {
     match mounted_at(&path)? {
         Some(m) if m.is_pagelab() => {}
         Some(m) => {
-            return Err(FsError::Mountpoint { path, why: format!("a {} mount of {}, not pagelab's", m.fstype, m.source) })
+            return Err(FsError::Mountpoint {
+                path,
+                why: format!("a {} mount of {}, not pagelab's", m.fstype, m.source),
+            })
         }
         None => return Err(FsError::Mountpoint { path, why: "not a mount point".into() }),
     }
@@ -200,7 +212,8 @@ pub fn umount(mountpoint: &Path, lazy: bool) -> Result<(), FsError> {
 /// The statistics of the pagelab mount at `mountpoint` (its root's [`STATS_XATTR`]).
 pub fn read_stats(mountpoint: &Path) -> Result<LiveStats, FsError> {
     let bad = |why: String| FsError::Mountpoint { path: mountpoint.to_path_buf(), why };
-    let path = CString::new(mountpoint.as_os_str().as_bytes()).map_err(|_| bad("a path with a NUL byte".into()))?;
+    let path =
+        CString::new(mountpoint.as_os_str().as_bytes()).map_err(|_| bad("a path with a NUL byte".into()))?;
     let name = CString::new(STATS_XATTR).expect("a constant without NUL");
     let mut buf = vec![0u8; 1 << 16];
     for _ in 0..4 {
@@ -246,9 +259,10 @@ pub fn mounted_at(path: &Path) -> Result<Option<MountEntry>, FsError> {
             continue;
         }
         let at = fields.iter().position(|&f| f == "-");
-        let field = |k: usize| at.and_then(|i| fields.get(i + k)).map_or("unknown".to_string(), |f| {
-            String::from_utf8_lossy(&unescape(f)).into_owned()
-        });
+        let field = |k: usize| {
+            at.and_then(|i| fields.get(i + k))
+                .map_or("unknown".to_string(), |f| String::from_utf8_lossy(&unescape(f)).into_owned())
+        };
         found = Some(MountEntry { fstype: field(1), source: field(2) });
     }
     Ok(found)
@@ -330,6 +344,8 @@ pub enum Stop {
     Signal(i32),
     /// Unmounted from outside (`pagelab umount`, `umount`).
     Unmounted,
+    /// An engine thread failed (a bug): the mount cannot serve reads any more.
+    Failed(String),
 }
 
 /// Wait until a termination signal arrives (blocked by [`block_termination_signals`]) or the mount goes
@@ -339,6 +355,9 @@ pub fn wait_for_signal(mounted: &Mounted) -> Stop {
     let set = unsafe { termination_set() };
     let timeout = libc::timespec { tv_sec: 0, tv_nsec: 200_000_000 };
     loop {
+        if let Some(why) = mounted.engine.failure() {
+            return Stop::Failed(why);
+        }
         if mounted.ended() {
             return Stop::Unmounted;
         }

@@ -71,7 +71,12 @@ impl SourceFile {
 
     /// [`SourceFile::open`], or through the kernel's page cache when `direct` is false (the benchmark
     /// baselines of [`crate::baseline`]).
-    pub fn open_with(file: FileId, path: &Path, fallback: &FallbackDisk, direct: bool) -> io::Result<SourceFile> {
+    pub fn open_with(
+        file: FileId,
+        path: &Path,
+        fallback: &FallbackDisk,
+        direct: bool,
+    ) -> io::Result<SourceFile> {
         let opened = if direct {
             std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path)
         } else {
@@ -86,7 +91,10 @@ impl SourceFile {
         let pages = size_bytes.div_ceil(PAGE_SIZE_BYTES);
         let (extents, layout_source) = match fiemap(&fd, size_bytes) {
             Ok(extents) if !extents.is_empty() => (cover(extents, pages), LayoutSource::Fiemap),
-            _ => (vec![Extent { file_page: 0, lbn: fallback.place(pages).0, pages: pages.max(1) }], LayoutSource::Fallback),
+            _ => (
+                vec![Extent { file_page: 0, lbn: fallback.place(pages).0, pages: pages.max(1) }],
+                LayoutSource::Fallback,
+            ),
         };
         Ok(SourceFile { file, fd, size_bytes, direct, layout_source, extents })
     }
@@ -119,7 +127,12 @@ impl SourceFile {
             let offset = first_page * PAGE_SIZE_BYTES + done as u64;
             // SAFETY: the iovecs name memory the caller owns (this function's contract).
             let n = unsafe {
-                libc::preadv(self.fd.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, offset as libc::off_t)
+                libc::preadv(
+                    self.fd.as_raw_fd(),
+                    iov.as_ptr(),
+                    iov.len() as libc::c_int,
+                    offset as libc::off_t,
+                )
             };
             if n < 0 {
                 let e = io::Error::last_os_error();
@@ -228,7 +241,11 @@ fn fiemap(fd: &File, size_bytes: u64) -> io::Result<Vec<Extent>> {
             break;
         }
         for e in got {
-            out.push(Extent { file_page: e.logical / page, lbn: e.physical / page, pages: e.length.div_ceil(page) });
+            out.push(Extent {
+                file_page: e.logical / page,
+                lbn: e.physical / page,
+                pages: e.length.div_ceil(page),
+            });
         }
         let last = got[got.len() - 1];
         if last.flags & FIEMAP_EXTENT_LAST != 0 {
@@ -259,7 +276,11 @@ fn cover(mut extents: Vec<Extent>, pages: u64) -> Vec<Extent> {
                 // Overlap (a page shared by two extents' rounding): trim the new one.
                 let skip = prev.file_page + prev.pages - e.file_page;
                 if e.pages > skip {
-                    out.push(Extent { file_page: e.file_page + skip, lbn: e.lbn + skip, pages: e.pages - skip });
+                    out.push(Extent {
+                        file_page: e.file_page + skip,
+                        lbn: e.lbn + skip,
+                        pages: e.pages - skip,
+                    });
                 }
             }
             Some(prev) => {

@@ -90,7 +90,11 @@ impl LiveStats {
     pub fn render(&self) -> String {
         let mut s = String::new();
         let p = &self.pages;
-        let _ = writeln!(s, "policy        {} (prefetch {}, prefetch memory {})", self.policy, self.prefetch, self.prefetch_cache);
+        let _ = writeln!(
+            s,
+            "policy        {} (prefetch {}, prefetch memory {})",
+            self.policy, self.prefetch, self.prefetch_cache
+        );
         let _ = writeln!(s, "metadata      {}", self.metadata);
         let _ = writeln!(s, "uptime        {:.1} s", self.uptime_s);
         let _ = writeln!(
@@ -138,7 +142,11 @@ impl LiveStats {
                 self.metadata_objects
             );
         }
-        let _ = writeln!(s, "reclaim       kswapd freed {} pages; {} direct reclaims", self.kswapd_freed_pages, self.direct_reclaims);
+        let _ = writeln!(
+            s,
+            "reclaim       kswapd freed {} pages; {} direct reclaims",
+            self.kswapd_freed_pages, self.direct_reclaims
+        );
         let _ = writeln!(
             s,
             "source        {} opens read with O_DIRECT, {} through the kernel's cache; layout from FIEMAP for {}, fallback for {}",
@@ -170,7 +178,10 @@ impl LiveStats {
     pub fn prometheus(&self) -> String {
         let mut s = String::new();
         let mut metric = |name: &str, kind: &str, help: &str, value: f64| {
-            let _ = writeln!(s, "# HELP pagelab_{name} {help}\n# TYPE pagelab_{name} {kind}\npagelab_{name} {value}");
+            let _ = writeln!(
+                s,
+                "# HELP pagelab_{name} {help}\n# TYPE pagelab_{name} {kind}\npagelab_{name} {value}"
+            );
         };
         let p = &self.pages;
         metric("reads_total", "counter", "read() requests answered", self.reads as f64);
@@ -181,15 +192,30 @@ impl LiveStats {
         metric("page_waits_total", "counter", "Page accesses that waited for I/O in flight", p.waits as f64);
         metric("hit_ratio", "gauge", "Hits over page accesses", p.hit_ratio);
         metric("pages_prefetched_total", "counter", "Pages read ahead", p.prefetched as f64);
-        metric("prefetched_evicted_unused_total", "counter", "Prefetched pages evicted unread", p.evicted_unused as f64);
-        metric("prefetch_thrashing_pages_total", "counter", "Li & Shen's prefetch thrashing", p.thrashing as f64);
+        metric(
+            "prefetched_evicted_unused_total",
+            "counter",
+            "Prefetched pages evicted unread",
+            p.evicted_unused as f64,
+        );
+        metric(
+            "prefetch_thrashing_pages_total",
+            "counter",
+            "Li & Shen's prefetch thrashing",
+            p.thrashing as f64,
+        );
         metric("memory_budget_bytes", "gauge", "The cache's memory", self.memory_budget_bytes as f64);
         metric("resident_bytes", "gauge", "Cached pages", self.resident_bytes as f64);
         metric("in_flight_bytes", "gauge", "Pages being read", self.in_flight_bytes as f64);
         metric("free_bytes", "gauge", "Free memory of the budget", self.free_bytes as f64);
         metric("prefetch_cache_bytes", "gauge", "Prefetched, unused pages", self.prefetch_cache_bytes as f64);
         metric("metadata_bytes", "gauge", "Metadata cache slab memory", self.metadata_bytes as f64);
-        metric("emulated_device_busy_seconds_total", "counter", "Emulated device busy time", self.device.busy_s);
+        metric(
+            "emulated_device_busy_seconds_total",
+            "counter",
+            "Emulated device busy time",
+            self.device.busy_s,
+        );
         s
     }
 }

@@ -12,7 +12,13 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn read(engine: &Engine, stream: pagelab_core::StreamId, f: &Arc<SourceFile>, offset: u64, size: u32) -> Vec<u8> {
+fn read(
+    engine: &Engine,
+    stream: pagelab_core::StreamId,
+    f: &Arc<SourceFile>,
+    offset: u64,
+    size: u32,
+) -> Vec<u8> {
     let (tx, rx) = mpsc::channel();
     engine.read(
         stream,
@@ -38,7 +44,9 @@ fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
     let sources: Vec<Arc<SourceFile>> = files
         .iter()
         .enumerate()
-        .map(|(i, rel)| Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.path().join(rel), &fallback).unwrap()))
+        .map(|(i, rel)| {
+            Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.path().join(rel), &fallback).unwrap())
+        })
         .collect();
     std::thread::scope(|s| {
         for t in 0..6u64 {
@@ -53,7 +61,10 @@ fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
                         let mut off = 0;
                         while off < sizes[i] {
                             let got = read(engine, stream, &sources[i], off, 128 << 10);
-                            assert!(got.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)), "{policy}");
+                            assert!(
+                                got.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)),
+                                "{policy}"
+                            );
                             off += got.len() as u64;
                         }
                     } else {
@@ -63,7 +74,10 @@ fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
                             let got = read(engine, stream, &sources[i], off, len);
                             let want = sizes[i].saturating_sub(off).min(len as u64);
                             assert_eq!(got.len() as u64, want);
-                            assert!(got.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)), "{policy}");
+                            assert!(
+                                got.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)),
+                                "{policy}"
+                            );
                         }
                     }
                     engine.close_stream(stream, sources[i].file);
@@ -99,8 +113,10 @@ fn concurrent_reads_return_the_source_bytes_under_dulo_and_an_exact_budget() {
 fn a_read_past_the_end_is_empty_and_one_across_it_is_short() {
     let dir = tempfile::tempdir().unwrap();
     let files = make_source(dir.path(), &[10_000]);
-    let engine = Engine::start(common::spec("4MiB", "lru", "access-history").engine_config().unwrap()).unwrap();
-    let f = Arc::new(SourceFile::open(FileId(3), &dir.path().join(&files[0]), &FallbackDisk::default()).unwrap());
+    let engine =
+        Engine::start(common::spec("4MiB", "lru", "access-history").engine_config().unwrap()).unwrap();
+    let f =
+        Arc::new(SourceFile::open(FileId(3), &dir.path().join(&files[0]), &FallbackDisk::default()).unwrap());
     let stream = engine.open_stream(&f);
     assert!(read(&engine, stream, &f, 10_000, 4096).is_empty());
     assert_eq!(read(&engine, stream, &f, 9_000, 4096).len(), 1_000);

@@ -25,12 +25,21 @@ fn fuse_available() -> bool {
 }
 
 fn live(source: &Path, mountpoint: &Path, spec: LiveSpec) -> Result<Mounted, FsError> {
+    live_ttl(source, mountpoint, spec, Duration::from_secs(1))
+}
+
+fn live_ttl(
+    source: &Path,
+    mountpoint: &Path,
+    spec: LiveSpec,
+    attr_ttl: Duration,
+) -> Result<Mounted, FsError> {
     mount(MountConfig {
         source: source.to_path_buf(),
         mountpoint: mountpoint.to_path_buf(),
         engine: spec.engine_config()?,
         fuse_threads: 4,
-        attr_ttl: Duration::from_secs(1),
+        attr_ttl,
         wants_cpu: spec.wants_cpu(),
         stats_addr: None,
         backend: pagelab_fs::baseline::Backend::Engine,
@@ -94,7 +103,10 @@ fn concurrent_readers_get_the_source_bytes_across_remounts_and_policies() {
         let mounted = live(src.path(), mnt.path(), common::spec("8MiB", policy, pc)).unwrap();
         readers(mnt.path(), &files, &sizes, 8, &mounted);
         let stats = read_stats(mnt.path()).unwrap();
-        assert!(stats.reads > 0 && stats.pages.misses > 0 && stats.pages.evicted > 0, "{policy}/{pc}: {stats:?}");
+        assert!(
+            stats.reads > 0 && stats.pages.misses > 0 && stats.pages.evicted > 0,
+            "{policy}/{pc}: {stats:?}"
+        );
         assert_eq!(stats.read_errors, 0);
         assert_eq!(stats.policy, policy);
         let detached = mounted.unmount().unwrap();
@@ -133,8 +145,10 @@ fn the_kernel_caches_none_of_the_data_and_writes_are_refused() {
     let err = std::fs::write(mnt.path().join("new"), b"x").unwrap_err();
     assert_eq!(err.raw_os_error(), Some(libc::EROFS));
     // A directory listing is the source's.
-    let mut names: Vec<String> =
-        std::fs::read_dir(mnt.path().join("sub")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(mnt.path().join("sub"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
     assert_eq!(names, vec!["f0".to_string()]);
     mounted.unmount().unwrap();
@@ -145,7 +159,14 @@ fn resident_pages(path: &Path) -> usize {
     let f = std::fs::File::open(path).unwrap();
     let len = f.metadata().unwrap().len() as usize;
     unsafe {
-        let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, std::os::fd::AsRawFd::as_raw_fd(&f), 0);
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            std::os::fd::AsRawFd::as_raw_fd(&f),
+            0,
+        );
         assert_ne!(p, libc::MAP_FAILED);
         let mut vec = vec![0u8; len.div_ceil(4096)];
         assert_eq!(libc::mincore(p, len, vec.as_mut_ptr()), 0);
@@ -177,5 +198,30 @@ fn bad_mounts_get_one_clear_error_each() {
     bad.policy = "nope".into();
     let err = bad.engine_config().err().unwrap();
     assert!(err.to_string().starts_with("--policy"), "{err}");
+    mounted.unmount().unwrap();
+}
+
+#[test]
+fn lookups_go_through_the_metadata_cache_with_split_reclaim() {
+    if !fuse_available() {
+        return;
+    }
+    let _dog = Watchdog::new("metadata", Duration::from_secs(60));
+    let src = tempfile::tempdir().unwrap();
+    let mnt = tempfile::tempdir().unwrap();
+    let files = make_source(src.path(), &vec![10; 300]);
+    let mut spec = common::spec("8MiB", "linux", "access-history");
+    spec.metadata = "split:p=50%".into();
+    // TTL 0: every stat reaches the mount (the kernel's dentry cache would answer the rest).
+    let mounted = live_ttl(src.path(), mnt.path(), spec, Duration::ZERO).unwrap();
+    for _ in 0..2 {
+        for f in &files {
+            assert_eq!(std::fs::metadata(mnt.path().join(f)).unwrap().len(), 10);
+        }
+    }
+    let stats = read_stats(mnt.path()).unwrap();
+    assert!(stats.metadata_objects >= 300, "every file's object is cached: {stats:?}");
+    assert!(stats.metadata_bytes > 0);
+    assert_eq!(stats.metadata, "split:p=50%");
     mounted.unmount().unwrap();
 }

@@ -36,7 +36,8 @@ pub fn make_source(dir: &Path, sizes: &[u64]) -> Vec<PathBuf> {
         .iter()
         .enumerate()
         .map(|(i, &size)| {
-            let rel = if i % 2 == 0 { PathBuf::from(format!("sub/f{i}")) } else { PathBuf::from(format!("f{i}")) };
+            let rel =
+                if i % 2 == 0 { PathBuf::from(format!("sub/f{i}")) } else { PathBuf::from(format!("f{i}")) };
             let data: Vec<u8> = (0..size).map(|o| byte(i, o)).collect();
             std::fs::write(dir.join(&rel), data).unwrap();
             rel
