@@ -80,9 +80,18 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
     }
     let (src, data) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let child =
-        start(src.path(), mnt.path(), &["--prefetch-cache", "pc-coldest+", "--emulate-device", "ssd"]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let args = ["--prefetch-cache", "pc-coldest+", "--emulate-device", "ssd", "--stats", &addr];
+    let child = start(src.path(), mnt.path(), &args);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
+    // The Prometheus endpoint serves the same numbers.
+    let mut conn = std::net::TcpStream::connect(&addr).unwrap();
+    std::io::Write::write_all(&mut conn, b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut conn, &mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.0 200"), "{text}");
+    assert!(text.contains(&format!("pagelab_read_bytes_total {}", data.len())), "{text}");
     let stats = pagelab(&["stats", mnt.path().to_str().unwrap(), "--json"]);
     assert!(stats.status.success(), "{}", stderr(&stats));
     let json: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();

@@ -33,6 +33,13 @@ use std::time::Duration;
 
 type Obs = (Counters, (ThrashDetector, Option<MemRx>));
 
+/// The largest reply buffer a thread keeps between reads (FUSE's largest read is 1 MiB).
+const REPLY_BUF_KEPT_BYTES: usize = 1 << 20;
+
+thread_local! {
+    static REPLY_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// How a finished read is answered: the bytes, or an errno. Called once, without the engine's lock.
 pub type Reply = Box<dyn FnOnce(Result<&[u8], i32>) + Send>;
 
@@ -58,11 +65,12 @@ pub struct EngineConfig {
 struct PendingRead {
     cursor: ReadCursor,
     source: Arc<SourceFile>,
-    /// Bytes `[offset, offset + buf.len())` of the file.
+    /// Bytes `[offset, offset + len)` of the file.
     offset: u64,
-    buf: Vec<u8>,
+    len: usize,
     reply: Reply,
-    /// The pages delivered so far, pinned until they are copied into `buf` (after the read is done).
+    /// The pages delivered so far, in file order, pinned until they are copied into the reply (after the
+    /// read is done).
     pins: Vec<Pin>,
 }
 
@@ -335,8 +343,8 @@ impl Engine {
             self.drain_unpins(&mut g);
             g.active += 1;
             g.reads += 1;
-            let buf = vec![0u8; (end - offset) as usize];
-            let p = PendingRead { cursor, source, offset, buf, reply, pins: Vec::new() };
+            let len = (end - offset) as usize;
+            let p = PendingRead { cursor, source, offset, len, reply, pins: Vec::new() };
             self.drive(&mut g, now, p, &mut work);
             self.set_idle(&mut g, now);
             self.wake_reclaimers(&mut g);
@@ -359,7 +367,7 @@ impl Engine {
         match out.status {
             ReadStatus::Done => {
                 g.active -= 1;
-                g.read_bytes += p.buf.len() as u64;
+                g.read_bytes += p.len as u64;
                 work.finished.push(Finished { read: p, result: Ok(()) });
             }
             ReadStatus::Blocked { fetch } => {
@@ -375,19 +383,24 @@ impl Engine {
         }
     }
 
-    /// Copy the part of page `index` (in `slot`) that `p` asked for. Caller holds the page's pin.
-    fn copy_page(&self, p: &mut PendingRead, index: u64, slot: Slot) {
-        let page_start = index * PAGE_SIZE_BYTES;
-        let from = p.offset.max(page_start);
-        let to = (p.offset + p.buf.len() as u64).min(page_start + PAGE_SIZE_BYTES);
-        if from >= to {
-            return;
+    /// Fill `buf` with the reply's bytes: the requested part of each pinned page, appended in file order (one
+    /// gather copy, no zero-fill: the pages cover the request exactly). Caller holds the pins.
+    fn gather(&self, offset: u64, len: usize, pins: &[Pin], buf: &mut Vec<u8>) {
+        buf.clear();
+        buf.reserve(len);
+        let end = offset + len as u64;
+        for pin in pins {
+            let page_start = pin.index * PAGE_SIZE_BYTES;
+            assert_eq!(page_start.max(offset), offset + buf.len() as u64, "pins cover the read in order");
+            let to = end.min(page_start + PAGE_SIZE_BYTES);
+            // SAFETY: the page is pinned (its slot is not reused until the pin is given back) and was
+            // delivered under the engine's lock after its fetch completed, so the I/O's writes happened
+            // before (Arena's doc).
+            let page = unsafe { self.arena.page(pin.slot) };
+            let from = offset + buf.len() as u64;
+            buf.extend_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
         }
-        // SAFETY: the page is pinned (its slot is not reused until the pin is given back) and was delivered
-        // under the engine's lock after its fetch completed, so the I/O's writes happened before (Arena's doc).
-        let page = unsafe { self.arena.page(slot) };
-        p.buf[(from - p.offset) as usize..(to - p.offset) as usize]
-            .copy_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
+        assert_eq!(buf.len(), len, "the delivered pages cover the read");
     }
 
     /// Give back the pins of answered reads. Caller holds the lock.
@@ -438,18 +451,21 @@ impl Engine {
             return;
         }
         let mut unpins = Vec::new();
-        for mut f in finished {
-            let pins = std::mem::take(&mut f.read.pins);
+        for f in finished {
+            let PendingRead { offset, len, reply, mut pins, .. } = f.read;
             match f.result {
-                Ok(()) => {
-                    for pin in &pins {
-                        self.copy_page(&mut f.read, pin.index, pin.slot);
+                // Each thread reuses one reply buffer: a fresh 128 KiB allocation per read would be an mmap and
+                // its page faults (glibc's threshold).
+                Ok(()) => REPLY_BUF.with_borrow_mut(|buf| {
+                    self.gather(offset, len, &pins, buf);
+                    reply(Ok(buf));
+                    if buf.capacity() > REPLY_BUF_KEPT_BYTES {
+                        *buf = Vec::new();
                     }
-                    (f.read.reply)(Ok(&f.read.buf));
-                }
-                Err(errno) => (f.read.reply)(Err(errno)),
+                }),
+                Err(errno) => reply(Err(errno)),
             }
-            unpins.extend(pins);
+            unpins.append(&mut pins);
         }
         if unpins.is_empty() {
             return;
