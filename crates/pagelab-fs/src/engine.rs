@@ -69,9 +69,10 @@ struct PendingRead {
     offset: u64,
     len: usize,
     reply: Reply,
-    /// The pages delivered so far, in file order, pinned until they are copied into the reply (after the
-    /// read is done).
+    /// The pages delivered and not yet copied, in file order, pinned until they are.
     pins: Vec<Pin>,
+    /// The reply's first bytes, copied when the read had to wait (empty for a read that never waited).
+    copied: Vec<u8>,
 }
 
 struct IoJob {
@@ -261,6 +262,11 @@ impl Engine {
         self.answer(finished);
     }
 
+    /// Whether [`Engine::shutdown`] has run.
+    pub fn is_shut_down(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
     pub fn clock(&self) -> &Clock {
         &self.clock
     }
@@ -344,7 +350,7 @@ impl Engine {
             g.active += 1;
             g.reads += 1;
             let len = (end - offset) as usize;
-            let p = PendingRead { cursor, source, offset, len, reply, pins: Vec::new() };
+            let p = PendingRead { cursor, source, offset, len, reply, pins: Vec::new(), copied: Vec::new() };
             self.drive(&mut g, now, p, &mut work);
             self.set_idle(&mut g, now);
             self.wake_reclaimers(&mut g);
@@ -364,7 +370,17 @@ impl Engine {
             cache.fetch_slots(&fetch, &mut slots).expect("a fetch the cache just issued");
             work.jobs.push(IoJob { fetch, slots, source: Arc::clone(&p.source) });
         }
-        match out.status {
+        let status = out.status;
+        if status != ReadStatus::Done {
+            // A waiting read holds no pins: pages it pinned could be all the memory the reads it waits for
+            // need (readers holding part of their pages while waiting for the rest would deadlock). Its pages
+            // so far are copied now, under the lock; a read that never waits copies after the lock.
+            self.gather(&mut p);
+            for pin in p.pins.drain(..) {
+                g.cache.unpin(pin).expect("a pin this engine's cache gave");
+            }
+        }
+        match status {
             ReadStatus::Done => {
                 g.active -= 1;
                 g.read_bytes += p.len as u64;
@@ -383,24 +399,31 @@ impl Engine {
         }
     }
 
-    /// Fill `buf` with the reply's bytes: the requested part of each pinned page, appended in file order (one
-    /// gather copy, no zero-fill: the pages cover the request exactly). Caller holds the pins.
-    fn gather(&self, offset: u64, len: usize, pins: &[Pin], buf: &mut Vec<u8>) {
-        buf.clear();
-        buf.reserve(len);
-        let end = offset + len as u64;
-        for pin in pins {
+    /// Append the requested part of each of `p`'s pinned pages to `p.copied`, in file order. Caller holds
+    /// the pins.
+    fn gather(&self, p: &mut PendingRead) {
+        let mut buf = std::mem::take(&mut p.copied);
+        self.gather_into(p, &mut buf);
+        p.copied = buf;
+    }
+
+    /// Append the requested part of each of `p`'s pinned pages to `buf`, which holds the reply's first
+    /// bytes (one gather copy, no zero-fill: the pages cover the request exactly, in order). Caller holds
+    /// the pins.
+    fn gather_into(&self, p: &PendingRead, buf: &mut Vec<u8>) {
+        buf.reserve(p.len - buf.len());
+        let end = p.offset + p.len as u64;
+        for pin in &p.pins {
             let page_start = pin.index * PAGE_SIZE_BYTES;
-            assert_eq!(page_start.max(offset), offset + buf.len() as u64, "pins cover the read in order");
+            let from = p.offset + buf.len() as u64;
+            assert_eq!(page_start.max(p.offset), from, "pins cover the read in order");
             let to = end.min(page_start + PAGE_SIZE_BYTES);
             // SAFETY: the page is pinned (its slot is not reused until the pin is given back) and was
             // delivered under the engine's lock after its fetch completed, so the I/O's writes happened
             // before (Arena's doc).
             let page = unsafe { self.arena.page(pin.slot) };
-            let from = offset + buf.len() as u64;
             buf.extend_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
         }
-        assert_eq!(buf.len(), len, "the delivered pages cover the read");
     }
 
     /// Give back the pins of answered reads. Caller holds the lock.
@@ -434,54 +457,66 @@ impl Engine {
     }
 
     /// Queue the fetches for the I/O threads and answer the finished reads, without the engine's lock.
-    fn dispatch(&self, work: Work) {
-        if !work.jobs.is_empty() {
-            let mut q = lock(&self.io_queue);
-            q.extend(work.jobs);
-            self.io_cv.notify_all();
+    /// If reads wait for memory and answered reads gave pins back, those pins are unpinned now and the
+    /// waiting reads resumed, and so on: bounded, since each round answers at least one read.
+    fn dispatch(&self, mut work: Work) {
+        loop {
+            if !work.jobs.is_empty() {
+                let mut q = lock(&self.io_queue);
+                q.extend(std::mem::take(&mut work.jobs));
+                self.io_cv.notify_all();
+            }
+            let unpinned = self.answer(std::mem::take(&mut work.finished));
+            if !unpinned || self.no_memory_len.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            let mut g = lock(&self.inner);
+            self.drain_unpins(&mut g);
+            let now = self.clock.now();
+            self.resume_no_memory(&mut g, now, &mut work);
+            self.set_idle(&mut g, now);
         }
-        self.answer(work.finished);
     }
 
     /// Copy finished reads' pages out of the arena, answer them, and queue their pins to be given back; all
-    /// without the engine's lock (a reply writes to /dev/fuse). If reads wait for memory, the pins are given
-    /// back now and those reads resumed.
-    fn answer(&self, finished: Vec<Finished>) {
+    /// without the engine's lock (a reply writes to /dev/fuse). Whether any pin was queued.
+    fn answer(&self, finished: Vec<Finished>) -> bool {
         if finished.is_empty() {
-            return;
+            return false;
         }
         let mut unpins = Vec::new();
         for f in finished {
-            let PendingRead { offset, len, reply, mut pins, .. } = f.read;
+            let mut read = f.read;
             match f.result {
-                // Each thread reuses one reply buffer: a fresh 128 KiB allocation per read would be an mmap and
-                // its page faults (glibc's threshold).
-                Ok(()) => REPLY_BUF.with_borrow_mut(|buf| {
-                    self.gather(offset, len, &pins, buf);
-                    reply(Ok(buf));
+                // A read that never waited uses its thread's reply buffer: a fresh 128 KiB allocation per read
+                // would be an mmap and its page faults (glibc's threshold).
+                Ok(()) if read.copied.is_empty() => REPLY_BUF.with_borrow_mut(|buf| {
+                    buf.clear();
+                    self.gather_into(&read, buf);
+                    assert_eq!(buf.len(), read.len, "the delivered pages cover the read");
+                    unpins.append(&mut read.pins);
+                    (read.reply)(Ok(buf));
                     if buf.capacity() > REPLY_BUF_KEPT_BYTES {
                         *buf = Vec::new();
                     }
                 }),
-                Err(errno) => reply(Err(errno)),
+                Ok(()) => {
+                    self.gather(&mut read);
+                    assert_eq!(read.copied.len(), read.len, "the delivered pages cover the read");
+                    unpins.append(&mut read.pins);
+                    (read.reply)(Ok(&read.copied));
+                }
+                Err(errno) => {
+                    unpins.append(&mut read.pins);
+                    (read.reply)(Err(errno));
+                }
             }
-            unpins.append(&mut pins);
         }
         if unpins.is_empty() {
-            return;
+            return false;
         }
         lock(&self.unpins).append(&mut unpins);
-        if self.no_memory_len.load(Ordering::SeqCst) > 0 {
-            let mut work = Work::default();
-            {
-                let mut g = lock(&self.inner);
-                self.drain_unpins(&mut g);
-                let now = self.clock.now();
-                self.resume_no_memory(&mut g, now, &mut work);
-                self.set_idle(&mut g, now);
-            }
-            self.dispatch(work);
-        }
+        true
     }
 
     fn io_worker(self: Arc<Self>) {

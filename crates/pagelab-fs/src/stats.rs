@@ -221,7 +221,8 @@ impl LiveStats {
 }
 
 /// Serve `engine`'s statistics in Prometheus' text format on `addr` (loopback only), one connection at a
-/// time, on a thread of its own. Each connection is bounded: 8 KiB of request and 2 s.
+/// time, on a thread of its own that ends when the engine shuts down. Each connection is bounded: 8 KiB of
+/// request and 2 s.
 pub fn serve_prometheus(addr: SocketAddr, engine: Arc<Engine>) -> std::io::Result<()> {
     if !addr.ip().is_loopback() {
         return Err(std::io::Error::new(
@@ -230,9 +231,19 @@ pub fn serve_prometheus(addr: SocketAddr, engine: Arc<Engine>) -> std::io::Resul
         ));
     }
     let listener = TcpListener::bind(addr)?;
+    // Non-blocking, so the thread sees the engine shut down and ends (releasing the engine).
+    listener.set_nonblocking(true)?;
     std::thread::Builder::new().name("pagelab-stats".into()).spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
+        while !engine.is_shut_down() {
+            let mut conn = match listener.accept() {
+                Ok((conn, _)) => conn,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            let _ = conn.set_nonblocking(false);
             let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
             let _ = conn.set_write_timeout(Some(Duration::from_secs(2)));
             let mut reader = BufReader::new(std::io::Read::take(&conn, 8192));

@@ -122,3 +122,43 @@ fn a_read_past_the_end_is_empty_and_one_across_it_is_short() {
     assert_eq!(read(&engine, stream, &f, 9_000, 4096).len(), 1_000);
     engine.shutdown();
 }
+
+#[test]
+fn reads_that_find_every_frame_in_flight_or_pinned_wait_and_finish() {
+    // 64 frames for 8 readers of 128 KiB (32 pages) each, with readahead: reads must wait for memory
+    // (NoMemory) while other reads' pages are in flight or pinned until copied, and every one finishes.
+    let _dog = Watchdog::new("no memory", Duration::from_secs(120));
+    let dir = tempfile::tempdir().unwrap();
+    let sizes = vec![1u64 << 20; 4];
+    let files = make_source(dir.path(), &sizes);
+    let mut spec = common::spec("256KiB", "lru", "access-history");
+    spec.memory_model = "exact".into();
+    let engine = Engine::start(spec.engine_config().unwrap()).unwrap();
+    let fallback = FallbackDisk::default();
+    let sources: Vec<Arc<SourceFile>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, rel)| {
+            Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.path().join(rel), &fallback).unwrap())
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..8usize {
+            let (engine, sources) = (&engine, &sources);
+            s.spawn(move || {
+                let i = t % sources.len();
+                let stream = engine.open_stream(&sources[i]);
+                let mut off = 0;
+                while off < 1 << 20 {
+                    let got = read(engine, stream, &sources[i], off, 128 << 10);
+                    assert!(got.iter().enumerate().all(|(k, &b)| b == byte(i, off + k as u64)));
+                    off += got.len() as u64;
+                    engine.check_budget().unwrap();
+                }
+                engine.close_stream(stream, sources[i].file);
+            });
+        }
+    });
+    assert_eq!(engine.stats().reads_waiting, 0);
+    engine.shutdown();
+}
