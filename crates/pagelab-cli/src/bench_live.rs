@@ -83,6 +83,13 @@ pub struct Verdict {
     pub pass: bool,
 }
 
+fn render_verdicts(s: &mut String, verdicts: &[Verdict]) {
+    for v in verdicts {
+        let verdict = if v.pass { "PASS" } else { "FAIL" };
+        let _ = writeln!(s, "{verdict}  {}: {:.2} (target {})", v.what, v.value, v.target);
+    }
+}
+
 fn verdict(v: &[Verdict]) -> Result<()> {
     match v.iter().filter(|v| !v.pass).count() {
         0 => Ok(()),
@@ -178,16 +185,7 @@ impl OverheadReport {
                 r.rand4k_us / engine.rand4k_us
             );
         }
-        for v in &self.verdicts {
-            let _ = writeln!(
-                s,
-                "{}  {}: {:.2} (target {})",
-                if v.pass { "PASS" } else { "FAIL" },
-                v.what,
-                v.value,
-                v.target
-            );
-        }
+        render_verdicts(&mut s, &self.verdicts);
         s
     }
 }
@@ -395,16 +393,7 @@ impl NginxReport {
             s,
             "(thr: Li & Shen's prefetch thrashing, pages per request; pairs are pc-coldest+/access-history)"
         );
-        for v in &self.verdicts {
-            let _ = writeln!(
-                s,
-                "{}  {}: {:.2} (target {})",
-                if v.pass { "PASS" } else { "FAIL" },
-                v.what,
-                v.value,
-                v.target
-            );
-        }
+        render_verdicts(&mut s, &self.verdicts);
         s
     }
 }

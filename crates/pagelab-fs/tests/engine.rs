@@ -32,22 +32,31 @@ fn read(
     rx.recv_timeout(Duration::from_secs(30)).expect("a read is answered").expect("a read succeeds")
 }
 
+/// An engine of `memory` over `files` (in `dir`), and the files opened for it.
+fn engine_over(
+    dir: &std::path::Path,
+    files: &[std::path::PathBuf],
+    memory: &str,
+    policy: &str,
+    prefetch_cache: &str,
+    memory_model: &str,
+) -> (Arc<Engine>, Vec<Arc<SourceFile>>) {
+    let mut spec = common::spec(memory, policy, prefetch_cache);
+    spec.memory_model = memory_model.into();
+    let engine = Engine::start(spec.engine_config().unwrap()).unwrap();
+    let fallback = FallbackDisk::default();
+    let open = |(i, rel): (usize, &std::path::PathBuf)| {
+        Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.join(rel), &fallback).unwrap())
+    };
+    (engine, files.iter().enumerate().map(open).collect())
+}
+
 fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
     let _dog = Watchdog::new("engine reads", Duration::from_secs(120));
     let dir = tempfile::tempdir().unwrap();
     let sizes = sizes(12, 3 << 20, 7);
     let files = make_source(dir.path(), &sizes);
-    let mut spec = common::spec("6MiB", policy, prefetch_cache);
-    spec.memory_model = memory_model.into();
-    let engine = Engine::start(spec.engine_config().unwrap()).unwrap();
-    let fallback = FallbackDisk::default();
-    let sources: Vec<Arc<SourceFile>> = files
-        .iter()
-        .enumerate()
-        .map(|(i, rel)| {
-            Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.path().join(rel), &fallback).unwrap())
-        })
-        .collect();
+    let (engine, sources) = engine_over(dir.path(), &files, "6MiB", policy, prefetch_cache, memory_model);
     std::thread::scope(|s| {
         for t in 0..6u64 {
             let (engine, sources, sizes) = (&engine, &sources, &sizes);
@@ -131,17 +140,7 @@ fn reads_that_find_every_frame_in_flight_or_pinned_wait_and_finish() {
     let dir = tempfile::tempdir().unwrap();
     let sizes = vec![1u64 << 20; 4];
     let files = make_source(dir.path(), &sizes);
-    let mut spec = common::spec("256KiB", "lru", "access-history");
-    spec.memory_model = "exact".into();
-    let engine = Engine::start(spec.engine_config().unwrap()).unwrap();
-    let fallback = FallbackDisk::default();
-    let sources: Vec<Arc<SourceFile>> = files
-        .iter()
-        .enumerate()
-        .map(|(i, rel)| {
-            Arc::new(SourceFile::open(FileId(10 + i as u32), &dir.path().join(rel), &fallback).unwrap())
-        })
-        .collect();
+    let (engine, sources) = engine_over(dir.path(), &files, "256KiB", "lru", "access-history", "exact");
     std::thread::scope(|s| {
         for t in 0..8usize {
             let (engine, sources) = (&engine, &sources);
