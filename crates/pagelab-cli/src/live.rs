@@ -16,8 +16,8 @@ use std::time::Duration;
     after_help = "Example (nginx on the prefetch cache, misses paced by an emulated Ultrastar 36LZX):\n  \
 pagelab mount /srv/clips /mnt/clips --memory 256MiB --prefetch-cache pc-coldest+ --emulate-device ultrastar36lzx &\n  \
 pagelab stats /mnt/clips\n  pagelab umount /mnt/clips\n\n\
-Serve with sendfile off: with it, a server's reads can bypass the mount's reads through the FUSE inode's page \
-cache (nginx: sendfile off; aio threads; open_file_cache off)."
+Give the server threads for its reads (nginx: aio threads), or each worker has one read in flight. Files are \
+opened direct_io, so even sendfile's reads reach the mount."
 )]
 pub struct MountArgs {
     /// The directory whose files the mount serves, read-only (writes get EROFS).

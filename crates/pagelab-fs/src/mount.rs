@@ -286,7 +286,12 @@ fn unescape(field: &str) -> Vec<u8> {
 }
 
 fn check_dev_fuse() -> Result<(), FsError> {
-    match std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse") {
+    check_fuse_device(Path::new("/dev/fuse"))
+}
+
+/// The FUSE device at `path` opens for reading and writing; else why not, and what to do.
+fn check_fuse_device(path: &Path) -> Result<(), FsError> {
+    match std::fs::OpenOptions::new().read(true).write(true).open(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FsError::Fuse(
             "/dev/fuse does not exist: load the fuse module (modprobe fuse), or in a container pass the device \
@@ -377,6 +382,20 @@ mod tests {
         assert_eq!(unescape(r"/mnt/a\040b\134c"), b"/mnt/a b\\c".to_vec());
         assert_eq!(unescape(r"/plain"), b"/plain".to_vec());
         assert_eq!(unescape(r"\04"), b"\\04".to_vec());
+    }
+
+    #[test]
+    fn a_missing_or_forbidden_fuse_device_says_what_to_do() {
+        let err = check_fuse_device(Path::new("/nonexistent/fuse")).unwrap_err();
+        assert!(matches!(err, FsError::Fuse(_)) && err.to_string().contains("modprobe fuse"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_fuse_device(dir.path()).unwrap_err(); // a directory does not open read-write
+        assert!(matches!(err, FsError::Fuse(_)), "{err}");
+        let refused = mount_failed(Path::new("/mnt/x"), std::io::Error::from_raw_os_error(libc::EPERM));
+        assert!(
+            matches!(refused, FsError::Permission(_)) && refused.to_string().contains("root"),
+            "{refused}"
+        );
     }
 
     #[test]
