@@ -158,3 +158,30 @@ fn bad_input_is_one_clear_error_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not a pagelab mount"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_mount_whose_daemon_was_killed_is_named_and_removed_by_pagelab_umount() {
+    if !fuse_available() {
+        return;
+    }
+    let (src, _) = source();
+    let mnt = tempfile::tempdir().unwrap();
+    let mut child = start(src.path(), mnt.path(), &[]);
+    child.kill().unwrap(); // SIGKILL: no clean unmount
+    child.wait().unwrap();
+    assert!(mounted(mnt.path()), "a killed daemon leaves its mount behind");
+    let m = mnt.path().to_str().unwrap();
+    let again = pagelab(&["mount", src.path().to_str().unwrap(), m]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already a mount point") && stderr(&again).contains("pagelab umount"),
+        "{}",
+        stderr(&again)
+    );
+    let stats = pagelab(&["stats", m]);
+    assert_eq!(stats.status.code(), Some(2));
+    assert!(stderr(&stats).contains("daemon is gone"), "{}", stderr(&stats));
+    let um = pagelab(&["umount", m]);
+    assert!(um.status.success(), "{}", stderr(&um));
+    assert!(!mounted(mnt.path()));
+}

@@ -50,6 +50,17 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
     }
     let mountpoint = std::fs::canonicalize(&config.mountpoint)
         .map_err(|e| FsError::Mountpoint { path: config.mountpoint.clone(), why: e.to_string() })?;
+    // Before looking at the directory: a mount whose daemon died cannot be stat()ed (ENOTCONN).
+    if let Some(m) = mounted_at(&mountpoint)? {
+        let how = if m.is_pagelab() { "pagelab umount" } else { "umount" };
+        let why = format!(
+            "already a mount point ({} from {}); unmount it first ({how} {})",
+            m.fstype,
+            m.source,
+            mountpoint.display()
+        );
+        return Err(FsError::Mountpoint { path: mountpoint, why });
+    }
     if !mountpoint.is_dir() {
         return Err(FsError::Mountpoint { path: mountpoint, why: "not a directory".into() });
     }
@@ -57,12 +68,6 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
         return Err(FsError::Mountpoint {
             path: mountpoint,
             why: format!("inside the source {}: the mount would serve itself", source.display()),
-        });
-    }
-    if let Some(m) = mounted_at(&mountpoint)? {
-        return Err(FsError::Mountpoint {
-            path: mountpoint,
-            why: format!("already a mount point ({} from {}); unmount it first", m.fstype, m.source),
         });
     }
     check_dev_fuse()?;
@@ -227,6 +232,12 @@ pub fn read_stats(mountpoint: &Path) -> Result<LiveStats, FsError> {
         match e.raw_os_error() {
             Some(libc::ERANGE) => buf.resize(buf.len() * 4, 0),
             Some(libc::ENODATA) | Some(libc::ENOTSUP) => return Err(bad("not a pagelab mount".into())),
+            Some(libc::ENOTCONN) => {
+                return Err(bad(format!(
+                    "the mount's daemon is gone (transport endpoint not connected); `pagelab umount {}` removes it",
+                    mountpoint.display()
+                )))
+            }
             _ => return Err(bad(e.to_string())),
         }
     }
