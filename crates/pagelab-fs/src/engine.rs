@@ -1,18 +1,20 @@
 //! The engine: the core's [`BufferCache`] under one lock, with real time injected, driven as the simulator
 //! drives it.
 //!
-//! A read is a [`ReadCursor`] run under the lock; the pages it delivers stay pinned, and once the read is
-//! done they are copied out of the arena into the reply *outside* the lock (one gather copy), then handed
-//! to a small unpin queue that the next holder of the engine's lock drains: a read that hits takes the
-//! engine's lock once, and concurrent readers copy in parallel.
-//! A cursor that blocks on a fetch waits in `waiting` under that fetch's id, without a thread: the I/O
-//! thread that completes the fetch resumes it under the same lock and answers it, so a handful of FUSE
-//! threads serve any number of outstanding misses. Misses and readahead are read by a pool of I/O threads
-//! with O_DIRECT straight into the fetch's slots. kswapd (and split reclaim's iswapd) is a thread that steps
-//! the core's reclaim while it is awake, releasing the lock between batches.
+//! A read is a [`ReadCursor`] run under the lock, pinning the pages it delivers. A read that finishes
+//! without waiting (a hit) has its pages copied out of the arena into the reply *outside* the lock (one
+//! gather copy, concurrent readers in parallel), and its pins go to a small unpin queue that the next holder
+//! of the lock drains: it takes the engine's lock once. A read that must wait first copies what it has and
+//! unpins it, so that waiting reads hold no memory the reads they wait for might need; it then waits in
+//! `waiting` under the fetch's id (or in `no_memory`), without a thread: the I/O thread that completes the
+//! fetch resumes it under the same lock and answers it, so a handful of FUSE threads serve any number of
+//! outstanding misses. Misses and readahead are read by a pool of I/O threads with O_DIRECT straight into
+//! the fetch's slots. kswapd (and split reclaim's iswapd) is a thread that steps the core's reclaim while it
+//! is awake, releasing the lock between batches.
 //!
-//! Lock order: the engine's lock, then the emulated device's; replies are sent after the lock is released.
-//! No call blocks under the lock (I/O, replies, /proc reads and FIEMAP happen outside it).
+//! Locks: the engine's, then the unpin queue's (the only nesting); the I/O queue's, the emulated device's
+//! and the failure record's are taken alone. Replies are sent after the engine's lock is released, and
+//! nothing blocks under it (I/O, replies, /proc reads and FIEMAP happen outside it).
 
 use crate::arena::Arena;
 use crate::io::{Clock, EmulatedDevice};
@@ -26,7 +28,7 @@ use pagelab_core::whatif::MemRx;
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -132,7 +134,7 @@ pub struct Engine {
     /// An engine thread panicked (a broken invariant): the daemon unmounts and reports it.
     failed: Mutex<Option<String>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    io_threads: AtomicU32,
+    io_threads: u32,
     names: [String; 4],
 }
 
@@ -182,27 +184,33 @@ impl Engine {
             shutdown: AtomicBool::new(false),
             failed: Mutex::new(None),
             threads: Mutex::new(Vec::new()),
-            io_threads: AtomicU32::new(config.io_threads.max(1)),
+            io_threads: config.io_threads.max(1),
             names: [config.policy, config.prefetch, config.prefetch_cache, config.metadata],
         });
         if let Some(m) = &mut lock(&engine.inner).cache.observer_mut().1 .1 {
             m.set_idle(Nanos::ZERO, false);
             m.begin_window(Nanos::ZERO);
         }
-        let mut threads = Vec::new();
-        for i in 0..engine.io_threads.load(Ordering::Relaxed) {
+        let spawn = |name: String, body: fn(Arc<Engine>)| {
             let e = Arc::clone(&engine);
-            let t = std::thread::Builder::new()
-                .name(format!("pagelab-io-{i}"))
-                .spawn(move || e.guarded(Engine::io_worker));
-            threads.push(t.map_err(|e| format!("cannot start an I/O thread: {e}"))?);
+            let t = std::thread::Builder::new().name(name.clone()).spawn(move || e.guarded(body));
+            t.map_err(|err| format!("cannot start {name}: {err}"))
+        };
+        let mut started = Ok(());
+        for i in 0..engine.io_threads {
+            match spawn(format!("pagelab-io-{i}"), Engine::io_worker) {
+                Ok(t) => lock(&engine.threads).push(t),
+                Err(e) => started = Err(e),
+            }
         }
-        let e = Arc::clone(&engine);
-        let t = std::thread::Builder::new()
-            .name("pagelab-kswapd".into())
-            .spawn(move || e.guarded(Engine::kswapd_worker));
-        threads.push(t.map_err(|e| format!("cannot start kswapd: {e}"))?);
-        *lock(&engine.threads) = threads;
+        match spawn("pagelab-kswapd".into(), Engine::kswapd_worker) {
+            Ok(t) => lock(&engine.threads).push(t),
+            Err(e) => started = Err(e),
+        }
+        if let Err(e) = started {
+            engine.shutdown(); // the threads that did start end, and release the engine
+            return Err(e);
+        }
         Ok(engine)
     }
 
