@@ -136,7 +136,8 @@ fn bad_input_is_one_clear_error_with_status_2() {
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
     let (s, m) = (src.path().to_str().unwrap(), mnt.path().to_str().unwrap());
-    let cases: [(Vec<&str>, &str); 6] = [
+    let cases: [(Vec<&str>, &str); 7] = [
+        (vec!["mount", s, m, "--memory", "1000TiB"], "more than this machine's memory"),
         (vec!["mount", "/nonexistent/src", m], "source /nonexistent/src"),
         (vec!["mount", s, "/nonexistent/mnt"], "mountpoint /nonexistent/mnt"),
         (vec!["mount", s, m, "--policy", "nope"], "--policy"),

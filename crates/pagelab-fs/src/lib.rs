@@ -61,6 +61,14 @@ pub enum FsError {
     Io(String),
 }
 
+/// The machine's memory (`MemTotal` in /proc/meminfo), if it can be read.
+fn machine_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// A live mount's engine as the command line names it (the simulator's syntax for each).
 #[derive(Clone, Debug)]
 pub struct LiveSpec {
@@ -83,6 +91,13 @@ impl LiveSpec {
     pub fn engine_config(&self) -> Result<EngineConfig, FsError> {
         let bad = |flag: &str, e: String| FsError::Config(format!("{flag}: {e}"));
         let bytes = parse_bytes(&self.memory).map_err(|e| bad("--memory", e.to_string()))?;
+        // The frames are real memory here: a budget beyond the machine's would end in the OOM killer.
+        if let Some(total) = machine_memory_bytes().filter(|&t| bytes > t) {
+            return Err(bad(
+                "--memory",
+                format!("{} is more than this machine's memory ({} bytes)", self.memory, total),
+            ));
+        }
         let memory = match self.memory_model.as_str() {
             // The budget is the cache's: no kernel image or thread stacks inside it.
             "linux-2.6" => MemoryConfig::linux(
