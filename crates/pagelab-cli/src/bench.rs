@@ -119,6 +119,11 @@ pub struct BenchArgs {
     /// temporary directory). nginx's full run writes about 2.4 GiB.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// With --live nginx: pace every connection at this rate (nginx's limit_rate, e.g. 256k), as clients on
+    /// a network drain their connections. Not the paper's stated setup: it explores why the prefetch cache
+    /// does or does not help, and the report says it is set.
+    #[arg(long, value_name = "RATE")]
+    pub client_rate: Option<String>,
 }
 
 /// Which measurements a run makes.
@@ -422,6 +427,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             quick: args.quick,
             json: args.json,
             dir: args.dir.clone().unwrap_or_else(std::env::temp_dir),
+            client_rate: args.client_rate.clone(),
         });
     }
     let options = BenchOptions {

@@ -44,6 +44,8 @@ pub struct LiveOptions {
     pub json: bool,
     /// Where the datasets are written (a file system with O_DIRECT and FIEMAP is best: ext4, xfs).
     pub dir: PathBuf,
+    /// nginx's per-connection `limit_rate` (`--client-rate`), if set.
+    pub client_rate: Option<String>,
 }
 
 pub fn run(o: &LiveOptions) -> Result<()> {
@@ -345,6 +347,8 @@ pub struct NginxPoint {
 #[derive(Serialize)]
 pub struct NginxReport {
     pub scale: NginxScale,
+    /// `--client-rate`: every connection paced (not the paper's stated setup).
+    pub client_rate: Option<String>,
     pub dataset_bytes: u64,
     pub points: Vec<NginxPoint>,
     pub verdicts: Vec<Verdict>,
@@ -363,6 +367,12 @@ impl NginxReport {
             self.scale.repetitions,
             self.scale.duration_s
         );
+        if let Some(rate) = &self.client_rate {
+            let _ = writeln!(
+                s,
+                "every connection paced at {rate}/s (--client-rate: NOT the paper's stated setup)"
+            );
+        }
         let _ = writeln!(
             s,
             "{:>11} {:>24} {:>24} {:>6}   hit ratio  pages read/request  unused evicted/request",
@@ -450,7 +460,7 @@ fn nginx_dataset(scale: &NginxScale, src: &Path, lua: &Path) -> Result<u64> {
     Ok(total)
 }
 
-fn nginx_conf(prefix: &Path, servers: &[(u16, &Path)]) -> String {
+fn nginx_conf(prefix: &Path, servers: &[(u16, &Path)], client_rate: Option<&str>) -> String {
     let mut s = format!(
         "user root;\nworker_processes 2;\nerror_log {p}/error.log;\npid {p}/nginx.pid;\n\
          thread_pool default threads=64 max_queue=65536;\nevents {{ worker_connections 4096; }}\nhttp {{\n  \
@@ -458,6 +468,9 @@ fn nginx_conf(prefix: &Path, servers: &[(u16, &Path)]) -> String {
          keepalive_requests 1000000;\n",
         p = prefix.display()
     );
+    if let Some(rate) = client_rate {
+        let _ = writeln!(s, "  limit_rate {rate};");
+    }
     for (port, root) in servers {
         let _ =
             writeln!(s, "  server {{ listen 127.0.0.1:{port}; root {}; location / {{ }} }}", root.display());
@@ -534,7 +547,14 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
     }
     let conf = work.path().join("nginx.conf");
     let server_refs: Vec<(u16, &Path)> = servers.iter().map(|(p, d)| (*p, d.as_path())).collect();
-    std::fs::write(&conf, nginx_conf(work.path(), &server_refs))?;
+    if let Some(rate) = &o.client_rate {
+        let valid = !rate.is_empty()
+            && rate.trim_end_matches(['k', 'K', 'm', 'M']).chars().all(|c| c.is_ascii_digit());
+        if !valid {
+            bail!("--client-rate {rate}: expected a rate as nginx writes it, e.g. 256k or 1m");
+        }
+    }
+    std::fs::write(&conf, nginx_conf(work.path(), &server_refs, o.client_rate.as_deref()))?;
     let child = Command::new(&nginx_bin)
         .arg("-p")
         .arg(work.path())
@@ -634,5 +654,5 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
         target: "> 1.00".into(),
         pass: worst > 1.0,
     }];
-    Ok(NginxReport { scale, dataset_bytes, points, verdicts })
+    Ok(NginxReport { scale, client_rate: o.client_rate.clone(), dataset_bytes, points, verdicts })
 }
