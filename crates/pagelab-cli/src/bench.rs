@@ -111,8 +111,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PARTS", default_value = "all")]
     pub part: String,
     /// Instead, a live benchmark (root and /dev/fuse needed): overhead (the hit path against the kernel's
-    /// page cache, a plain FUSE passthrough and a naive user-space cache) or nginx (Li & Shen's Figure 9
-    /// with nginx and wrk from Debian on two mounts, pc-coldest+ against access-history).
+    /// page cache, a plain FUSE passthrough and a naive user-space cache), nginx (Li & Shen's Figure 9
+    /// with nginx and wrk from Debian on two mounts, pc-coldest+ against access-history) or two-rand
+    /// (their Figure 5(C): handler threads reading two files alternately, on the same two mounts).
     #[arg(long, value_name = "WHICH")]
     pub live: Option<String>,
     /// Where --live writes its dataset (a file system with O_DIRECT and FIEMAP, e.g. ext4; default: the
