@@ -416,11 +416,21 @@ impl NginxReport {
     }
 }
 
-/// A child process killed when dropped (nginx must not outlive the benchmark).
+/// A child process stopped when dropped (nginx must not outlive the benchmark). SIGTERM first: nginx's
+/// master then stops its workers, where SIGKILL would leave them running, holding files on the mounts.
 struct Reaped(Child);
 
 impl Drop for Reaped {
     fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
