@@ -30,6 +30,7 @@ use crate::output::{emit, note, print_json, Failed};
 use anyhow::{bail, Context, Result};
 use pagelab_fs::baseline::Backend;
 use pagelab_fs::mount::{mount, MountConfig, Mounted};
+use pagelab_fs::stats::PageStats;
 use pagelab_fs::LiveSpec;
 use pagelab_sim::workload::media_clips::MediaClips;
 use rand::{Rng, SeedableRng};
@@ -558,7 +559,6 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
     for policy in POLICIES {
         servers.push((free_port()?, work.path().join(policy)));
     }
-    let policies = POLICIES;
     let conf = work.path().join("nginx.conf");
     let server_refs: Vec<(u16, &Path)> = servers.iter().map(|(p, d)| (*p, d.as_path())).collect();
     if let Some(rate) = &o.client_rate {
@@ -601,49 +601,39 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
         }
     }
     for (k, (port, _)) in servers.iter().enumerate() {
-        note(&format!("bench --live nginx: warming {} for {} s", policies[k], scale.warmup_s));
+        note(&format!("bench --live nginx: warming {} for {} s", POLICIES[k], scale.warmup_s));
         wrk(&wrk_bin, &lua, *port, 50.min(scale.concurrency[scale.concurrency.len() - 1]), scale.warmup_s)?;
     }
     let mut points = Vec::new();
     for &c in &scale.concurrency {
-        let mut samples: Vec<Vec<[f64; 6]>> = vec![Vec::new(); policies.len()];
-        for rep in 0..scale.repetitions {
-            for k in 0..policies.len() {
-                let p = (k + rep as usize) % policies.len();
-                note(&format!(
-                    "bench --live nginx: concurrency {c}, {} (repetition {} of {})",
-                    policies[p],
-                    rep + 1,
-                    scale.repetitions
-                ));
-                let before = mounts[p].engine().stats();
-                let start = Instant::now();
-                let rps = wrk(&wrk_bin, &lua, servers[p].0, c, scale.duration_s)?;
-                let secs = start.elapsed().as_secs_f64();
-                let after = mounts[p].engine().stats();
-                let mb_s = (after.read_bytes - before.read_bytes) as f64 / secs / 1e6;
-                let requests = (rps * scale.duration_s as f64).max(1.0);
-                let (a, b) = (&after.pages, &before.pages);
-                let thrash = (a.thrashing - b.thrashing) as f64 / requests;
-                let accesses = (a.hits + a.misses + a.waits - b.hits - b.misses - b.waits).max(1) as f64;
-                let hit_ratio = (a.hits - b.hits) as f64 / accesses;
-                let fetched = (a.fetched - b.fetched) as f64 / requests;
-                let unused = (a.evicted_unused - b.evicted_unused) as f64 / requests;
-                samples[p].push([mb_s, rps, thrash, hit_ratio, fetched, unused]);
-            }
-        }
+        let samples = interleaved("nginx", c, scale.repetitions, |p, _| {
+            let before = mounts[p].engine().stats();
+            let start = Instant::now();
+            let rps = wrk(&wrk_bin, &lua, servers[p].0, c, scale.duration_s)?;
+            let secs = start.elapsed().as_secs_f64();
+            let after = mounts[p].engine().stats();
+            let requests = (rps * scale.duration_s as f64).max(1.0);
+            let (a, b) = (&after.pages, &before.pages);
+            Ok([
+                (after.read_bytes - before.read_bytes) as f64 / secs / 1e6,
+                rps,
+                (a.thrashing - b.thrashing) as f64 / requests,
+                hit_ratio_between(b, a),
+                (a.fetched - b.fetched) as f64 / requests,
+                (a.evicted_unused - b.evicted_unused) as f64 / requests,
+            ])
+        })?;
         for (p, s) in samples.iter().enumerate() {
-            let col = |k: usize| s.iter().map(|x| x[k]).collect::<Vec<_>>();
             points.push(NginxPoint {
                 concurrency: c,
-                policy: policies[p].into(),
-                mb_s: median(&col(0)),
-                requests_s: median(&col(1)),
-                thrash_pages_per_request: median(&col(2)),
-                hit_ratio: median(&col(3)),
-                fetched_pages_per_request: median(&col(4)),
-                evicted_unused_per_request: median(&col(5)),
-                samples_mb_s: col(0),
+                policy: POLICIES[p].into(),
+                mb_s: median(&column(s, 0)),
+                requests_s: median(&column(s, 1)),
+                thrash_pages_per_request: median(&column(s, 2)),
+                hit_ratio: median(&column(s, 3)),
+                fetched_pages_per_request: median(&column(s, 4)),
+                evicted_unused_per_request: median(&column(s, 5)),
+                samples_mb_s: column(s, 0),
             });
         }
     }
@@ -673,6 +663,41 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
 
 /// The two systems the live Li & Shen benchmarks compare.
 const POLICIES: [&str; 2] = ["pc-coldest+", "access-history"];
+
+/// At one concurrency, `repetitions` rounds in which each system's mount is measured once by `measure`
+/// (given the system's index and the round), the order rotating round by round so that the machine's
+/// drift falls on both: each system's samples, in [`POLICIES`] order.
+fn interleaved<const N: usize>(
+    bench: &str,
+    concurrency: u32,
+    repetitions: u32,
+    mut measure: impl FnMut(usize, u32) -> Result<[f64; N]>,
+) -> Result<Vec<Vec<[f64; N]>>> {
+    let mut samples = vec![Vec::new(); POLICIES.len()];
+    for rep in 0..repetitions {
+        for k in 0..POLICIES.len() {
+            let p = (k + rep as usize) % POLICIES.len();
+            note(&format!(
+                "bench --live {bench}: concurrency {concurrency}, {} (repetition {} of {repetitions})",
+                POLICIES[p],
+                rep + 1
+            ));
+            samples[p].push(measure(p, rep)?);
+        }
+    }
+    Ok(samples)
+}
+
+/// Column `k` of a system's samples.
+fn column<const N: usize>(samples: &[[f64; N]], k: usize) -> Vec<f64> {
+    samples.iter().map(|x| x[k]).collect()
+}
+
+/// Hits over page accesses between two readings of a mount's page statistics.
+fn hit_ratio_between(before: &PageStats, after: &PageStats) -> f64 {
+    let accesses = (after.hits + after.misses + after.waits) - (before.hits + before.misses + before.waits);
+    (after.hits - before.hits) as f64 / accesses.max(1) as f64
+}
 
 /// One mount per system at `dir/<policy>` over `src`: `memory`, Linux 2.6's readahead at the paper's
 /// 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
@@ -826,40 +851,27 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
     let mounts = policy_mounts(work.path(), &src, &scale.memory)?;
     let mut points = Vec::new();
     for &c in &scale.concurrency {
-        let mut samples: Vec<Vec<[f64; 3]>> = vec![Vec::new(); POLICIES.len()];
-        for rep in 0..scale.repetitions {
-            for k in 0..POLICIES.len() {
-                let p = (k + rep as usize) % POLICIES.len();
-                note(&format!(
-                    "bench --live two-rand: concurrency {c}, {} (repetition {} of {})",
-                    POLICIES[p],
-                    rep + 1,
-                    scale.repetitions
-                ));
-                let before = mounts[p].engine().stats();
-                let start = Instant::now();
-                let bytes =
-                    two_rand_load(mounts[p].mountpoint(), scale.files, c, scale.duration_s, rep as u64)?;
-                let secs = start.elapsed().as_secs_f64();
-                let after = mounts[p].engine().stats();
-                let (a, b) = (&after.pages, &before.pages);
-                let accesses = (a.hits + a.misses + a.waits - b.hits - b.misses - b.waits).max(1) as f64;
-                samples[p].push([
-                    bytes as f64 / secs / 1e6,
-                    (a.thrashing - b.thrashing) as f64 / secs,
-                    (a.hits - b.hits) as f64 / accesses,
-                ]);
-            }
-        }
+        let samples = interleaved("two-rand", c, scale.repetitions, |p, rep| {
+            let before = mounts[p].engine().stats();
+            let start = Instant::now();
+            let bytes = two_rand_load(mounts[p].mountpoint(), scale.files, c, scale.duration_s, rep as u64)?;
+            let secs = start.elapsed().as_secs_f64();
+            let after = mounts[p].engine().stats();
+            let (a, b) = (&after.pages, &before.pages);
+            Ok([
+                bytes as f64 / secs / 1e6,
+                (a.thrashing - b.thrashing) as f64 / secs,
+                hit_ratio_between(b, a),
+            ])
+        })?;
         for (p, s) in samples.iter().enumerate() {
-            let col = |k: usize| s.iter().map(|x| x[k]).collect::<Vec<_>>();
             points.push(TwoRandPoint {
                 concurrency: c,
                 policy: POLICIES[p].into(),
-                mb_s: median(&col(0)),
-                thrash_pages_s: median(&col(1)),
-                hit_ratio: median(&col(2)),
-                samples_mb_s: col(0),
+                mb_s: median(&column(s, 0)),
+                thrash_pages_s: median(&column(s, 1)),
+                hit_ratio: median(&column(s, 2)),
+                samples_mb_s: column(s, 0),
             });
         }
     }

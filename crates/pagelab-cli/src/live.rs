@@ -1,5 +1,6 @@
 //! `pagelab mount`, `pagelab umount`, `pagelab stats`: the live driver (crate `pagelab-fs`).
 
+use crate::limits::ensure_fits_memory;
 use crate::output::{emit, note};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -118,14 +119,16 @@ fn spec(a: &MountArgs) -> LiveSpec {
 }
 
 pub fn run_mount(a: &MountArgs) -> Result<()> {
+    let memory_bytes = parse_bytes(&a.memory).context("--memory")?;
+    // The frames are real memory here: a budget beyond the machine's would end in the OOM killer.
+    ensure_fits_memory(&format!("--memory {}", a.memory), memory_bytes as u128)?;
     let spec = spec(a);
     let engine = spec.engine_config()?;
     let attr_ttl = Duration::from_nanos(parse_duration_ns(&a.attr_ttl).context("--attr-ttl")?);
     if !(1..=256).contains(&a.fuse_threads) {
         return Err(anyhow!("--fuse-threads {}: expected 1 to 256", a.fuse_threads));
     }
-    let pages =
-        (parse_bytes(&a.memory).unwrap_or(0) / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
+    let pages = (memory_bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
     let backend = Backend::parse(&a.backend, pages)
         .ok_or_else(|| anyhow!("--backend {}: expected engine, passthrough or naive", a.backend))?;
     let device = engine.device.as_ref().map(|d| d.name().to_string());
@@ -141,12 +144,11 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
         stats_addr: a.stats,
         backend,
     })?;
-    let memory = parse_bytes(&a.memory).map(fmt_bytes).unwrap_or_default();
     note(&format!(
         "pagelab: serving {} at {} read-only: {} of memory, policy {}, prefetch {}, prefetch memory {}{}{}",
         a.source.display(),
         mounted.mountpoint().display(),
-        memory,
+        fmt_bytes(memory_bytes),
         a.policy,
         a.prefetch,
         a.prefetch_cache,

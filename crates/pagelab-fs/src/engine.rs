@@ -24,7 +24,7 @@ use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, Pin, ReadCursor, ReadOutcome, ReadStatus, Slot,
     ThrashDetector,
 };
-use pagelab_core::whatif::MemRx;
+use pagelab_core::whatif::{MemRx, PredictionStep};
 use pagelab_core::{FileId, Nanos, StreamId, PAGE_SIZE_BYTES};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -56,7 +56,13 @@ pub struct EngineConfig {
     /// Li & Shen's eviction history for prefetch thrashing, in pages.
     pub thrash_history_pages: u32,
     pub whatif: Option<MemRx>,
-    /// Names reported by `stats`.
+    /// What `stats` reports the mount runs.
+    pub labels: Labels,
+}
+
+/// The mount's configuration as `stats` names it.
+#[derive(Clone, Debug)]
+pub struct Labels {
     pub policy: String,
     pub prefetch: String,
     pub prefetch_cache: String,
@@ -112,7 +118,6 @@ struct Inner {
     opens_buffered: u64,
     opens_fiemap: u64,
     opens_fallback: u64,
-    measure_start: Nanos,
 }
 
 pub struct Engine {
@@ -135,7 +140,7 @@ pub struct Engine {
     failed: Mutex<Option<String>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     io_threads: u32,
-    names: [String; 4],
+    labels: Labels,
 }
 
 /// Lock `m`, surviving a thread that panicked while holding it (its state is checked by the core's
@@ -168,7 +173,6 @@ impl Engine {
             opens_buffered: 0,
             opens_fiemap: 0,
             opens_fallback: 0,
-            measure_start: Nanos::ZERO,
         };
         let engine = Arc::new(Engine {
             inner: Mutex::new(inner),
@@ -185,7 +189,7 @@ impl Engine {
             failed: Mutex::new(None),
             threads: Mutex::new(Vec::new()),
             io_threads: config.io_threads.max(1),
-            names: [config.policy, config.prefetch, config.prefetch_cache, config.metadata],
+            labels: config.labels,
         });
         if let Some(m) = &mut lock(&engine.inner).cache.observer_mut().1 .1 {
             m.set_idle(Nanos::ZERO, false);
@@ -592,7 +596,6 @@ impl Engine {
         let mut fetches = Vec::new();
         loop {
             let mut work = Work::default();
-            let freed_nothing;
             {
                 let mut g = lock(&self.inner);
                 while !(self.shutdown.load(Ordering::SeqCst)
@@ -626,12 +629,10 @@ impl Engine {
                     self.resume_no_memory(&mut g, now, &mut work);
                     self.set_idle(&mut g, now);
                 }
-                freed_nothing = freed == 0;
-                if freed_nothing && (g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
+                if freed == 0 && (g.cache.kswapd_awake() || g.cache.iswapd_awake()) {
                     // 2.6's blk_congestion_wait: wait for I/O to complete (or 100 ms) before trying again.
-                    g = self.completed_cv.wait_timeout(g, KSWAPD_IDLE).unwrap_or_else(|e| e.into_inner()).0;
+                    drop(self.completed_cv.wait_timeout(g, KSWAPD_IDLE).unwrap_or_else(|e| e.into_inner()));
                 }
-                drop(g);
             }
             self.dispatch(work);
         }
@@ -646,36 +647,24 @@ impl Engine {
         let mem = g.cache.memory();
         let page = PAGE_SIZE_BYTES;
         let accesses = c.hits + c.misses + c.inflight_waits;
-        let whatif = g
-            .cache
-            .observer()
-            .1
-             .1
-            .as_ref()
-            .map(|m| {
-                let runtime = Nanos(now.0.saturating_sub(g.measure_start.0));
-                m.predict(now, runtime)
-                    .into_iter()
-                    .take(1)
-                    .flat_map(|p| {
-                        let usable = mem.usable as u64 * page;
-                        p.steps
-                            .into_iter()
-                            .map(move |s| WhatIfPoint {
-                                memory_bytes: usable + s.added_bytes,
-                                runtime_s: s.runtime_s,
-                                miss_ratio: s.miss_ratio,
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        // MemRx's window is the mount's life: it began at mount time (0), so the runtime is `now`. The
+        // first VEC's prediction is shown (the engine runs one unless `--whatif vec=…` asks for more).
+        let prediction =
+            g.cache.observer().1 .1.as_ref().and_then(|m| m.predict(now, now).into_iter().next());
+        let whatif = prediction.map_or_else(Vec::new, |p| {
+            let usable = mem.usable as u64 * page;
+            let point = |s: PredictionStep| WhatIfPoint {
+                memory_bytes: usable + s.added_bytes,
+                runtime_s: s.runtime_s,
+                miss_ratio: s.miss_ratio,
+            };
+            p.steps.into_iter().map(point).collect()
+        });
         LiveStats {
-            policy: self.names[0].clone(),
-            prefetch: self.names[1].clone(),
-            prefetch_cache: self.names[2].clone(),
-            metadata: self.names[3].clone(),
+            policy: self.labels.policy.clone(),
+            prefetch: self.labels.prefetch.clone(),
+            prefetch_cache: self.labels.prefetch_cache.clone(),
+            metadata: self.labels.metadata.clone(),
             uptime_s: now.as_secs_f64(),
             reads: g.reads,
             read_bytes: g.read_bytes,

@@ -31,15 +31,15 @@ pub mod mount;
 pub mod source;
 pub mod stats;
 
-use engine::EngineConfig;
+use engine::{EngineConfig, Labels};
 use io::EmulatedDevice;
 use pagelab_core::buffer::BufferCacheConfig;
-use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
+use pagelab_core::memory::{KernelReserve, WatermarkRule};
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::units::parse_bytes;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
-use pagelab_sim::config::{parse_metadata, parse_policy, WhatIfConfig};
+use pagelab_sim::config::{parse_metadata, parse_policy, MemoryModel, WhatIfConfig};
 use pagelab_sim::device::DeviceSpec;
 use std::path::PathBuf;
 
@@ -59,14 +59,6 @@ pub enum FsError {
     Config(String),
     #[error("{0}")]
     Io(String),
-}
-
-/// The machine's memory (`MemTotal` in /proc/meminfo), if it can be read.
-fn machine_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
 }
 
 /// A live mount's engine as the command line names it (the simulator's syntax for each).
@@ -91,32 +83,16 @@ impl LiveSpec {
     pub fn engine_config(&self) -> Result<EngineConfig, FsError> {
         let bad = |flag: &str, e: String| FsError::Config(format!("{flag}: {e}"));
         let bytes = parse_bytes(&self.memory).map_err(|e| bad("--memory", e.to_string()))?;
-        // The frames are real memory here: a budget beyond the machine's would end in the OOM killer.
-        if let Some(total) = machine_memory_bytes().filter(|&t| bytes > t) {
-            return Err(bad(
-                "--memory",
-                format!("{} is more than this machine's memory ({} bytes)", self.memory, total),
-            ));
-        }
-        let memory = match self.memory_model.as_str() {
-            // The budget is the cache's: no kernel image or thread stacks inside it.
-            "linux-2.6" => MemoryConfig::linux(
-                bytes,
-                KernelReserve::NONE,
-                0,
-                WatermarkRule::Linux26,
-                ReclaimCosts::LINUX_2_6,
-            )
-            .map_err(|e| bad("--memory", e.to_string()))?,
-            "exact" => {
-                let pages = u32::try_from(bytes / pagelab_core::PAGE_SIZE_BYTES)
-                    .ok()
-                    .filter(|&p| p > 0)
-                    .ok_or_else(|| bad("--memory", format!("{bytes} bytes is not 1 to 2^32 - 1 pages")))?;
-                MemoryConfig::exact(pages)
-            }
+        let model = match self.memory_model.as_str() {
+            "linux-2.6" => MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
+            "exact" => MemoryModel::Exact,
             other => return Err(bad("--memory-model", format!("`{other}`: expected linux-2.6 or exact"))),
         };
+        // The budget is the cache's: no kernel image or thread stacks inside it.
+        let memory =
+            model.config(bytes, KernelReserve::NONE, 0).map_err(|e| bad("--memory", e.to_string()))?;
+        // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3), as the simulator's.
+        let thrash_history_pages = memory.total_pages / 10 * 4;
         let (policy, dulo, _tracks) =
             parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
         let prefetcher = AnyPrefetcher::parse(&self.prefetch, pagelab_core::PAGE_SIZE_BYTES)
@@ -151,19 +127,13 @@ impl LiveSpec {
         if !(1..=1024).contains(&self.io_threads) {
             return Err(bad("--io-threads", format!("{}: expected 1 to 1024", self.io_threads)));
         }
-        Ok(EngineConfig {
-            prefetch_cache: cache.prefetch_cache.map_or("access-history".into(), |c| c.spec()),
-            cache,
-            io_threads: self.io_threads,
-            device,
-            // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
-            thrash_history_pages: (bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32 / 10
-                * 4,
-            whatif,
+        let labels = Labels {
             policy: self.policy.clone(),
             prefetch: self.prefetch.clone(),
+            prefetch_cache: cache.prefetch_cache.map_or("access-history".into(), |c| c.spec()),
             metadata: self.metadata.clone(),
-        })
+        };
+        Ok(EngineConfig { cache, io_threads: self.io_threads, device, thrash_history_pages, whatif, labels })
     }
 
     /// Whether the prefetch cache ranks streams by their owners' CPU time (Coldest+).

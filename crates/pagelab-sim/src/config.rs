@@ -54,6 +54,35 @@ impl MemoryModel {
         }
     }
 
+    /// The memory of `memory_bytes` under this model; a kernel keeps `reserve` for itself and `threads`
+    /// threads (the simulator's handlers; none for the live driver, whose budget is all cache).
+    pub fn config(
+        self,
+        memory_bytes: u64,
+        reserve: KernelReserve,
+        threads: u32,
+    ) -> Result<MemoryConfig, CoreError> {
+        match self {
+            MemoryModel::Kernel { watermarks } => {
+                MemoryConfig::linux(memory_bytes, reserve, threads, watermarks, ReclaimCosts::LINUX_2_6)
+            }
+            MemoryModel::Exact => {
+                let pages = memory_bytes / pagelab_core::PAGE_SIZE_BYTES;
+                let pages = u32::try_from(pages).map_err(|_| CoreError::InvalidParameter {
+                    what: "memory size",
+                    why: format!("{memory_bytes} bytes is more than {} pages", u32::MAX),
+                })?;
+                if pages == 0 {
+                    return Err(CoreError::InvalidParameter {
+                        what: "memory size",
+                        why: format!("{memory_bytes} bytes is less than one page"),
+                    });
+                }
+                Ok(MemoryConfig::exact(pages))
+            }
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 } => "linux-2.6",
@@ -391,28 +420,6 @@ impl Default for SimConfig {
 impl SimConfig {
     /// The buffer cache's memory for a server with `threads` handler threads.
     pub fn memory(&self, threads: u32) -> Result<MemoryConfig, CoreError> {
-        match self.memory_model {
-            MemoryModel::Kernel { watermarks } => MemoryConfig::linux(
-                self.memory_bytes,
-                KernelReserve::LINUX_2_6,
-                threads,
-                watermarks,
-                ReclaimCosts::LINUX_2_6,
-            ),
-            MemoryModel::Exact => {
-                let pages = self.memory_bytes / pagelab_core::PAGE_SIZE_BYTES;
-                let pages = u32::try_from(pages).map_err(|_| CoreError::InvalidParameter {
-                    what: "memory size",
-                    why: format!("{} bytes is more than {} pages", self.memory_bytes, u32::MAX),
-                })?;
-                if pages == 0 {
-                    return Err(CoreError::InvalidParameter {
-                        what: "memory size",
-                        why: format!("{} bytes is less than one page", self.memory_bytes),
-                    });
-                }
-                Ok(MemoryConfig::exact(pages))
-            }
-        }
+        self.memory_model.config(self.memory_bytes, KernelReserve::LINUX_2_6, threads)
     }
 }
