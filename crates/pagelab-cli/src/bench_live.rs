@@ -133,6 +133,7 @@ fn spec(memory: &str, prefetch: &str, prefetch_cache: &str, device: Option<&str>
         metadata: "none".into(),
         whatif: None,
         emulate_device: device.map(str::to_string),
+        scheduler: None,
         io_threads: 64,
         seed: 1,
     }

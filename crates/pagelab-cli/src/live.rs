@@ -50,11 +50,16 @@ pub struct MountArgs {
     /// reaches it (the kernel's own dentry cache answers the rest).
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
-    /// Make every miss also wait for a simulated disk on one queue (hdd, ultrastar36lzx, wd1200bb,
-    /// st3500320as, ssd, simple, or a FILE.toml), so the papers' seek effects show on a fast machine. Stats
-    /// and the startup line say it is emulated.
+    /// Make every miss also wait for a simulated disk (hdd, ultrastar36lzx, wd1200bb, st3500320as, ssd,
+    /// simple, or a FILE.toml) behind the simulator's I/O scheduler, so the papers' seek and scheduling
+    /// effects show on a fast machine. Stats and the startup line say it is emulated.
     #[arg(long, value_name = "DEVICE")]
     pub emulate_device: Option<String>,
+    /// The emulated device's I/O scheduler, as `pagelab simulate --scheduler`: noop, deadline,
+    /// anticipatory (as), cfq, with optional parameters (as:antic_expire=0ms). Anticipation is per
+    /// reading thread, as Linux's is per task. Default: anticipatory. Only with --emulate-device.
+    #[arg(long, value_name = "SCHEDULER")]
+    pub scheduler: Option<String>,
     /// MemRx's what-if prediction at larger memories, shown by `pagelab stats`: on (up to 4 x --memory in
     /// steps of 32 MiB), off, or up-to=SIZE,step=SIZE,vec=MODE.
     #[arg(long, default_value = "on", value_name = "SPEC")]
@@ -113,6 +118,7 @@ fn spec(a: &MountArgs) -> LiveSpec {
             text => Some(text.to_string()),
         },
         emulate_device: a.emulate_device.clone(),
+        scheduler: a.scheduler.clone(),
         io_threads: a.io_threads,
         seed: a.seed,
     }
@@ -131,7 +137,8 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     let pages = (memory_bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
     let backend = Backend::parse(&a.backend, pages)
         .ok_or_else(|| anyhow!("--backend {}: expected engine, passthrough or naive", a.backend))?;
-    let device = engine.device.as_ref().map(|d| d.name().to_string());
+    let device =
+        engine.device.as_ref().map(|d| format!("{} behind the {} scheduler", d.name(), d.scheduler()));
     // Before any thread starts, so that every thread leaves these signals to `wait_for_signal`.
     mount::block_termination_signals();
     let mounted = mount::mount(MountConfig {

@@ -82,7 +82,16 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
     let mnt = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let addr = format!("127.0.0.1:{port}");
-    let args = ["--prefetch-cache", "pc-coldest+", "--emulate-device", "ssd", "--stats", &addr];
+    let args = [
+        "--prefetch-cache",
+        "pc-coldest+",
+        "--emulate-device",
+        "ssd",
+        "--scheduler",
+        "deadline",
+        "--stats",
+        &addr,
+    ];
     let child = start(src.path(), mnt.path(), &args);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
     // The Prometheus endpoint serves the same numbers.
@@ -98,10 +107,12 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
     assert_eq!(json["read_bytes"].as_u64(), Some(data.len() as u64));
     assert_eq!(json["prefetch_cache"].as_str().map(|s| s.starts_with("pc-coldest+")), Some(true));
     assert!(json["device"]["requests"].as_u64().unwrap() > 0, "every miss went through the emulated device");
+    assert_eq!(json["device"]["scheduler"].as_str(), Some("deadline"));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = finish(child);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("EMULATED"), "the startup line says the device is emulated");
+    assert!(stderr(&out).contains("behind the deadline scheduler"), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("hit ratio"), "final statistics on stdout");
     assert!(!mounted(mnt.path()), "SIGTERM unmounts");
 }
@@ -136,13 +147,15 @@ fn bad_input_is_one_clear_error_with_status_2() {
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
     let (s, m) = (src.path().to_str().unwrap(), mnt.path().to_str().unwrap());
-    let cases: [(Vec<&str>, &str); 7] = [
+    let cases: [(Vec<&str>, &str); 9] = [
         (vec!["mount", s, m, "--memory", "1000TiB"], "more than this machine's memory"),
         (vec!["mount", "/nonexistent/src", m], "source /nonexistent/src"),
         (vec!["mount", s, "/nonexistent/mnt"], "mountpoint /nonexistent/mnt"),
         (vec!["mount", s, m, "--policy", "nope"], "--policy"),
         (vec!["mount", s, m, "--memory", "lots"], "--memory"),
         (vec!["mount", s, m, "--emulate-device", "floppy"], "--emulate-device"),
+        (vec!["mount", s, m, "--scheduler", "noop"], "give --emulate-device"),
+        (vec!["mount", s, m, "--emulate-device", "hdd", "--scheduler", "elevator"], "--scheduler"),
         (vec!["mount", s, m, "--stats", "10.1.2.3:9187"], "loopback"),
     ];
     for (args, want) in cases {

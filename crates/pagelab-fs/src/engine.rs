@@ -12,12 +12,16 @@
 //! the fetch's slots. kswapd (and split reclaim's iswapd) is a thread that steps the core's reclaim while it
 //! is awake, releasing the lock between batches.
 //!
-//! Locks: the engine's, then the unpin queue's (the only nesting); the I/O queue's, the emulated device's
-//! and the failure record's are taken alone. Replies are sent after the engine's lock is released, and
+//! Under `--emulate-device`, a fetch is also submitted to the emulated device's scheduler when it is
+//! queued, and completes when both its read has ended and the device's dispatcher thread has served it
+//! (whichever comes second; [`crate::io`]).
+//!
+//! Locks: the engine's, then the unpin queue's (the only nesting); the I/O queue's, the parked fetches',
+//! the emulated device's and the failure record's are taken alone. Replies are sent after the engine's lock is released, and
 //! nothing blocks under it (I/O, replies, /proc reads and FIEMAP happen outside it).
 
 use crate::arena::Arena;
-use crate::io::{Clock, EmulatedDevice};
+use crate::io::{Clock, EmulatedDevice, Ticket};
 use crate::source::{LayoutSource, SourceFile};
 use crate::stats::{LiveStats, PageStats, WhatIfPoint};
 use pagelab_core::buffer::{
@@ -72,6 +76,9 @@ pub struct Labels {
 /// One `read()` in progress.
 struct PendingRead {
     cursor: ReadCursor,
+    /// The thread that called `read()` (FUSE's pid): the I/O context the emulated device's scheduler
+    /// anticipates, as Linux's anticipatory scheduler anticipates a task, not a file.
+    issuer: u32,
     source: Arc<SourceFile>,
     /// Bytes `[offset, offset + len)` of the file.
     offset: u64,
@@ -85,8 +92,28 @@ struct PendingRead {
 
 struct IoJob {
     fetch: Fetch,
+    /// The thread whose read issued the fetch (its readahead included).
+    issuer: u32,
+    /// The fetch on the emulated device, if there is one (submitted when the fetch is queued).
+    ticket: Option<Ticket>,
     slots: Vec<Slot>,
     source: Arc<SourceFile>,
+}
+
+/// What an I/O thread does next.
+enum IoWork {
+    /// Read a fetch's pages from the source.
+    Read(IoJob),
+    /// Complete a fetch whose read had ended before the emulated device served it.
+    Complete(IoJob, Result<(), i32>),
+}
+
+/// Fetches read from the source and not yet served by the emulated device, and tickets the device served
+/// before the read ended: whichever comes second completes the fetch.
+#[derive(Default)]
+struct Parked {
+    reads: FxHashMap<Ticket, (IoJob, Result<(), i32>)>,
+    served: rustc_hash::FxHashSet<Ticket>,
 }
 
 struct Finished {
@@ -126,7 +153,9 @@ pub struct Engine {
     kswapd_cv: Condvar,
     /// A fetch completed (paired with `inner`): kswapd waits for one after a batch that freed nothing.
     completed_cv: Condvar,
-    io_queue: Mutex<VecDeque<IoJob>>,
+    io_queue: Mutex<VecDeque<IoWork>>,
+    /// Lock taken alone.
+    parked: Mutex<Parked>,
     /// Pins of answered reads, given back by the next holder of `inner` (lock order: `inner`, then this).
     unpins: Mutex<Vec<Pin>>,
     /// Reads waiting for memory (`Inner::no_memory`'s length): an answer that frees pins then takes the lock.
@@ -179,6 +208,7 @@ impl Engine {
             kswapd_cv: Condvar::new(),
             completed_cv: Condvar::new(),
             io_queue: Mutex::new(VecDeque::new()),
+            parked: Mutex::new(Parked::default()),
             unpins: Mutex::new(Vec::new()),
             no_memory_len: AtomicUsize::new(0),
             io_cv: Condvar::new(),
@@ -210,6 +240,12 @@ impl Engine {
         match spawn("pagelab-kswapd".into(), Engine::kswapd_worker) {
             Ok(t) => lock(&engine.threads).push(t),
             Err(e) => started = Err(e),
+        }
+        if engine.device.is_some() {
+            match spawn("pagelab-disk".into(), Engine::device_worker) {
+                Ok(t) => lock(&engine.threads).push(t),
+                Err(e) => started = Err(e),
+            }
         }
         if let Err(e) = started {
             engine.shutdown(); // the threads that did start end, and release the engine
@@ -257,6 +293,9 @@ impl Engine {
         {
             let _q = lock(&self.io_queue);
             self.io_cv.notify_all();
+        }
+        if let Some(device) = &self.device {
+            device.stop(); // I/O threads waiting for it go on
         }
         for t in std::mem::take(&mut *lock(&self.threads)) {
             let _ = t.join();
@@ -335,9 +374,17 @@ impl Engine {
         false
     }
 
-    /// Read bytes `[offset, offset + size)` of `source` for `stream`, answering `reply` now (a hit) or when
-    /// the fetches it waits for complete.
-    pub fn read(&self, stream: StreamId, source: Arc<SourceFile>, offset: u64, size: u32, reply: Reply) {
+    /// Read bytes `[offset, offset + size)` of `source` for `stream`, called by thread `issuer`, answering
+    /// `reply` now (a hit) or when the fetches it waits for complete.
+    pub fn read(
+        &self,
+        stream: StreamId,
+        issuer: u32,
+        source: Arc<SourceFile>,
+        offset: u64,
+        size: u32,
+        reply: Reply,
+    ) {
         let end = offset.saturating_add(size as u64).min(source.size_bytes);
         if end <= offset {
             reply(Ok(&[]));
@@ -362,7 +409,16 @@ impl Engine {
             g.active += 1;
             g.reads += 1;
             let len = (end - offset) as usize;
-            let p = PendingRead { cursor, source, offset, len, reply, pins: Vec::new(), copied: Vec::new() };
+            let p = PendingRead {
+                cursor,
+                issuer,
+                source,
+                offset,
+                len,
+                reply,
+                pins: Vec::new(),
+                copied: Vec::new(),
+            };
             self.drive(&mut g, now, p, &mut work);
             self.set_idle(&mut g, now);
             self.wake_reclaimers(&mut g);
@@ -380,7 +436,13 @@ impl Engine {
             debug_assert!(!fetch.write, "a read-only mount never writes");
             let mut slots = Vec::with_capacity(fetch.pages as usize);
             cache.fetch_slots(&fetch, &mut slots).expect("a fetch the cache just issued");
-            work.jobs.push(IoJob { fetch, slots, source: Arc::clone(&p.source) });
+            work.jobs.push(IoJob {
+                fetch,
+                issuer: p.issuer,
+                ticket: None,
+                slots,
+                source: Arc::clone(&p.source),
+            });
         }
         let status = out.status;
         if status != ReadStatus::Done {
@@ -474,8 +536,16 @@ impl Engine {
     fn dispatch(&self, mut work: Work) {
         loop {
             if !work.jobs.is_empty() {
+                // The device's scheduler sees every fetch as soon as it is issued, as a kernel's elevator
+                // sees every request in its queue; the I/O threads only read the source.
+                if let Some(device) = &self.device {
+                    for job in &mut work.jobs {
+                        let issuer = StreamId(job.issuer);
+                        job.ticket = Some(device.submit(&self.clock, issuer, job.fetch.lbn, job.fetch.pages));
+                    }
+                }
                 let mut q = lock(&self.io_queue);
-                q.extend(std::mem::take(&mut work.jobs));
+                q.extend(work.jobs.drain(..).map(IoWork::Read));
                 self.io_cv.notify_all();
             }
             let unpinned = self.answer(std::mem::take(&mut work.finished));
@@ -534,11 +604,11 @@ impl Engine {
     fn io_worker(self: Arc<Self>) {
         let mut ptrs = Vec::new();
         loop {
-            let job = {
+            let work = {
                 let mut q = lock(&self.io_queue);
                 loop {
-                    if let Some(job) = q.pop_front() {
-                        break job;
+                    if let Some(work) = q.pop_front() {
+                        break work;
                     }
                     if self.shutdown.load(Ordering::SeqCst) {
                         return;
@@ -546,18 +616,49 @@ impl Engine {
                     q = self.io_cv.wait(q).unwrap_or_else(|e| e.into_inner());
                 }
             };
+            let job = match work {
+                IoWork::Read(job) => job,
+                IoWork::Complete(job, result) => {
+                    self.complete(job, result);
+                    continue;
+                }
+            };
             ptrs.clear();
             // SAFETY: the slots belong to this fetch, in flight, and this thread is its only reader.
             ptrs.extend(job.slots.iter().map(|&s| unsafe { self.arena.page_ptr(s) }));
-            let emulated =
-                self.device.as_ref().map(|d| d.submit(&self.clock, job.fetch.lbn, job.fetch.pages));
             // SAFETY: as above; each pointer is a whole 4 KiB-aligned page of the arena.
             let result = unsafe { job.source.read_pages(job.fetch.first_page, &ptrs) };
-            if let Some(done_at) = emulated {
-                self.clock.sleep_until(done_at);
+            let result = result.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO));
+            // Under an emulated device the fetch completes when the device has served it too.
+            if let Some(ticket) = job.ticket {
+                let mut parked = lock(&self.parked);
+                if !parked.served.remove(&ticket) {
+                    parked.reads.insert(ticket, (job, result));
+                    continue;
+                }
             }
-            self.complete(job, result.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)));
+            self.complete(job, result);
         }
+    }
+
+    /// The emulated device's dispatcher; a fetch it serves whose read has ended is completed by an I/O
+    /// thread (ahead of reads queued: the device's order is the order fetches complete in).
+    fn device_worker(self: Arc<Self>) {
+        let device = self.device.as_ref().expect("the dispatcher runs only with a device");
+        device.run(&self.clock, |ticket| {
+            let read = {
+                let mut parked = lock(&self.parked);
+                let read = parked.reads.remove(&ticket);
+                if read.is_none() {
+                    parked.served.insert(ticket);
+                }
+                read
+            };
+            if let Some((job, result)) = read {
+                lock(&self.io_queue).push_front(IoWork::Complete(job, result));
+                self.io_cv.notify_one();
+            }
+        });
     }
 
     /// A fetch's read ended: insert its pages (or drop them) and resume the reads waiting for it.

@@ -287,7 +287,8 @@ impl Filesystem for PagelabFs {
                 Err(e) => reply.error(errno(&e)),
             };
         }
-        self.sample_cpu(&h, req.pid());
+        let issuer = req.pid();
+        self.sample_cpu(&h, issuer);
         let answer = Box::new(move |r: Result<&[u8], i32>| match r {
             Ok(data) => reply.data(data),
             Err(e) => reply.error(Errno::from_i32(e)),
@@ -295,7 +296,7 @@ impl Filesystem for PagelabFs {
         // A panic here is a broken invariant: the engine records it and the daemon stops (the unanswered
         // request gets EIO from fuser).
         let call = std::panic::AssertUnwindSafe(|| {
-            self.engine.read(h.stream, Arc::clone(&h.source), offset, size, answer)
+            self.engine.read(h.stream, issuer, Arc::clone(&h.source), offset, size, answer)
         });
         if let Err(panic) = std::panic::catch_unwind(call) {
             self.engine.record_failure(panic.as_ref());
@@ -420,12 +421,16 @@ mod tests {
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::gettid() } as u32;
         let before = thread_cpu_ns(tid).expect("/proc/TID/schedstat");
+        // The kernel updates a running thread's sum at scheduler ticks: spin until one has passed (a few
+        // ms; bounded at 5 s of wall time, far beyond any tick).
+        let start = std::time::Instant::now();
         let mut x = 0u64;
-        for i in 0..20_000_000u64 {
-            x = x.wrapping_mul(31).wrapping_add(i);
+        while thread_cpu_ns(tid).unwrap() <= before && start.elapsed().as_secs() < 5 {
+            for i in 0..1_000_000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            }
         }
-        std::hint::black_box(x);
-        assert!(thread_cpu_ns(tid).unwrap() > before);
+        assert!(thread_cpu_ns(tid).unwrap() > before, "no CPU time in {:?}", start.elapsed());
         assert_eq!(thread_cpu_ns(u32::MAX), None);
     }
 }

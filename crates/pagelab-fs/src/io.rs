@@ -4,18 +4,31 @@
 //! `now`), exactly as in the simulator.
 //!
 //! [`EmulatedDevice`] (`--emulate-device hdd`) makes every miss also wait for the simulator's model of a
-//! disk, so the papers' seek effects show on a machine whose real disk is an SSD or whose source is cached:
-//! requests join one FIFO device queue in arrival order and each completes at
-//! `max(arrival, previous completion) + service time`, the model's service time for the fetch's disk location
-//! and length. The real read happens first (its time overlaps the emulated queue's); the fetch completes at
-//! the later of the two. Departures from the simulator's block layer: no I/O scheduler (one FIFO queue, as
-//! `noop`), no request merging between fetches, and an SSD's channels are used one at a time.
+//! disk behind the simulator's I/O scheduler (`--scheduler`, anticipatory by default, as in `pagelab
+//! simulate`), so the papers' seek and scheduling effects show on a machine whose real disk is an SSD or
+//! whose source is cached. It is the simulator's block layer driven in real time. Each fetch is split
+//! into requests of at most the scheduler's `max_request_sectors` and added to the scheduler as soon as
+//! the cache issues it ([`EmulatedDevice::submit`]), owned by the thread whose read issued it: the
+//! anticipatory scheduler anticipates a thread's next read, as Linux's anticipates a task and the
+//! simulator a handler. One dispatcher thread ([`EmulatedDevice::run`]) plays the simulator's
+//! `kick_device` and `io_done`: it asks the scheduler for the next request whenever the device has a free
+//! channel, services it on the disk model, sleeps until that service time (or an anticipation's end, or a
+//! new request) has passed, reports the completion to the scheduler, and reports each fetch whose requests
+//! have all been served to its caller. The real read happens meanwhile (its time overlaps the emulated
+//! service); the engine completes the fetch when both are done.
+//!
+//! Departures from the simulator's block layer, each because a live mount cannot do otherwise: time is
+//! the machine's, so a completion is seen up to a timer slack (tens of µs) after the model's time, and the
+//! anticipation window starts then; no `nr_requests` limit (the memory budget bounds the fetches in flight:
+//! each holds its pages); and a fetch's requests are submitted together, after its pages were allocated,
+//! where the kernel submits as it builds the bio.
 
-use pagelab_core::{Lbn, Nanos, PAGE_SIZE_BYTES};
+use pagelab_core::{Lbn, Nanos, StreamId, PAGE_SIZE_BYTES};
 use pagelab_sim::device::{Device, DeviceSpec};
-use pagelab_sim::io::DiskRequest;
-use std::sync::Mutex;
-use std::time::Instant;
+use pagelab_sim::sched::{Decision, Dispatch, IoRequest, IoScheduler, SchedulerSpec};
+use rustc_hash::FxHashMap;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Real time since the mount, as the engine's [`Nanos`].
 #[derive(Clone, Copy, Debug)]
@@ -36,42 +49,80 @@ impl Clock {
     pub fn sleep_until(&self, at: Nanos) {
         let now = self.now();
         if at > now {
-            std::thread::sleep(std::time::Duration::from_nanos(at.0 - now.0));
+            std::thread::sleep(Duration::from_nanos(at.0 - now.0));
         }
     }
 }
 
+/// A fetch submitted to the emulated device: [`EmulatedDevice::run`]'s caller hears of it once all its
+/// requests have been served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket(pub u64);
+
 struct DeviceState {
     device: Box<dyn Device>,
-    /// When the request last queued completes.
-    busy_until: Nanos,
+    sched: Box<dyn IoScheduler>,
+    /// Dispatched requests and when the model finishes each (at most the device's parallelism).
+    in_service: Vec<(Dispatch, Nanos)>,
+    /// Requests not yet served, per ticket.
+    outstanding: FxHashMap<u64, u32>,
+    /// The ticket of each request added and not yet served.
+    ticket_of: FxHashMap<u64, u64>,
+    next_id: u64,
+    /// `now` of the last scheduler call: the scheduler asserts that time never goes back.
+    last_now: Nanos,
+    stopped: bool,
     requests: u64,
     busy_ns: u64,
 }
 
-/// The disk model every miss waits for, on one queue.
+/// The disk model every miss waits for, behind an I/O scheduler.
 pub struct EmulatedDevice {
     name: String,
+    scheduler: &'static str,
     capacity_sectors: u64,
+    max_request_sectors: u32,
+    parallelism: usize,
     state: Mutex<DeviceState>,
+    /// The dispatcher's wake-up: a request was added, or the device stops.
+    wake: Condvar,
 }
 
 /// What the emulated device did.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DeviceStats {
     pub model: String,
+    /// The I/O scheduler in front of it.
+    #[serde(default)]
+    pub scheduler: String,
+    /// Requests dispatched to the model (merged requests count once).
     pub requests: u64,
     /// Time the emulated device spent servicing requests.
     pub busy_s: f64,
 }
 
 impl EmulatedDevice {
-    pub fn new(spec: &DeviceSpec) -> EmulatedDevice {
+    pub fn new(spec: &DeviceSpec, scheduler: &SchedulerSpec) -> EmulatedDevice {
         let device = spec.build();
         EmulatedDevice {
             name: device.name(),
+            scheduler: scheduler.name(),
             capacity_sectors: device.capacity_sectors(),
-            state: Mutex::new(DeviceState { device, busy_until: Nanos::ZERO, requests: 0, busy_ns: 0 }),
+            max_request_sectors: scheduler.max_request_sectors().max(1),
+            parallelism: device.parallelism().max(1) as usize,
+            state: Mutex::new(DeviceState {
+                device,
+                sched: scheduler.build(),
+                in_service: Vec::new(),
+                outstanding: FxHashMap::default(),
+                ticket_of: FxHashMap::default(),
+                next_id: 1,
+                last_now: Nanos::ZERO,
+                stopped: false,
+                requests: 0,
+                busy_ns: 0,
+            }),
+            wake: Condvar::new(),
         }
     }
 
@@ -79,46 +130,223 @@ impl EmulatedDevice {
         &self.name
     }
 
-    /// Queue a read of `pages` pages at `lbn`, arriving now: when it completes on the emulated device. A
-    /// location past the model's capacity wraps around it (the source's disk may be larger than the model).
-    pub fn submit(&self, clock: &Clock, lbn: Lbn, pages: u32) -> Nanos {
+    pub fn scheduler(&self) -> &'static str {
+        self.scheduler
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DeviceState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queue a read of `pages` pages at `lbn` for `owner`, arriving now. A location past the model's
+    /// capacity wraps around it (the source's disk may be larger than the model).
+    pub fn submit(&self, clock: &Clock, owner: StreamId, lbn: Lbn, pages: u32) -> Ticket {
         let sectors_per_page = PAGE_SIZE_BYTES / 512;
         let sectors = (pages as u64 * sectors_per_page).clamp(1, self.capacity_sectors);
         let span = self.capacity_sectors - sectors + 1;
-        let sector = (lbn.0.wrapping_mul(sectors_per_page)) % span;
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        // Under the lock, so the model sees non-decreasing times and one request at a time.
-        let start = clock.now().max(s.busy_until);
-        let took = s.device.service(start, &DiskRequest::read(sector, sectors as u32)).total();
-        s.busy_until = Nanos(start.0 + took.0);
-        s.requests += 1;
-        s.busy_ns += took.0;
-        s.busy_until
+        let first = (lbn.0.wrapping_mul(sectors_per_page)) % span;
+        let mut s = self.lock();
+        let now = clock.now().max(s.last_now);
+        s.last_now = now;
+        let ticket = s.next_id;
+        let (mut sector, end) = (first, first + sectors);
+        let mut parts = 0;
+        while sector < end {
+            let len = (end - sector).min(self.max_request_sectors as u64) as u32;
+            let id = s.next_id;
+            s.next_id += 1;
+            s.ticket_of.insert(id, ticket);
+            s.sched.add(now, IoRequest::read(id, sector, len, owner, now));
+            sector += len as u64;
+            parts += 1;
+        }
+        s.outstanding.insert(ticket, parts);
+        self.wake.notify_one();
+        Ticket(ticket)
+    }
+
+    /// Stop the dispatcher (tickets not yet served are never reported).
+    pub fn stop(&self) {
+        self.lock().stopped = true;
+        self.wake.notify_all();
+    }
+
+    /// The dispatcher: serve requests in the scheduler's order, in real time, until [`EmulatedDevice::stop`],
+    /// calling `served` (without the device's lock) for each ticket whose requests have all been served.
+    /// Runs on one thread of its own.
+    pub fn run(&self, clock: &Clock, mut served: impl FnMut(Ticket)) {
+        let mut done = Vec::new();
+        // Every turn serves, dispatches, or sleeps until a time or a wake-up: no spin.
+        loop {
+            {
+                let mut s = self.lock();
+                if s.stopped {
+                    return;
+                }
+                let now = clock.now().max(s.last_now);
+                s.last_now = now;
+                self.complete_due(&mut s, now, &mut done);
+                let wake_at = self.dispatch(&mut s, now);
+                if done.is_empty() {
+                    match wake_at {
+                        Some(at) if at > now => {
+                            let d = Duration::from_nanos(at.0 - now.0);
+                            drop(self.wake.wait_timeout(s, d).unwrap_or_else(|e| e.into_inner()));
+                        }
+                        Some(_) => {}
+                        None => drop(self.wake.wait(s).unwrap_or_else(|e| e.into_inner())),
+                    }
+                    continue;
+                }
+            }
+            for ticket in done.drain(..) {
+                served(ticket);
+            }
+        }
+    }
+
+    /// Report the requests whose service has ended by `now` to the scheduler, earliest first, and push the
+    /// tickets they finish to `done`.
+    fn complete_due(&self, s: &mut DeviceState, now: Nanos, done: &mut Vec<Ticket>) {
+        loop {
+            let due = (0..s.in_service.len()).filter(|&i| s.in_service[i].1 <= now);
+            let Some(i) = due.min_by_key(|&i| s.in_service[i].1) else {
+                return;
+            };
+            let (dispatch, _) = s.in_service.swap_remove(i);
+            s.sched.completed(now, &dispatch);
+            for id in &dispatch.parts {
+                let ticket = s.ticket_of.remove(id).expect("a served request was submitted");
+                let left = s.outstanding.get_mut(&ticket).expect("its ticket is outstanding");
+                *left -= 1;
+                if *left == 0 {
+                    s.outstanding.remove(&ticket);
+                    done.push(Ticket(ticket));
+                }
+            }
+        }
+    }
+
+    /// Fill the device's free channels from the scheduler; when the dispatcher must look again: the first
+    /// completion or the end of an anticipation, `None` when only a new request can change anything.
+    fn dispatch(&self, s: &mut DeviceState, now: Nanos) -> Option<Nanos> {
+        let mut wake_at = s.in_service.iter().map(|&(_, at)| at).min();
+        while s.in_service.len() < self.parallelism {
+            let head = s.device.head_sector();
+            match s.sched.next(now, head) {
+                Decision::Dispatch(d) => {
+                    let took = s.device.service(now, &d.disk).total();
+                    s.requests += 1;
+                    s.busy_ns += took.0;
+                    let at = Nanos(now.0 + took.0);
+                    wake_at = Some(wake_at.map_or(at, |w| w.min(at)));
+                    s.in_service.push((d, at));
+                }
+                Decision::WaitUntil(at) => {
+                    wake_at = Some(wake_at.map_or(at, |w| w.min(at)));
+                    break;
+                }
+                Decision::Idle => break,
+            }
+        }
+        wake_at
     }
 
     pub fn stats(&self) -> DeviceStats {
-        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        DeviceStats { model: self.name.clone(), requests: s.requests, busy_s: s.busy_ns as f64 / 1e9 }
+        let s = self.lock();
+        DeviceStats {
+            model: self.name.clone(),
+            scheduler: self.scheduler.to_string(),
+            requests: s.requests,
+            busy_s: s.busy_ns as f64 / 1e9,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::{mpsc, Arc};
+
+    struct Running {
+        dev: Arc<EmulatedDevice>,
+        clock: Clock,
+        served: mpsc::Receiver<Ticket>,
+        thread: std::thread::JoinHandle<()>,
+    }
+
+    fn running(sched: &str) -> Running {
+        let dev = Arc::new(EmulatedDevice::new(
+            &DeviceSpec::parse("hdd").unwrap(),
+            &SchedulerSpec::parse(sched).unwrap(),
+        ));
+        let clock = Clock::start();
+        let (tx, served) = mpsc::channel();
+        let d = Arc::clone(&dev);
+        let thread = std::thread::spawn(move || d.run(&clock, |t| tx.send(t).unwrap()));
+        Running { dev, clock, served, thread }
+    }
+
+    impl Running {
+        fn next_served(&self) -> Ticket {
+            self.served.recv_timeout(Duration::from_secs(10)).expect("a ticket is served")
+        }
+        fn stop(self) {
+            self.dev.stop();
+            self.thread.join().unwrap();
+        }
+    }
 
     #[test]
-    fn one_queue_serves_in_arrival_order_and_a_random_read_costs_a_seek() {
-        let dev = EmulatedDevice::new(&DeviceSpec::parse("hdd").unwrap());
-        let clock = Clock::start();
-        let first = dev.submit(&clock, Lbn(0), 1);
-        let second = dev.submit(&clock, Lbn(1_000_000), 1);
-        assert!(second > first, "the second request queues behind the first");
-        // A far read on the Cheetah 9LP takes milliseconds, not microseconds.
-        assert!(second.0 - first.0 > 1_000_000, "{first:?} {second:?}");
-        let stats = dev.stats();
-        assert_eq!(stats.requests, 2);
+    fn a_random_read_costs_a_seek_and_every_ticket_is_served_once() {
+        let r = running("noop");
+        let start = r.clock.now();
+        let a = r.dev.submit(&r.clock, StreamId(1), Lbn(0), 1);
+        let b = r.dev.submit(&r.clock, StreamId(2), Lbn(1_000_000), 1);
+        assert_eq!((r.next_served(), r.next_served()), (a, b), "noop serves in arrival order");
+        // Two reads far apart on the Cheetah 9LP take milliseconds, not microseconds.
+        assert!(r.clock.now().0 - start.0 > 1_000_000);
+        let stats = r.dev.stats();
+        assert_eq!((stats.requests, stats.scheduler.as_str()), (2, "noop"));
         assert!(stats.busy_s > 0.001);
-        // Past the model's capacity wraps instead of failing the model's contract.
-        dev.submit(&clock, Lbn(u64::MAX / 16), 8);
+        // Past the model's capacity wraps instead of failing the model's contract; a fetch over the merge
+        // limit is split into requests and its ticket is served once, after all of them.
+        let big = r.dev.submit(&r.clock, StreamId(1), Lbn(u64::MAX / 16), 512);
+        assert_eq!(r.next_served(), big);
+        assert_eq!(r.dev.stats().requests, 2 + 4, "2 MiB in requests of at most 512 KiB");
+        assert!(r.served.recv_timeout(Duration::from_millis(50)).is_err(), "served once");
+        r.stop();
+    }
+
+    /// The anticipatory scheduler keeps the disk for the thread that just read: its next nearby read,
+    /// submitted within `antic_expire` after the completion, is served before another thread's far read
+    /// that was queued first. Noop serves the far read first.
+    #[test]
+    fn the_anticipatory_scheduler_waits_for_the_thread_that_just_read() {
+        for (sched, first) in [("anticipatory", "near"), ("noop", "far")] {
+            let r = running(sched);
+            let warm = r.dev.submit(&r.clock, StreamId(1), Lbn(100), 8);
+            assert_eq!(r.next_served(), warm);
+            let far = r.dev.submit(&r.clock, StreamId(2), Lbn(2_000_000), 8);
+            let near = r.dev.submit(&r.clock, StreamId(1), Lbn(108), 8);
+            let got = r.next_served();
+            let which = if got == near {
+                "near"
+            } else if got == far {
+                "far"
+            } else {
+                "?"
+            };
+            assert_eq!(which, first, "{sched}");
+            r.next_served();
+            r.stop();
+        }
+    }
+
+    #[test]
+    fn stop_ends_the_dispatcher_with_tickets_outstanding() {
+        let r = running("anticipatory");
+        r.dev.submit(&r.clock, StreamId(1), Lbn(0), 1);
+        r.stop();
     }
 }

@@ -41,6 +41,7 @@ use pagelab_core::units::parse_bytes;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
 use pagelab_sim::config::{parse_metadata, parse_policy, MemoryModel, WhatIfConfig};
 use pagelab_sim::device::DeviceSpec;
+use pagelab_sim::sched::SchedulerSpec;
 use std::path::PathBuf;
 
 /// Everything that can go wrong mounting, unmounting or configuring a live mount: one kind per cause, each
@@ -74,6 +75,9 @@ pub struct LiveSpec {
     /// MemRx's VEC (`pagelab simulate --whatif`'s syntax; empty: defaults sized to the budget).
     pub whatif: Option<String>,
     pub emulate_device: Option<String>,
+    /// The I/O scheduler in front of the emulated device (`pagelab simulate --scheduler`'s syntax; `None`:
+    /// anticipatory, the simulator's default). Only with `emulate_device`.
+    pub scheduler: Option<String>,
     pub io_threads: u32,
     pub seed: u64,
 }
@@ -118,10 +122,20 @@ impl LiveSpec {
             }
         };
         let device = match &self.emulate_device {
+            None if self.scheduler.is_some() => {
+                return Err(bad(
+                    "--scheduler",
+                    "it orders the emulated device's requests: give --emulate-device".into(),
+                ))
+            }
             None => None,
             Some(text) => {
                 let spec = DeviceSpec::parse(text).map_err(|e| bad("--emulate-device", e.to_string()))?;
-                Some(EmulatedDevice::new(&spec))
+                let sched = match &self.scheduler {
+                    Some(t) => SchedulerSpec::parse(t).map_err(|e| bad("--scheduler", e.to_string()))?,
+                    None => SchedulerSpec::default(),
+                };
+                Some(EmulatedDevice::new(&spec, &sched))
             }
         };
         if !(1..=1024).contains(&self.io_threads) {

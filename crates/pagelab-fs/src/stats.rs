@@ -155,8 +155,8 @@ impl LiveStats {
         if !self.device.model.is_empty() {
             let _ = writeln!(
                 s,
-                "device        EMULATED {}: {} requests, {:.2} s busy (every miss also waited for this model)",
-                self.device.model, self.device.requests, self.device.busy_s
+                "device        EMULATED {} behind the {} scheduler: {} requests, {:.2} s busy (every miss also waited for this model)",
+                self.device.model, self.device.scheduler, self.device.requests, self.device.busy_s
             );
         }
         if !self.whatif.is_empty() {

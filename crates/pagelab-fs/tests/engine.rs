@@ -22,6 +22,7 @@ fn read(
     let (tx, rx) = mpsc::channel();
     engine.read(
         stream,
+        stream.0, // a thread per stream
         Arc::clone(f),
         offset,
         size,
@@ -40,9 +41,11 @@ fn engine_over(
     policy: &str,
     prefetch_cache: &str,
     memory_model: &str,
+    device: Option<&str>,
 ) -> (Arc<Engine>, Vec<Arc<SourceFile>>) {
     let mut spec = common::spec(memory, policy, prefetch_cache);
     spec.memory_model = memory_model.into();
+    spec.emulate_device = device.map(str::to_string);
     let engine = Engine::start(spec.engine_config().unwrap()).unwrap();
     let fallback = FallbackDisk::default();
     let open = |(i, rel): (usize, &std::path::PathBuf)| {
@@ -51,12 +54,13 @@ fn engine_over(
     (engine, files.iter().enumerate().map(open).collect())
 }
 
-fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
+fn run(policy: &str, prefetch_cache: &str, memory_model: &str, device: Option<&str>) {
     let _dog = Watchdog::new("engine reads", Duration::from_secs(120));
     let dir = tempfile::tempdir().unwrap();
     let sizes = sizes(12, 3 << 20, 7);
     let files = make_source(dir.path(), &sizes);
-    let (engine, sources) = engine_over(dir.path(), &files, "6MiB", policy, prefetch_cache, memory_model);
+    let (engine, sources) =
+        engine_over(dir.path(), &files, "6MiB", policy, prefetch_cache, memory_model, device);
     std::thread::scope(|s| {
         for t in 0..6u64 {
             let (engine, sources, sizes) = (&engine, &sources, &sizes);
@@ -100,22 +104,32 @@ fn run(policy: &str, prefetch_cache: &str, memory_model: &str) {
     assert!(stats.pages.evicted > 0, "a 6 MiB budget under ~18 MiB of files evicts: {stats:?}");
     assert_eq!(stats.read_errors, 0);
     assert_eq!(stats.reads_waiting, 0);
+    if device.is_some() {
+        assert!(stats.device.requests > 0, "every miss went through the emulated device: {stats:?}");
+    }
     engine.shutdown();
 }
 
 #[test]
 fn concurrent_reads_return_the_source_bytes_under_linux() {
-    run("linux", "access-history", "linux-2.6");
+    run("linux", "access-history", "linux-2.6", None);
 }
 
 #[test]
 fn concurrent_reads_return_the_source_bytes_with_the_prefetch_cache() {
-    run("linux", "pc-coldest+", "linux-2.6");
+    run("linux", "pc-coldest+", "linux-2.6", None);
 }
 
 #[test]
 fn concurrent_reads_return_the_source_bytes_under_dulo_and_an_exact_budget() {
-    run("dulo", "pc-longest", "exact");
+    run("dulo", "pc-longest", "exact", None);
+}
+
+/// Misses wait for an emulated SSD (several channels) behind the anticipatory scheduler, run in real time
+/// by the device's dispatcher thread: the bytes are still the source's, and shutdown stops it.
+#[test]
+fn concurrent_reads_return_the_source_bytes_behind_an_emulated_device() {
+    run("linux", "pc-coldest+", "linux-2.6", Some("ssd"));
 }
 
 #[test]
@@ -140,7 +154,7 @@ fn reads_that_find_every_frame_in_flight_or_pinned_wait_and_finish() {
     let dir = tempfile::tempdir().unwrap();
     let sizes = vec![1u64 << 20; 4];
     let files = make_source(dir.path(), &sizes);
-    let (engine, sources) = engine_over(dir.path(), &files, "256KiB", "lru", "access-history", "exact");
+    let (engine, sources) = engine_over(dir.path(), &files, "256KiB", "lru", "access-history", "exact", None);
     std::thread::scope(|s| {
         for t in 0..8usize {
             let (engine, sources) = (&engine, &sources);

@@ -17,6 +17,7 @@ pub fn spec(memory: &str, policy: &str, prefetch_cache: &str) -> LiveSpec {
         metadata: "none".into(),
         whatif: None,
         emulate_device: None,
+        scheduler: None,
         io_threads: 8,
         seed: 1,
     }
