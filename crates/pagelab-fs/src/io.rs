@@ -23,6 +23,7 @@
 //! each holds its pages); and a fetch's requests are submitted together, after its pages were allocated,
 //! where the kernel submits as it builds the bio.
 
+use crate::disk_map::DiskMap;
 use pagelab_core::{Lbn, Nanos, StreamId, PAGE_SIZE_BYTES};
 use pagelab_sim::device::{Device, DeviceSpec};
 use pagelab_sim::sched::{Decision, Dispatch, IoRequest, IoScheduler, SchedulerSpec};
@@ -83,6 +84,8 @@ pub struct EmulatedDevice {
     capacity_sectors: u64,
     max_request_sectors: u32,
     parallelism: usize,
+    /// Where the model holds the tree's blocks (empty: at their real locations).
+    map: DiskMap,
     state: Mutex<DeviceState>,
     /// The dispatcher's wake-up: a request was added, or the device stops.
     wake: Condvar,
@@ -99,6 +102,13 @@ pub struct DeviceStats {
     pub requests: u64,
     /// Time the emulated device spent servicing requests.
     pub busy_s: f64,
+    /// The tree as the emulated disk holds it ([`DiskMap`]): files, and bytes packed from the real span.
+    #[serde(default)]
+    pub packed_files: u64,
+    #[serde(default)]
+    pub packed_bytes: u64,
+    #[serde(default)]
+    pub real_span_bytes: u64,
 }
 
 impl EmulatedDevice {
@@ -110,6 +120,7 @@ impl EmulatedDevice {
             capacity_sectors: device.capacity_sectors(),
             max_request_sectors: scheduler.max_request_sectors().max(1),
             parallelism: device.parallelism().max(1) as usize,
+            map: DiskMap::default(),
             state: Mutex::new(DeviceState {
                 device,
                 sched: scheduler.build(),
@@ -130,6 +141,11 @@ impl EmulatedDevice {
         &self.name
     }
 
+    /// Hold the tree's blocks where `map` puts them. Before the first [`EmulatedDevice::submit`].
+    pub fn pack(&mut self, map: DiskMap) {
+        self.map = map;
+    }
+
     pub fn scheduler(&self) -> &'static str {
         self.scheduler
     }
@@ -138,13 +154,14 @@ impl EmulatedDevice {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queue a read of `pages` pages at `lbn` for `owner`, arriving now. A location past the model's
-    /// capacity wraps around it (the source's disk may be larger than the model).
+    /// Queue a read of `pages` pages at real block `lbn` for `owner`, arriving now. The model holds the
+    /// block where the [`DiskMap`] puts it; a location past the model's capacity wraps around it (the
+    /// source's disk may be larger than the model).
     pub fn submit(&self, clock: &Clock, owner: StreamId, lbn: Lbn, pages: u32) -> Ticket {
         let sectors_per_page = PAGE_SIZE_BYTES / 512;
         let sectors = (pages as u64 * sectors_per_page).clamp(1, self.capacity_sectors);
         let span = self.capacity_sectors - sectors + 1;
-        let first = (lbn.0.wrapping_mul(sectors_per_page)) % span;
+        let first = (self.map.map(lbn).0.wrapping_mul(sectors_per_page)) % span;
         let mut s = self.lock();
         let now = clock.now().max(s.last_now);
         s.last_now = now;
@@ -259,6 +276,9 @@ impl EmulatedDevice {
             scheduler: self.scheduler.to_string(),
             requests: s.requests,
             busy_s: s.busy_ns as f64 / 1e9,
+            packed_files: self.map.files,
+            packed_bytes: self.map.packed_pages() * PAGE_SIZE_BYTES,
+            real_span_bytes: self.map.real_span_pages() * PAGE_SIZE_BYTES,
         }
     }
 }

@@ -10,7 +10,8 @@
 //!   wait for their fetches without holding a thread; misses and readahead are read by a bounded pool of
 //!   I/O threads with O_DIRECT into the frames' [`arena`]; kswapd and iswapd are threads.
 //! - [`source`]: a source file's descriptor and disk layout (FIEMAP, or a stated fallback).
-//! - [`io`]: the clock and the emulated device (`--emulate-device hdd`).
+//! - [`io`]: the clock and the emulated device (`--emulate-device hdd`) behind the simulator's I/O scheduler;
+//!   [`disk_map`]: where the emulated disk holds the tree's blocks (packed, in their real order).
 //! - [`stats`]: `pagelab stats` and the Prometheus endpoint.
 //! - [`mount`]: the checks, the session, and a clean unmount.
 //! - [`baseline`]: a plain FUSE passthrough and a naive user-space cache, the benchmark's baselines.
@@ -24,6 +25,7 @@
 
 pub mod arena;
 pub mod baseline;
+pub mod disk_map;
 pub mod engine;
 pub mod fs;
 pub mod io;

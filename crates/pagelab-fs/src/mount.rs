@@ -2,6 +2,7 @@
 //! a clean unmount (umount2 by the daemon) on SIGINT/SIGTERM or `pagelab umount`.
 
 use crate::baseline::Backend;
+use crate::disk_map::DiskMap;
 use crate::engine::{Engine, EngineConfig};
 use crate::fs::PagelabFs;
 use crate::stats::{serve_prometheus, LiveStats, STATS_XATTR};
@@ -71,6 +72,10 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
         });
     }
     check_dev_fuse()?;
+    let mut config = config;
+    if let Some(device) = config.engine.device.as_mut() {
+        device.pack(DiskMap::scan(&source));
+    }
     let engine = Engine::start(config.engine).map_err(FsError::Config)?;
     if let Some(addr) = config.stats_addr {
         if let Err(e) = serve_prometheus(addr, Arc::clone(&engine)) {

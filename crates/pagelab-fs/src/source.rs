@@ -192,6 +192,14 @@ impl Layout for SourceFile {
     }
 }
 
+/// Where `path`'s pages lie on disk, from FIEMAP: `(lbn, pages)` per extent, in file order. An error where the
+/// file system has no FIEMAP.
+pub fn disk_extents(path: &Path) -> io::Result<Vec<(u64, u64)>> {
+    let fd = File::open(path)?;
+    let size_bytes = fd.metadata()?.len();
+    Ok(fiemap(&fd, size_bytes)?.into_iter().map(|e| (e.lbn, e.pages)).collect())
+}
+
 /// The file's extents from FIEMAP, in page units, in file order. Unsupported file systems give an error
 /// (`EOPNOTSUPP`, `ENOTTY`).
 fn fiemap(fd: &File, size_bytes: u64) -> io::Result<Vec<Extent>> {

@@ -158,6 +158,15 @@ impl LiveStats {
                 "device        EMULATED {} behind the {} scheduler: {} requests, {:.2} s busy (every miss also waited for this model)",
                 self.device.model, self.device.scheduler, self.device.requests, self.device.busy_s
             );
+            if self.device.packed_files > 0 {
+                let _ = writeln!(
+                    s,
+                    "              it holds the source's {} files in their disk order: {:.0} MiB, packed from {:.0} MiB of the real disk",
+                    self.device.packed_files,
+                    mib(self.device.packed_bytes),
+                    mib(self.device.real_span_bytes)
+                );
+            }
         }
         if !self.whatif.is_empty() {
             let _ = writeln!(s, "what-if       MemRx: predicted run time of this mount's life so far");
