@@ -16,8 +16,9 @@
 //! queued, and completes when both its read has ended and the device's dispatcher thread has served it
 //! (whichever comes second; [`crate::io`]).
 //!
-//! Locks: the engine's, then the unpin queue's (the only nesting); the I/O queue's, the parked fetches',
-//! the emulated device's and the failure record's are taken alone. Replies are sent after the engine's lock is released, and
+//! Locks: the engine's, then the unpin queue's or the emulated device's (the only nestings: a read asks the
+//! device whether its queue is congested); the I/O queue's, the parked fetches' and the failure record's
+//! are taken alone, and the device's dispatcher takes no other lock while it holds its own. Replies are sent after the engine's lock is released, and
 //! nothing blocks under it (I/O, replies, /proc reads and FIEMAP happen outside it).
 
 use crate::arena::Arena;
@@ -430,6 +431,9 @@ impl Engine {
     fn drive(&self, g: &mut Inner, now: Nanos, mut p: PendingRead, work: &mut Work) {
         let Inner { cache, out, .. } = g;
         out.clear();
+        if let Some(device) = &self.device {
+            cache.set_read_congested(device.read_congested());
+        }
         cache.read(now, &mut p.cursor, &*p.source, out);
         p.pins.append(&mut out.pins);
         for fetch in out.fetches.drain(..) {

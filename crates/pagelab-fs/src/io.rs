@@ -17,17 +17,26 @@
 //! have all been served to its caller. The real read happens meanwhile (its time overlaps the emulated
 //! service); the engine completes the fetch when both are done.
 //!
+//! The request queue is the simulator's too ([`RequestList`], `nr_requests` = 128): a thread's request
+//! past the limit waits, and its later ones behind it, until a completion wakes it; and the queue's read
+//! congestion (`bdi_read_congested()`, [`EmulatedDevice::read_congested`]) makes readahead skip its
+//! asynchronous windows, as in the simulator and in 2.6.
+//!
 //! Departures from the simulator's block layer, each because a live mount cannot do otherwise: time is
 //! the machine's, so a completion is seen up to a timer slack (tens of µs) after the model's time, and the
-//! anticipation window starts then; no `nr_requests` limit (the memory budget bounds the fetches in flight:
-//! each holds its pages); and a fetch's requests are submitted together, after its pages were allocated,
+//! anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its
+//! read is, on the fetch), and a fetch's requests are submitted together, after its pages were allocated,
 //! where the kernel submits as it builds the bio.
 
 use crate::disk_map::DiskMap;
 use pagelab_core::{Lbn, Nanos, StreamId, PAGE_SIZE_BYTES};
+use pagelab_sim::blk::{congestion_thresholds, RequestList};
 use pagelab_sim::device::{Device, DeviceSpec};
 use pagelab_sim::sched::{Decision, Dispatch, IoRequest, IoScheduler, SchedulerSpec};
 use rustc_hash::FxHashMap;
+
+/// 2.6's default request queue size per direction (`BLKDEV_MAX_RQ`), the simulator's `--nr-requests`.
+pub const NR_REQUESTS_DEFAULT: u32 = 128;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -63,6 +72,11 @@ pub struct Ticket(pub u64);
 struct DeviceState {
     device: Box<dyn Device>,
     sched: Box<dyn IoScheduler>,
+    /// The request queue's allocation (`nr_requests`): requests past it wait, their thread's later ones
+    /// behind them, until a completion frees one (the simulator's [`RequestList`], 2.6's `get_request`).
+    queue: RequestList,
+    /// `bdi_read_congested()`, with 2.6's hysteresis.
+    congested: bool,
     /// Dispatched requests and when the model finishes each (at most the device's parallelism).
     in_service: Vec<(Dispatch, Nanos)>,
     /// Requests not yet served, per ticket.
@@ -73,7 +87,7 @@ struct DeviceState {
     /// `now` of the last scheduler call: the scheduler asserts that time never goes back.
     last_now: Nanos,
     stopped: bool,
-    requests: u64,
+    dispatched: u64,
     busy_ns: u64,
 }
 
@@ -84,6 +98,8 @@ pub struct EmulatedDevice {
     capacity_sectors: u64,
     max_request_sectors: u32,
     parallelism: usize,
+    /// 2.6's `nr_requests` (128).
+    nr_requests: u32,
     /// Where the model holds the tree's blocks (empty: at their real locations).
     map: DiskMap,
     state: Mutex<DeviceState>,
@@ -112,25 +128,30 @@ pub struct DeviceStats {
 }
 
 impl EmulatedDevice {
-    pub fn new(spec: &DeviceSpec, scheduler: &SchedulerSpec) -> EmulatedDevice {
+    /// The model of `spec` behind `scheduler`, with a request queue of `nr_requests` (Linux 2.6: 128).
+    pub fn new(spec: &DeviceSpec, scheduler: &SchedulerSpec, nr_requests: u32) -> EmulatedDevice {
         let device = spec.build();
+        let nr_requests = nr_requests.max(1);
         EmulatedDevice {
             name: device.name(),
             scheduler: scheduler.name(),
             capacity_sectors: device.capacity_sectors(),
             max_request_sectors: scheduler.max_request_sectors().max(1),
             parallelism: device.parallelism().max(1) as usize,
+            nr_requests,
             map: DiskMap::default(),
             state: Mutex::new(DeviceState {
                 device,
                 sched: scheduler.build(),
+                queue: RequestList::new(Some(nr_requests)),
+                congested: false,
                 in_service: Vec::new(),
                 outstanding: FxHashMap::default(),
                 ticket_of: FxHashMap::default(),
                 next_id: 1,
                 last_now: Nanos::ZERO,
                 stopped: false,
-                requests: 0,
+                dispatched: 0,
                 busy_ns: 0,
             }),
             wake: Condvar::new(),
@@ -173,13 +194,27 @@ impl EmulatedDevice {
             let id = s.next_id;
             s.next_id += 1;
             s.ticket_of.insert(id, ticket);
-            s.sched.add(now, IoRequest::read(id, sector, len, owner, now));
+            let req = IoRequest::read(id, sector, len, owner, now);
+            let DeviceState { queue, sched, .. } = &mut *s;
+            queue.submit(now, sched.as_mut(), Some(owner.0), Some(owner), req);
             sector += len as u64;
             parts += 1;
         }
         s.outstanding.insert(ticket, parts);
         self.wake.notify_one();
         Ticket(ticket)
+    }
+
+    /// `bdi_read_congested()`: whether the reads allocated in the queue have reached 2.6's congestion mark
+    /// (on at `nr_requests - nr_requests/8 + 1`, off below `nr_requests - nr_requests/8 - nr_requests/16 -
+    /// 1`). Readahead skips its asynchronous windows while it is (the engine reports it to the cache before
+    /// each read).
+    pub fn read_congested(&self) -> bool {
+        let mut s = self.lock();
+        let (on, off) = congestion_thresholds(self.nr_requests);
+        let allocated = s.sched.allocated_requests(false);
+        s.congested = if s.congested { allocated >= off } else { allocated >= on };
+        s.congested
     }
 
     /// Stop the dispatcher (tickets not yet served are never reported).
@@ -232,6 +267,9 @@ impl EmulatedDevice {
             };
             let (dispatch, _) = s.in_service.swap_remove(i);
             s.sched.completed(now, &dispatch);
+            // The freed request wakes the first thread waiting for one (its held requests are added).
+            let DeviceState { queue, sched, .. } = &mut *s;
+            queue.freed(now, sched.as_mut(), false, &mut Vec::new());
             for id in &dispatch.parts {
                 let ticket = s.ticket_of.remove(id).expect("a served request was submitted");
                 let left = s.outstanding.get_mut(&ticket).expect("its ticket is outstanding");
@@ -253,7 +291,7 @@ impl EmulatedDevice {
             match s.sched.next(now, head) {
                 Decision::Dispatch(d) => {
                     let took = s.device.service(now, &d.disk).total();
-                    s.requests += 1;
+                    s.dispatched += 1;
                     s.busy_ns += took.0;
                     let at = Nanos(now.0 + took.0);
                     wake_at = Some(wake_at.map_or(at, |w| w.min(at)));
@@ -274,7 +312,7 @@ impl EmulatedDevice {
         DeviceStats {
             model: self.name.clone(),
             scheduler: self.scheduler.to_string(),
-            requests: s.requests,
+            requests: s.dispatched,
             busy_s: s.busy_ns as f64 / 1e9,
             packed_files: self.map.files,
             packed_bytes: self.map.packed_pages() * PAGE_SIZE_BYTES,
@@ -299,6 +337,7 @@ mod tests {
         let dev = Arc::new(EmulatedDevice::new(
             &DeviceSpec::parse("hdd").unwrap(),
             &SchedulerSpec::parse(sched).unwrap(),
+            NR_REQUESTS_DEFAULT,
         ));
         let clock = Clock::start();
         let (tx, served) = mpsc::channel();

@@ -137,7 +137,7 @@ impl LiveSpec {
                     Some(t) => SchedulerSpec::parse(t).map_err(|e| bad("--scheduler", e.to_string()))?,
                     None => SchedulerSpec::default(),
                 };
-                Some(EmulatedDevice::new(&spec, &sched))
+                Some(EmulatedDevice::new(&spec, &sched, io::NR_REQUESTS_DEFAULT))
             }
         };
         if !(1..=1024).contains(&self.io_threads) {

@@ -3,20 +3,21 @@
 //!
 //! Disk locations come from FIEMAP (`FS_IOC_FIEMAP`), so DULO's sequences and the emulated disk see the real
 //! layout. Where the file system has no FIEMAP (tmpfs, many network file systems), the stated fallback lays
-//! each file out contiguously after the previous one opened, as a freshly written file system would
-//! ([`FallbackDisk`]). Holes and unwritten tails continue the preceding extent.
+//! each file out contiguously after the previous one first opened, as a freshly written file system would,
+//! and keeps it there ([`FallbackDisk`]). Holes and unwritten tails continue the preceding extent.
 //!
 //! Both are resolved when the file is opened, outside the engine's lock; [`Layout::runs`] then answers from
 //! the extent list under it.
 
 use pagelab_core::buffer::{DiskRun, Layout};
 use pagelab_core::{FileId, Lbn, PAGE_SIZE_BYTES};
+use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Extents one FIEMAP call returns at most; a file with more takes more calls.
 const FIEMAP_BATCH: usize = 256;
@@ -24,15 +25,22 @@ const FIEMAP_BATCH: usize = 256;
 /// last (bounded memory per open file).
 const EXTENTS_MAX: usize = 1 << 16;
 
-/// Where the fallback layout puts the next file, in pages: one per mount.
+/// The fallback layout, one per mount: each file contiguous after the previous one placed, where it stays
+/// when it is opened again (a file does not move on disk between two opens).
 #[derive(Debug, Default)]
 pub struct FallbackDisk {
-    next_lbn: AtomicU64,
+    placed: Mutex<(u64, FxHashMap<FileId, Lbn>)>,
 }
 
 impl FallbackDisk {
-    fn place(&self, pages: u64) -> Lbn {
-        Lbn(self.next_lbn.fetch_add(pages.max(1), Ordering::Relaxed))
+    fn place(&self, file: FileId, pages: u64) -> Lbn {
+        let mut placed = self.placed.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, at) = &mut *placed;
+        *at.entry(file).or_insert_with(|| {
+            let lbn = Lbn(*next);
+            *next += pages.max(1);
+            lbn
+        })
     }
 }
 
@@ -92,7 +100,7 @@ impl SourceFile {
         let (extents, layout_source) = match fiemap(&fd, size_bytes) {
             Ok(extents) if !extents.is_empty() => (cover(extents, pages), LayoutSource::Fiemap),
             _ => (
-                vec![Extent { file_page: 0, lbn: fallback.place(pages).0, pages: pages.max(1) }],
+                vec![Extent { file_page: 0, lbn: fallback.place(file, pages).0, pages: pages.max(1) }],
                 LayoutSource::Fallback,
             ),
         };
@@ -317,6 +325,15 @@ mod tests {
             layout_source: LayoutSource::Fiemap,
             extents,
         }
+    }
+
+    #[test]
+    fn the_fallback_layout_places_each_file_once() {
+        let disk = FallbackDisk::default();
+        assert_eq!(disk.place(FileId(7), 10), Lbn(0));
+        assert_eq!(disk.place(FileId(8), 0), Lbn(10), "an empty file takes a page");
+        assert_eq!(disk.place(FileId(7), 10), Lbn(0), "opened again, the file has not moved");
+        assert_eq!(disk.place(FileId(9), 3), Lbn(11));
     }
 
     #[test]

@@ -62,6 +62,16 @@ pub const BLK_BATCH_TIME: Nanos = Nanos::from_ms(20);
 /// Who submits: a handler thread's slot, or `None` for the kernel's writeback threads (kswapd, pdflush).
 pub type Context = Option<Slot>;
 
+/// `blk_queue_congestion_threshold()` (2.6's `ll_rw_blk.c`): a queue of `nr_requests` becomes
+/// congested at `nr - nr/8 + 1` allocated requests (at most `nr`) and stops being so below
+/// `nr - nr/8 - nr/16 - 1` (at least 1). Returns `(on, off)`.
+pub fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
+    let n = nr_requests as usize;
+    let on = (n - n / 8 + 1).min(n);
+    let off = (n - n / 8).saturating_sub(n / 16 + 1).max(1);
+    (on, off)
+}
+
 /// The hard limit on one direction's allocated requests: 3/2 × `nr_requests` (`get_request()`).
 pub fn hard_limit(nr_requests: u32) -> usize {
     3 * nr_requests as usize / 2

@@ -19,7 +19,7 @@
 //! every handler slot has completed a request, so that neither the empty cache nor the first requests'
 //! synchronized start is measured. A trace replay is finite and is measured from its start.
 
-use crate::blk::{self, RequestList};
+use crate::blk::{self, congestion_thresholds, RequestList};
 use crate::config::metadata_spec;
 use crate::config::{Arrival, SimConfig, Warmup};
 use crate::cpu::{Cpu, Slot};
@@ -1746,16 +1746,6 @@ fn swap_area(
     // 2.6's `swap_setup()`: page_cluster = 3 on machines with 16 MB or more (8-page swap readahead).
     let page_cluster = if cfg.memory_bytes >= 16 << 20 { 3 } else { 2 };
     Ok(Some(SwapConfig { first_lbn: pagelab_core::Lbn(first), slots, page_cluster }))
-}
-
-/// `blk_queue_congestion_threshold()` (2.6's `ll_rw_blk.c`): a queue of `nr_requests` becomes
-/// congested at `nr - nr/8 + 1` allocated requests (at most `nr`) and stops being so below
-/// `nr - nr/8 - nr/16 - 1` (at least 1).
-fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
-    let n = nr_requests as usize;
-    let on = (n - n / 8 + 1).min(n);
-    let off = (n - n / 8).saturating_sub(n / 16 + 1).max(1);
-    (on, off)
 }
 
 /// The layout's refusal of a dataset larger than the disk (its only refusal), naming the device and the
