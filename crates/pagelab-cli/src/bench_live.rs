@@ -703,14 +703,15 @@ fn hit_ratio_between(before: &PageStats, after: &PageStats) -> f64 {
 /// One mount per system at `dir/<policy>` over `src`: `memory`, Linux 2.6's readahead at the paper's
 /// 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
 fn policy_mounts(dir: &Path, src: &Path, memory: &str) -> Result<Vec<Mounted>> {
-    let mut mounts = Vec::new();
-    for policy in POLICIES {
-        let mp = dir.join(policy);
-        std::fs::create_dir_all(&mp)?;
-        let s = spec(memory, "linux-2.6:512KiB", policy, Some("ultrastar36lzx"));
-        mounts.push(live_mount(src, &mp, &s, "engine")?);
-    }
-    Ok(mounts)
+    POLICIES.iter().map(|policy| policy_mount(dir, src, memory, policy)).collect()
+}
+
+/// The mount of one system (see [`policy_mounts`]).
+fn policy_mount(dir: &Path, src: &Path, memory: &str, policy: &str) -> Result<Mounted> {
+    let mp = dir.join(policy);
+    std::fs::create_dir_all(&mp)?;
+    let s = spec(memory, "linux-2.6:512KiB", policy, Some("ultrastar36lzx"));
+    live_mount(src, &mp, &s, "engine")
 }
 
 // ---- two-rand ----------------------------------------------------------------------------------------
@@ -727,6 +728,8 @@ pub struct TwoRandScale {
     pub memory: String,
     pub concurrency: Vec<u32>,
     pub repetitions: u32,
+    /// Each run's warm-up on its fresh mount, then its measured period.
+    pub warmup_s: u64,
     pub duration_s: u64,
 }
 
@@ -755,8 +758,9 @@ impl TwoRandReport {
         let _ = writeln!(
             s,
             "pagelab bench --live two-rand: Li & Shen Figure 5(C) live. {} files of 4 MiB, {} of memory, EMULATED \
-             Ultrastar 36LZX, readahead linux-2.6:512KiB; medians of {} interleaved {} s runs",
-            self.scale.files, self.scale.memory, self.scale.repetitions, self.scale.duration_s
+             Ultrastar 36LZX behind the anticipatory scheduler, readahead linux-2.6:512KiB; medians of {} interleaved \
+             {} s runs, each on a fresh mount after a {} s warm-up",
+            self.scale.files, self.scale.memory, self.scale.repetitions, self.scale.duration_s, self.scale.warmup_s
         );
         let _ = writeln!(
             s,
@@ -833,6 +837,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             memory: "16MiB".into(),
             concurrency: vec![8, 64],
             repetitions: 1,
+            warmup_s: 3,
             duration_s: 5,
         }
     } else {
@@ -841,6 +846,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             memory: "64MiB".into(),
             concurrency: vec![16, 64, 128, 256],
             repetitions: 3,
+            warmup_s: 10,
             duration_s: 20,
         }
     };
@@ -854,14 +860,20 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
         rng.fill(&mut data[..]);
         std::fs::write(src.join(format!("{i:05}")), &data)?;
     }
-    let mounts = policy_mounts(work.path(), &src, &scale.memory)?;
     let mut points = Vec::new();
     for &c in &scale.concurrency {
         let samples = interleaved("two-rand", c, scale.repetitions, |p, rep| {
-            let before = mounts[p].engine().stats();
-            let bytes = two_rand_load(mounts[p].mountpoint(), scale.files, c, scale.duration_s, rep as u64)?;
+            // Each run on a fresh mount, warmed up by the same load first: the paper's runs and the
+            // simulator's each start from an empty cache (a mount kept across runs carried the prefetch
+            // cache's partition, tuned to the previous concurrency, into the next).
+            let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
+            let seed = 1000 + rep as u64;
+            two_rand_load(mount.mountpoint(), scale.files, c, scale.warmup_s, seed)?;
+            let before = mount.engine().stats();
+            let bytes = two_rand_load(mount.mountpoint(), scale.files, c, scale.duration_s, rep as u64)?;
             let secs = scale.duration_s as f64;
-            let after = mounts[p].engine().stats();
+            let after = mount.engine().stats();
+            mount.unmount()?;
             let (a, b) = (&after.pages, &before.pages);
             Ok([
                 bytes as f64 / secs / 1e6,
@@ -879,9 +891,6 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
                 samples_mb_s: column(s, 0),
             });
         }
-    }
-    for m in mounts {
-        m.unmount()?;
     }
     let top = *scale.concurrency.last().expect("a concurrency");
     let mb = |policy: &str| {
