@@ -22,9 +22,15 @@
 //! (the paper's application I/O throughput); thrashing is Li & Shen's, per request. Goal: the prefetch
 //! cache ahead at every concurrency, as in Figure 9.
 //!
-//! **two-rand**: Li & Shen's Two-Rand microbenchmark (Figure 5(C)) on the same two mounts, its client in this
-//! process ([`TwoRandScale`]): where Figure 9's clips are read back to back, Two-Rand's handlers keep two
-//! streams each, so prefetched pages wait while the other stream is read.
+//! **two-rand**: Li & Shen's Two-Rand microbenchmark (Figure 5(C)) with the same two systems, its client in
+//! this process ([`TwoRandScale`]): where Figure 9's clips are read back to back, Two-Rand's handlers keep
+//! two streams each, so prefetched pages wait while the other stream is read. Each run mounts its system
+//! afresh and warms it with the same load before its measured period (the throughput counts the reads that
+//! ended within the period; thrashing is counted to the end of the run's last reads).
+//!
+//! Both emulate the paper's disk with the simulator's block layer (`pagelab_fs::io`): the anticipatory
+//! scheduler anticipating each reading thread, 2.6's request queue of 128 and its read congestion, and the
+//! dataset packed on the model disk in its real order (`pagelab_fs::disk_map`).
 
 use crate::output::{emit, note, print_json, Failed};
 use anyhow::{bail, Context, Result};
@@ -864,8 +870,8 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
     for &c in &scale.concurrency {
         let samples = interleaved("two-rand", c, scale.repetitions, |p, rep| {
             // Each run on a fresh mount, warmed up by the same load first: the paper's runs and the
-            // simulator's each start from an empty cache (a mount kept across runs carried the prefetch
-            // cache's partition, tuned to the previous concurrency, into the next).
+            // simulator's each start from an empty cache (a mount kept across runs carries its state, the
+            // prefetch cache's partition among it, from one concurrency into the next).
             let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
             let seed = 1000 + rep as u64;
             two_rand_load(mount.mountpoint(), scale.files, c, scale.warmup_s, seed)?;
