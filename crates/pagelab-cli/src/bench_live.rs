@@ -14,11 +14,11 @@
 //!
 //! **nginx**: Li & Shen's Figure 9 (papers/000 §4.3) live: nginx from Debian serving the media-clips
 //! dataset (the simulator's `media-clips` population and requests, scaled: see [`NginxScale`]) from two
-//! mounts at once, one `pc-coldest+` and one `access-history`, both with Linux 2.6's readahead at the
+//! mount points, one `pc-coldest+` and one `access-history`, both with Linux 2.6's readahead at the
 //! paper's 512 KB depth and every miss paced by an emulated IBM Ultrastar 36LZX (the class of the paper's
 //! 36.4 GB IBM 10 KRPM disk). wrk on 127.0.0.1 asks for a prefix of a Zipf-chosen clip (an HTTP Range),
 //! the same request sequence for both. At each concurrency the two policies alternate, repetition by
-//! repetition; each number is the median. The throughput is the bytes read through the mount per second
+//! repetition, each run on a fresh mount warmed by the same load first; each number is the median. The throughput is the bytes read through the mount per second
 //! (the paper's application I/O throughput); thrashing is Li & Shen's, per request. Goal: the prefetch
 //! cache ahead at every concurrency, as in Figure 9.
 //!
@@ -340,6 +340,7 @@ pub struct NginxScale {
     pub concurrency: Vec<u32>,
     pub repetitions: u32,
     pub duration_s: u64,
+    /// Each run's warm-up on its fresh mount (wrk at the run's concurrency), before its measured period.
     pub warmup_s: u64,
 }
 
@@ -552,7 +553,7 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
             concurrency: vec![10, 50, 100, 200, 500],
             repetitions: 3,
             duration_s: 20,
-            warmup_s: 20,
+            warmup_s: 10,
         }
     };
     let work = tempfile::Builder::new().prefix("pagelab-bench-nginx").tempdir_in(&o.dir)?;
@@ -561,10 +562,11 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
     let lua = work.path().join("clips.lua");
     note(&format!("bench --live nginx: writing {} clips", scale.files));
     let dataset_bytes = nginx_dataset(&scale, &src, &lua)?;
-    let mounts = policy_mounts(work.path(), &src, &scale.memory)?;
     let mut servers = Vec::new();
     for policy in POLICIES {
-        servers.push((free_port()?, work.path().join(policy)));
+        let root = work.path().join(policy);
+        std::fs::create_dir_all(&root)?;
+        servers.push((free_port()?, root));
     }
     let conf = work.path().join("nginx.conf");
     let server_refs: Vec<(u16, &Path)> = servers.iter().map(|(p, d)| (*p, d.as_path())).collect();
@@ -597,6 +599,7 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
         }
     }
     // A spot check that nginx serves the source's bytes through the mount.
+    let first = policy_mount(work.path(), &src, &scale.memory, POLICIES[0])?;
     let probe = std::net::TcpStream::connect(("127.0.0.1", servers[0].0));
     if let Ok(mut c) = probe {
         let _ = c.write_all(b"GET /000000 HTTP/1.0\r\n\r\n");
@@ -607,18 +610,20 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
             bail!("nginx served /000000 wrongly through the mount ({} bytes for {})", body.len(), want.len());
         }
     }
-    for (k, (port, _)) in servers.iter().enumerate() {
-        note(&format!("bench --live nginx: warming {} for {} s", POLICIES[k], scale.warmup_s));
-        wrk(&wrk_bin, &lua, *port, 50.min(scale.concurrency[scale.concurrency.len() - 1]), scale.warmup_s)?;
-    }
+    first.unmount()?;
     let mut points = Vec::new();
     for &c in &scale.concurrency {
         let samples = interleaved("nginx", c, scale.repetitions, |p, _| {
-            let before = mounts[p].engine().stats();
+            // Each run on a fresh mount under the running nginx (it opens a file per request), warmed by the
+            // same load first, as Two-Rand's runs are.
+            let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
+            wrk(&wrk_bin, &lua, servers[p].0, c, scale.warmup_s)?;
+            let before = mount.engine().stats();
             let start = Instant::now();
             let rps = wrk(&wrk_bin, &lua, servers[p].0, c, scale.duration_s)?;
             let secs = start.elapsed().as_secs_f64();
-            let after = mounts[p].engine().stats();
+            let after = mount.engine().stats();
+            mount.unmount()?;
             let requests = (rps * scale.duration_s as f64).max(1.0);
             let (a, b) = (&after.pages, &before.pages);
             Ok([
@@ -645,9 +650,6 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
         }
     }
     drop(nginx);
-    for m in mounts {
-        m.unmount()?;
-    }
     let ratios: Vec<f64> = scale
         .concurrency
         .iter()
@@ -706,13 +708,8 @@ fn hit_ratio_between(before: &PageStats, after: &PageStats) -> f64 {
     (after.hits - before.hits) as f64 / accesses.max(1) as f64
 }
 
-/// One mount per system at `dir/<policy>` over `src`: `memory`, Linux 2.6's readahead at the paper's
-/// 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
-fn policy_mounts(dir: &Path, src: &Path, memory: &str) -> Result<Vec<Mounted>> {
-    POLICIES.iter().map(|policy| policy_mount(dir, src, memory, policy)).collect()
-}
-
-/// The mount of one system (see [`policy_mounts`]).
+/// A fresh mount of one system (`policy`) at `dir/<policy>` over `src`: `memory`, Linux 2.6's readahead at
+/// the paper's 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
 fn policy_mount(dir: &Path, src: &Path, memory: &str, policy: &str) -> Result<Mounted> {
     let mp = dir.join(policy);
     std::fs::create_dir_all(&mp)?;
