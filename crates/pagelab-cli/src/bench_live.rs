@@ -445,6 +445,31 @@ impl Drop for Reaped {
     }
 }
 
+/// nginx on `conf` (prefix `prefix`), once every server in `servers` answers on its port.
+fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, servers: &[(u16, PathBuf)]) -> Result<Reaped> {
+    let child = Command::new(bin)
+        .arg("-p")
+        .arg(prefix)
+        .arg("-c")
+        .arg(conf)
+        .args(["-g", "daemon off;"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting nginx")?;
+    let mut nginx = Reaped(child);
+    for (port, _) in servers {
+        if let Err(e) = wait_for_port(*port) {
+            let mut err = String::new();
+            if let Some(mut e2) = nginx.0.stderr.take() {
+                let _ = e2.read_to_string(&mut err);
+            }
+            bail!("{e}: {err}");
+        }
+    }
+    Ok(nginx)
+}
+
 fn which(bin: &str) -> Option<PathBuf> {
     ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin", "/usr/local/sbin"]
         .iter()
@@ -578,52 +603,46 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
         }
     }
     std::fs::write(&conf, nginx_conf(work.path(), &server_refs, o.client_rate.as_deref()))?;
-    let child = Command::new(&nginx_bin)
-        .arg("-p")
-        .arg(work.path())
-        .arg("-c")
-        .arg(&conf)
-        .args(["-g", "daemon off;"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting nginx")?;
-    let mut nginx = Reaped(child);
-    for (port, _) in &servers {
-        if let Err(e) = wait_for_port(*port) {
-            let mut err = String::new();
-            if let Some(mut e2) = nginx.0.stderr.take() {
-                let _ = e2.read_to_string(&mut err);
-            }
-            bail!("{e}: {err}");
-        }
-    }
     // A spot check that nginx serves the source's bytes through the mount.
-    let first = policy_mount(work.path(), &src, &scale.memory, POLICIES[0])?;
-    let probe = std::net::TcpStream::connect(("127.0.0.1", servers[0].0));
-    if let Ok(mut c) = probe {
-        let _ = c.write_all(b"GET /000000 HTTP/1.0\r\n\r\n");
-        let mut body = Vec::new();
-        let _ = c.read_to_end(&mut body);
-        let want = std::fs::read(src.join("000000"))?;
-        if !body.ends_with(&want) {
-            bail!("nginx served /000000 wrongly through the mount ({} bytes for {})", body.len(), want.len());
+    {
+        let first = policy_mount(work.path(), &src, &scale.memory, POLICIES[0])?;
+        let nginx = start_nginx(&nginx_bin, work.path(), &conf, &servers)?;
+        let probe = std::net::TcpStream::connect(("127.0.0.1", servers[0].0));
+        if let Ok(mut c) = probe {
+            let _ = c.write_all(b"GET /000000 HTTP/1.0\r\n\r\n");
+            let mut body = Vec::new();
+            let _ = c.read_to_end(&mut body);
+            let want = std::fs::read(src.join("000000"))?;
+            if !body.ends_with(&want) {
+                bail!(
+                    "nginx served /000000 wrongly through the mount ({} bytes for {})",
+                    body.len(),
+                    want.len()
+                );
+            }
         }
+        drop(nginx);
+        first.unmount()?;
     }
-    first.unmount()?;
     let mut points = Vec::new();
     for &c in &scale.concurrency {
         let samples = interleaved("nginx", c, scale.repetitions, |p, _| {
-            // Each run on a fresh mount under the running nginx (it opens a file per request), warmed by the
-            // same load first, as Two-Rand's runs are.
+            // Each run on a fresh mount and a fresh nginx, warmed by the same load first, as Two-Rand's runs
+            // are. nginx stops before the unmount: remounting under one running nginx, every run after the
+            // first at 500 connections read nothing through the new mount.
             let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
+            let nginx = start_nginx(&nginx_bin, work.path(), &conf, &servers)?;
             wrk(&wrk_bin, &lua, servers[p].0, c, scale.warmup_s)?;
             let before = mount.engine().stats();
             let start = Instant::now();
             let rps = wrk(&wrk_bin, &lua, servers[p].0, c, scale.duration_s)?;
             let secs = start.elapsed().as_secs_f64();
             let after = mount.engine().stats();
+            drop(nginx);
             mount.unmount()?;
+            if after.read_bytes == before.read_bytes {
+                bail!("nginx read nothing through the {} mount at concurrency {c}", POLICIES[p]);
+            }
             let requests = (rps * scale.duration_s as f64).max(1.0);
             let (a, b) = (&after.pages, &before.pages);
             Ok([
@@ -649,7 +668,6 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
             });
         }
     }
-    drop(nginx);
     let ratios: Vec<f64> = scale
         .concurrency
         .iter()
