@@ -5,7 +5,7 @@
 //! host's other data takes between them removed. The engine (and DULO) keep seeing the real locations; only
 //! the emulated device's seek distances come from the packed ones. Why: a shared host disk scatters a data
 //! set written at once over a large span (here, 500 files of 4 MiB written one after another lay over
-//! 68 GB of a 252 GB disk), which on a 36.7 GB model disk would make every seek a long one, where the
+//! 146 GB of an 87 %-full 252 GB disk), which on a 36.7 GB model disk would make every seek a long one, where the
 //! paper's and the simulator's data sets lie together (the simulator's default `--placement sequential`).
 //!
 //! Built once at mount by walking the source (symbolic links not followed) and asking FIEMAP for each

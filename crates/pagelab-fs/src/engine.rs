@@ -18,8 +18,9 @@
 //!
 //! Locks: the engine's, then the unpin queue's or the emulated device's (the only nestings: a read asks the
 //! device whether its queue is congested); the I/O queue's, the parked fetches' and the failure record's
-//! are taken alone, and the device's dispatcher takes no other lock while it holds its own. Replies are sent after the engine's lock is released, and
-//! nothing blocks under it (I/O, replies, /proc reads and FIEMAP happen outside it).
+//! are taken alone, and the device's dispatcher takes no other lock while it holds its own. Replies are
+//! sent after the engine's lock is released, and nothing blocks under it (I/O, replies, /proc reads and
+//! FIEMAP happen outside it).
 
 use crate::arena::Arena;
 use crate::io::{Clock, EmulatedDevice, Ticket};
@@ -296,7 +297,7 @@ impl Engine {
             self.io_cv.notify_all();
         }
         if let Some(device) = &self.device {
-            device.stop(); // I/O threads waiting for it go on
+            device.stop(); // its dispatcher ends; fetches it has not served are never completed
         }
         for t in std::mem::take(&mut *lock(&self.threads)) {
             let _ = t.join();

@@ -30,15 +30,15 @@
 
 use crate::disk_map::DiskMap;
 use pagelab_core::{Lbn, Nanos, StreamId, PAGE_SIZE_BYTES};
-use pagelab_sim::blk::{congestion_thresholds, RequestList};
+use pagelab_sim::blk::{self, RequestList};
 use pagelab_sim::device::{Device, DeviceSpec};
 use pagelab_sim::sched::{Decision, Dispatch, IoRequest, IoScheduler, SchedulerSpec};
 use rustc_hash::FxHashMap;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// 2.6's default request queue size per direction (`BLKDEV_MAX_RQ`), the simulator's `--nr-requests`.
 pub const NR_REQUESTS_DEFAULT: u32 = 128;
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 
 /// Real time since the mount, as the engine's [`Nanos`].
 #[derive(Clone, Copy, Debug)]
@@ -54,20 +54,12 @@ impl Clock {
     pub fn now(&self) -> Nanos {
         Nanos(u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX))
     }
-
-    /// Sleep until `at` (no-op if it has passed).
-    pub fn sleep_until(&self, at: Nanos) {
-        let now = self.now();
-        if at > now {
-            std::thread::sleep(Duration::from_nanos(at.0 - now.0));
-        }
-    }
 }
 
 /// A fetch submitted to the emulated device: [`EmulatedDevice::run`]'s caller hears of it once all its
 /// requests have been served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ticket(pub u64);
+pub struct Ticket(u64);
 
 struct DeviceState {
     device: Box<dyn Device>,
@@ -89,6 +81,14 @@ struct DeviceState {
     stopped: bool,
     dispatched: u64,
     busy_ns: u64,
+}
+
+impl DeviceState {
+    /// The clock's time for a scheduler call (caller holds the lock): never earlier than the last.
+    fn advance(&mut self, clock: &Clock) -> Nanos {
+        self.last_now = clock.now().max(self.last_now);
+        self.last_now
+    }
 }
 
 /// The disk model every miss waits for, behind an I/O scheduler.
@@ -184,8 +184,7 @@ impl EmulatedDevice {
         let span = self.capacity_sectors - sectors + 1;
         let first = (self.map.map(lbn).0.wrapping_mul(sectors_per_page)) % span;
         let mut s = self.lock();
-        let now = clock.now().max(s.last_now);
-        s.last_now = now;
+        let now = s.advance(clock);
         let ticket = s.next_id;
         let (mut sector, end) = (first, first + sectors);
         let mut parts = 0;
@@ -211,9 +210,8 @@ impl EmulatedDevice {
     /// each read).
     pub fn read_congested(&self) -> bool {
         let mut s = self.lock();
-        let (on, off) = congestion_thresholds(self.nr_requests);
         let allocated = s.sched.allocated_requests(false);
-        s.congested = if s.congested { allocated >= off } else { allocated >= on };
+        s.congested = blk::congested(s.congested, allocated, self.nr_requests);
         s.congested
     }
 
@@ -235,8 +233,7 @@ impl EmulatedDevice {
                 if s.stopped {
                     return;
                 }
-                let now = clock.now().max(s.last_now);
-                s.last_now = now;
+                let now = s.advance(clock);
                 self.complete_due(&mut s, now, &mut done);
                 let wake_at = self.dispatch(&mut s, now);
                 if done.is_empty() {

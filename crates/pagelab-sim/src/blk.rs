@@ -72,6 +72,17 @@ pub fn congestion_thresholds(nr_requests: u32) -> (usize, usize) {
     (on, off)
 }
 
+/// Whether a queue of `nr_requests` with `allocated` requests in one direction is congested, given whether
+/// it `was`: on at the higher threshold, off below the lower ([`congestion_thresholds`]).
+pub fn congested(was: bool, allocated: usize, nr_requests: u32) -> bool {
+    let (on, off) = congestion_thresholds(nr_requests);
+    if was {
+        allocated >= off
+    } else {
+        allocated >= on
+    }
+}
+
 /// The hard limit on one direction's allocated requests: 3/2 × `nr_requests` (`get_request()`).
 pub fn hard_limit(nr_requests: u32) -> usize {
     3 * nr_requests as usize / 2

@@ -19,7 +19,7 @@
 //! every handler slot has completed a request, so that neither the empty cache nor the first requests'
 //! synchronized start is measured. A trace replay is finite and is measured from its start.
 
-use crate::blk::{self, congestion_thresholds, RequestList};
+use crate::blk::{self, RequestList};
 use crate::config::metadata_spec;
 use crate::config::{Arrival, SimConfig, Warmup};
 use crate::cpu::{Cpu, Slot};
@@ -1281,13 +1281,12 @@ impl Server {
     /// below `nr_requests - nr_requests/8 - nr_requests/16 - 1` (`blk_queue_congestion_threshold`).
     fn update_congestion(&mut self) {
         let Some(n) = self.cfg.nr_requests else { return };
-        let (on, off) = congestion_thresholds(n);
         let allocated = self.sched.allocated_requests(false);
         for write in [false, true] {
             let a = self.sched.allocated_requests(write);
             assert!(a <= blk::hard_limit(n), "{a} requests allocated under nr_requests = {n}");
         }
-        let congested = if self.read_congested { allocated >= off } else { allocated >= on };
+        let congested = blk::congested(self.read_congested, allocated, n);
         if congested != self.read_congested {
             self.read_congested = congested;
             self.cache.set_read_congested(congested);
@@ -1932,9 +1931,9 @@ mod tests {
 
     #[test]
     fn congestion_thresholds_are_the_kernels() {
-        assert_eq!(congestion_thresholds(128), (113, 103));
-        assert_eq!(congestion_thresholds(4), (4, 3));
-        assert_eq!(congestion_thresholds(1), (1, 1));
+        assert_eq!(blk::congestion_thresholds(128), (113, 103));
+        assert_eq!(blk::congestion_thresholds(4), (4, 3));
+        assert_eq!(blk::congestion_thresholds(1), (1, 1));
     }
 
     /// A 2 MiB readahead window is read in requests of at most `max_request_sectors` (1024 sectors = 128
