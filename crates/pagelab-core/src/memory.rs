@@ -34,10 +34,16 @@
 //!   watermark triple each; the papers' page cache pages come from all of them, and one pool with the
 //!   total triple behaves the same for a page cache under steady pressure (`lowmem_reserve` and the
 //!   zone fallback order are not modelled; the watermarks use all memory as lowmem).
-//! - No reclaim priorities: a batch evicts exactly its target (or everything it can), instead of scanning
-//!   `1/2^priority` of the lists and retrying at a higher priority when that freed too little. The scan
-//!   work is still counted: pages the policy examined besides its victims
-//!   ([`crate::policy::Replacement::pages_scanned`]).
+//! - Reclaim priorities only as far as they set a batch's size. A kernel's reclaim pass at priority `p`
+//!   scans `reclaim list >> p` pages and frees what it can of them; at `DEF_PRIORITY` (12) it does not
+//!   stop at its target (2.6.18's `shrink_zone` scans its whole `nr_scan_inactive`; 3.x's `shrink_zone`
+//!   breaks at `nr_to_reclaim` only `if priority < DEF_PRIORITY`), then lower priorities scan more until
+//!   the target (32 pages) is freed. pagelab runs the first pass as the kernel does: a batch frees
+//!   `max(target, reclaim list >> 12)` pages ([`MemoryConfig::scan_priority`]), so that on a large
+//!   memory a reclaim frees, and reports to the shrinker as scanned, as much as the kernel's does; the
+//!   lower priorities' passes are one pass that frees exactly what is missing, instead of scanning
+//!   `1/2^priority` of the lists at each. The scan work is still counted: pages the policy examined
+//!   besides its victims ([`crate::policy::Replacement::pages_scanned`]).
 //! - Pages under I/O are not on the reclaim lists (the kernel scans and skips them); they cost nothing.
 //! - kswapd's reclaim frees its batch when the batch starts; its CPU time follows.
 
@@ -47,6 +53,10 @@ use crate::PAGE_SIZE_BYTES;
 
 /// `SWAP_CLUSTER_MAX`: the batch of one direct reclaim and of one kswapd step, in pages.
 pub const SWAP_CLUSTER_MAX: u32 = 32;
+
+/// `DEF_PRIORITY` (`include/linux/mmzone.h`, 2.6 and 3.x): reclaim's starting priority; a pass at
+/// priority `p` scans `1/2^p` of each list.
+pub const DEF_PRIORITY: u32 = 12;
 
 /// Free-page thresholds, in pages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -258,6 +268,10 @@ pub struct MemoryConfig {
     pub direct_batch_pages: u32,
     /// Pages one kswapd step frees.
     pub kswapd_batch_pages: u32,
+    /// The priority of a reclaim's first pass: a batch frees at least `reclaim list >> priority` pages
+    /// (the module doc), `Some(DEF_PRIORITY)` in a kernel. `None`: exactly the batch (a cache without a
+    /// kernel).
+    pub scan_priority: Option<u32>,
     pub costs: ReclaimCosts,
 }
 
@@ -273,6 +287,7 @@ impl MemoryConfig {
             kswapd: false,
             direct_batch_pages: 1,
             kswapd_batch_pages: 1,
+            scan_priority: None,
             costs: ReclaimCosts::FREE,
         }
     }
@@ -303,6 +318,7 @@ impl MemoryConfig {
             kswapd: true,
             direct_batch_pages: SWAP_CLUSTER_MAX,
             kswapd_batch_pages: SWAP_CLUSTER_MAX,
+            scan_priority: Some(DEF_PRIORITY),
             costs,
         };
         config.validate()?;
@@ -420,6 +436,13 @@ impl Memory {
         self.config.direct_batch_pages
     }
 
+    /// The pages a reclaim whose target is `target` frees in its first pass, with `reclaim_list` pages on
+    /// the list it scans: `max(target, reclaim_list >> scan_priority)` (the module doc).
+    pub fn first_pass(&self, target: u32, reclaim_list: u32) -> u32 {
+        let scan = self.config.scan_priority.map_or(0, |p| reclaim_list.checked_shr(p).unwrap_or(0));
+        target.max(scan)
+    }
+
     /// Record a direct reclaim by an allocating task.
     pub fn record_direct(&mut self, cost: ReclaimCost) {
         self.stats.direct_reclaims += 1;
@@ -524,6 +547,19 @@ mod tests {
         assert!(err.to_string().contains("leave 0 for caches"), "{err}");
     }
 
+    /// A reclaim's first pass: its target, or `1/2^12` of a long list (3.x's `DEF_PRIORITY` pass); no share
+    /// without a kernel.
+    #[test]
+    fn a_first_pass_frees_the_lists_share_at_def_priority() {
+        let m = small();
+        assert_eq!(m.first_pass(32, 0), 32);
+        assert_eq!(m.first_pass(32, 32 << 12), 32);
+        assert_eq!(m.first_pass(32, (100 << 12) + 4095), 100);
+        assert_eq!(m.first_pass(32, u32::MAX), u32::MAX >> 12);
+        let exact = Memory::new(MemoryConfig::exact(10));
+        assert_eq!(exact.first_pass(1, 1 << 30), 1);
+    }
+
     fn small() -> Memory {
         // 100 usable pages, min 10, low 20, high 30.
         Memory::new(MemoryConfig {
@@ -533,6 +569,7 @@ mod tests {
             kswapd: true,
             direct_batch_pages: 32,
             kswapd_batch_pages: 32,
+            scan_priority: Some(DEF_PRIORITY),
             costs: ReclaimCosts::LINUX_2_6,
         })
     }

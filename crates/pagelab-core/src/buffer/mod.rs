@@ -1155,10 +1155,12 @@ impl<O: Observer> BufferCache<O> {
         cost
     }
 
-    /// Evict up to `target` pages from the page cache (the first for the page whose history is `incoming`),
-    /// report each and free its memory (unless a reader pins its slot); a dirty victim's write starts
-    /// instead (its I/O goes to `fetches`) and its memory comes free when the write completes. Then the
-    /// metadata shrinker runs, if `who` shrinks metadata ([`BufferCache::shrink_metadata`]).
+    /// Evict the first pass's pages from the page cache (`target`, or more on a long reclaim list:
+    /// [`Memory::first_pass`]; the first for the page whose history is `incoming`), report each and free
+    /// its memory (unless a reader pins its slot); a dirty victim's write starts instead (its I/O goes to
+    /// `fetches`) and its memory comes free when the write completes. Then the metadata shrinker runs, if
+    /// `who` shrinks metadata ([`BufferCache::shrink_metadata`]), at rising priority while the reclaim is
+    /// short of `target`.
     fn reclaim(
         &mut self,
         now: Nanos,
@@ -1167,7 +1169,8 @@ impl<O: Observer> BufferCache<O> {
         who: Reclaimer,
         fetches: &mut Vec<Fetch>,
     ) -> ReclaimCost {
-        let mut cost = self.reclaim_pages(now, target, incoming, fetches);
+        let pass = self.memory.first_pass(target, self.pages.reclaim_list_pages());
+        let mut cost = self.reclaim_pages(now, pass, incoming, fetches);
         cost += self.shrink_metadata(now, who, target, cost);
         cost
     }

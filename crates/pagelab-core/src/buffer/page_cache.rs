@@ -205,6 +205,12 @@ impl PageCache {
         self.resident_pages() - self.prefetch_cache_pages()
     }
 
+    /// Pages on the lists a kernel's reclaim pass scans: the policy's reclaim list (the inactive list of
+    /// the two-list policy) and the prefetch cache (its pages are readahead pages on the inactive list).
+    pub fn reclaim_list_pages(&self) -> u32 {
+        self.policy.reclaim_list_len() + self.prefetch_cache_pages()
+    }
+
     /// The first use of the page in `frame` at `now`: if readahead brought it in, it is a prefetched page
     /// no more; if it waited in the prefetch cache, it joins the policy now, as the readahead page it is
     /// (`on_insert` with the history its `on_miss` returned: under the Linux policy the inactive list,

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::cache::KeyedCache;
-use crate::memory::{ReclaimCosts, Watermarks};
+use crate::memory::{ReclaimCosts, Watermarks, DEF_PRIORITY};
 use crate::policy::{Access, AnyPolicy};
 use proptest::prelude::*;
 
@@ -334,6 +334,7 @@ fn kernel_memory() -> MemoryConfig {
         kswapd: true,
         direct_batch_pages: 8,
         kswapd_batch_pages: 8,
+        scan_priority: Some(DEF_PRIORITY),
         costs: ReclaimCosts::LINUX_2_6,
     }
 }
@@ -379,6 +380,29 @@ fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
     let m = c.memory_stats();
     assert_eq!((m.kswapd_wakeups, m.kswapd_steps, m.kswapd.freed, m.direct.freed), (1, 2, 16, 8));
     assert_eq!(stats(&c).evictions, 24);
+}
+
+/// A kernel's reclaim pass at `DEF_PRIORITY` frees `1/2^priority` of the reclaim list, not stopping at
+/// its target: here priority 3 (to keep the test small) on a list of 90 pages frees 11 against a batch of
+/// 8; kswapd's steps likewise; on a list too short for the share, a pass frees exactly its batch.
+#[test]
+fn a_reclaim_pass_frees_its_share_of_a_long_list() {
+    let mut c =
+        cache_with(MemoryConfig { scan_priority: Some(3), ..kernel_memory() }, "none", PolicyKind::Lru);
+    for page in 0..90 {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!((c.memory().free, c.memory_stats().direct_reclaims), (10, 0), "down to min");
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 90, 91);
+    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    assert_eq!((out.direct_reclaims, out.direct_reclaim.freed), (1, 90 >> 3), "90 on the list: 11 freed");
+    assert_eq!(c.memory().free, 20, "11 freed, 1 taken");
+    // 79 on the list (page 90 is still in flight, off the lists): a step frees 9; then at 70 the share (8)
+    // is the batch.
+    let freed: Vec<u64> =
+        std::iter::from_fn(|| c.kswapd_step(Nanos(6), &mut Vec::new())).map(|cost| cost.freed).collect();
+    assert_eq!(freed, [9, 8], "free 20 -> 29 (not above high) -> 37: asleep");
 }
 
 /// Every page in flight: reclaim finds nothing, the read stalls, kswapd goes to sleep instead of spinning.
@@ -534,6 +558,7 @@ pub(super) fn memory_model(kernel: bool, pages: u32) -> MemoryConfig {
         kswapd: true,
         direct_batch_pages: 4,
         kswapd_batch_pages: 4,
+        scan_priority: Some(DEF_PRIORITY),
         costs: ReclaimCosts::LINUX_2_6,
     }
 }

@@ -189,6 +189,13 @@ pub trait Replacement {
         0
     }
 
+    /// Pages on the list reclaim takes its victims from: the kernel's inactive list under the two-list
+    /// policy, every page under a single-list policy. A kernel's reclaim pass scans `1/2^priority` of it
+    /// ([`crate::memory::MemoryConfig::scan_priority`]).
+    fn reclaim_list_len(&self) -> u32 {
+        self.len()
+    }
+
     /// The policy's queues as text, keys in queue order (MRU first), for hand-traced tests and
     /// `--debug` output; e.g. `"T1=[3 2] T2=[1] B1=[5] B2=[] p=1"`. `table` is the driver's: it holds the
     /// keys of frames and shadow entries.
@@ -232,6 +239,9 @@ impl<P: Replacement> Replacement for Box<P> {
     }
     fn pages_scanned(&self) -> u64 {
         (**self).pages_scanned()
+    }
+    fn reclaim_list_len(&self) -> u32 {
+        (**self).reclaim_list_len()
     }
     fn state(&self, table: &FrameTable) -> String {
         (**self).state(table)
@@ -460,6 +470,9 @@ impl Replacement for AnyPolicy {
     }
     fn pages_scanned(&self) -> u64 {
         dispatch!(self, p => p.pages_scanned())
+    }
+    fn reclaim_list_len(&self) -> u32 {
+        dispatch!(self, p => p.reclaim_list_len())
     }
     fn state(&self, table: &FrameTable) -> String {
         dispatch!(self, p => p.state(table))

@@ -198,6 +198,10 @@ impl Replacement for TwoList {
         self.demoted
     }
 
+    fn reclaim_list_len(&self) -> u32 {
+        self.inactive.len()
+    }
+
     /// `"active=[5* 2] inactive=[7 3*]"`, heads first, `*` = `PG_referenced`.
     fn state(&self, table: &FrameTable) -> String {
         format!(
@@ -372,6 +376,8 @@ mod tests {
                 let hit = cache.access(&access);
                 prop_assert_eq!(hit, model.access(k, prefetch), "step {} key {}", t, k);
                 prop_assert_eq!(cache.state(), model.state(), "step {} key {}", t, k);
+                // Reclaim scans the inactive list.
+                prop_assert_eq!(cache.policy().reclaim_list_len() as usize, model.inactive.len());
             }
         }
 

@@ -636,7 +636,9 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         "- **Scale.** Memory and files are the paper's divided by {scale}; CPUs, the per-object costs, the \
          shrinker's batch and the reclaim batch (32 pages) are not. A reclaim that scans a fixed fraction of the \
          cache (Figure 2's) shrinks with the scale; the batch's direct reclaims do not: at 8 threads their worst \
-         latency is the same from scale 1/256 to 1/32 (the `scale` rows)."
+         latency is the same from scale 1/256 to 1/32 (the `scale` rows). Only from about scale 1/4 is the \
+         inactive list long enough (over 131,072 pages) for a reclaim's first pass, 1/4096 of it, to exceed \
+         the 32-page batch; `--scale 1` runs the paper's size."
     );
     let _ = writeln!(
         md,
