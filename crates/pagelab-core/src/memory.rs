@@ -199,7 +199,13 @@ impl ReclaimCosts {
 /// waited for the metadata LRU's lock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReclaimCost {
+    /// Pages examined, victims included (what the scan costs).
     pub scanned: u64,
+    /// Of `scanned`, pages examined on another list than the one reclaim takes its victims from: the
+    /// two-list policy's active pages aged onto the inactive list. The kernel's `sc->nr_scanned`, from which
+    /// the shrinker's share follows, counts the inactive list's scan only (`shrink_inactive_list()`;
+    /// `shrink_active_list()` adds to `zone->pages_scanned` alone): [`ReclaimCost::list_scanned`].
+    pub aged: u64,
     pub freed: u64,
     pub written: u64,
     pub objects_scanned: u64,
@@ -212,11 +218,17 @@ impl ReclaimCost {
     pub fn progress(&self) -> u64 {
         self.freed + self.written
     }
+
+    /// Pages examined on the reclaim list (the kernel's `sc->nr_scanned`).
+    pub fn list_scanned(&self) -> u64 {
+        self.scanned - self.aged
+    }
 }
 
 impl std::ops::AddAssign for ReclaimCost {
     fn add_assign(&mut self, rhs: ReclaimCost) {
         self.scanned += rhs.scanned;
+        self.aged += rhs.aged;
         self.freed += rhs.freed;
         self.written += rhs.written;
         self.objects_scanned += rhs.objects_scanned;

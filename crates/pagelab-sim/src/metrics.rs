@@ -147,6 +147,9 @@ pub struct MemoryMetrics {
     /// Time a handler spent in one direct reclaim (its CPU time and its wait for a CPU), milliseconds.
     pub direct_reclaim_ms_mean: f64,
     pub direct_reclaim_ms_max: f64,
+    /// Direct reclaims a handler made again because memory was at `min` once its previous one's work was
+    /// done (other tasks took the pages it freed meanwhile); counted in `direct_reclaims` too.
+    pub direct_reclaim_retries: u64,
     /// Reads that stalled because nothing could be reclaimed.
     pub stalls: u64,
 }

@@ -40,7 +40,7 @@ use pagelab_core::buffer::{
     SwapConfig, ThrashDetector, TouchCursor, WriteCursor, Writeback,
 };
 use pagelab_core::hash::KeyMap;
-use pagelab_core::metadata::Thresholds;
+use pagelab_core::metadata::{Gfp, Thresholds};
 use pagelab_core::pcache::{PartitionStats, PrefetchCacheConfig, PrefetchCacheStats};
 use pagelab_core::policy::dulo::{DuloStats, TrackMap};
 use pagelab_core::whatif::{MemRx, MemRxConfig};
@@ -142,6 +142,9 @@ struct Handler {
     stalled: bool,
     /// The call's direct reclaim freed nothing: once its CPU time is spent, the handler stalls.
     stall_after_reclaim: bool,
+    /// The burst pays for a direct reclaim that freed pages, in this allocation context: if memory is at
+    /// `min` again when it is over, the handler reclaims again ([`Server::retry_direct_reclaim`]).
+    retry_gfp: Option<Gfp>,
 }
 
 /// A handler's call in progress: a `read()`, a `write()`, or a fault on anonymous memory.
@@ -188,6 +191,7 @@ struct Window {
     direct_reclaims: u64,
     direct_reclaim_total: Nanos,
     direct_reclaim_max: Nanos,
+    direct_reclaim_retries: u64,
     iswapd_cpu: Nanos,
     /// `stat()` calls completed, and those that missed the metadata cache.
     stats: u64,
@@ -798,6 +802,12 @@ impl Server {
     fn advance(&mut self, slot: Slot) {
         if let Some(started) = self.handlers[slot as usize].reclaiming.take() {
             self.reclaim_done(slot, started);
+            let retry = self.handlers[slot as usize].retry_gfp.take();
+            if let Some(gfp) = retry.filter(|_| !self.handlers[slot as usize].stall_after_reclaim) {
+                if self.retry_direct_reclaim(slot, gfp) {
+                    return;
+                }
+            }
             if std::mem::take(&mut self.handlers[slot as usize].stall_after_reclaim) {
                 // Direct reclaim freed nothing: the task waits for I/O or kswapd (`blk_congestion_wait()`)
                 // rather than scan again at once — unless memory came back meanwhile (a metadata reclaim's
@@ -1177,6 +1187,8 @@ impl Server {
             h.held.extend_from_slice(&fetches);
             h.reclaiming = Some(now);
             h.reclaiming_direct = self.out.direct_reclaims > 0;
+            h.retry_gfp = Some(self.out.direct_reclaim_gfp)
+                .filter(|_| self.out.direct_reclaims > 0 && self.out.direct_reclaim.freed > 0);
             self.run_cpu(slot, reclaim);
         } else {
             for f in &fetches {
@@ -1208,6 +1220,40 @@ impl Server {
         self.out.fetches = fetches;
         self.out.direct_reclaim += reclaim;
         self.out.direct_reclaims += reclaims;
+    }
+
+    /// The handler in `slot` has spent its direct reclaim's CPU time, in allocation context `gfp`. The
+    /// pages that reclaim freed went to the free pool as it freed them, and other tasks allocate from it
+    /// meanwhile: if memory is at `min` again now, its allocation fails again and it reclaims again, as
+    /// `__alloc_pages()` of 2.6 and 3.x loops on direct reclaim while reclaim makes progress (the kernel
+    /// gives the reclaimer no claim on the pages it freed). The engine hands the task its page when its
+    /// reclaim starts (the call goes on at once); this charges the time the retries take. Returns whether
+    /// the handler is reclaiming again (its burst has begun). Bounded: every retry frees pages.
+    fn retry_direct_reclaim(&mut self, slot: Slot, gfp: Gfp) -> bool {
+        let now = self.now();
+        self.cache.settle(now);
+        let m = self.cache.memory();
+        if m.free > m.watermarks.min {
+            return false;
+        }
+        let mut fetches = std::mem::take(&mut self.handlers[slot as usize].held);
+        let cost = self.cache.reclaim_directly(now, gfp, &mut fetches);
+        if self.measuring {
+            self.win.direct_reclaim_retries += 1;
+        }
+        let time = self.cache.reclaim_time(cost);
+        let h = &mut self.handlers[slot as usize];
+        h.held = fetches;
+        if time == Nanos::ZERO {
+            // Nothing to pay for (a cache without reclaim costs): the held writes go now.
+            self.reclaim_done(slot, now);
+            return false;
+        }
+        h.reclaiming = Some(now);
+        h.reclaiming_direct = true;
+        h.retry_gfp = Some(gfp).filter(|_| cost.freed > 0);
+        self.run_cpu(slot, time);
+        true
     }
 
     /// The handler's direct reclaim has been paid for: its held fetches go to the scheduler now.
@@ -1716,6 +1762,7 @@ impl Server {
                 w.direct_reclaim_total.as_ms_f64() / w.direct_reclaims as f64
             },
             direct_reclaim_ms_max: w.direct_reclaim_max.as_ms_f64(),
+            direct_reclaim_retries: w.direct_reclaim_retries,
             stalls: s.reclaim_stalls,
         }
     }

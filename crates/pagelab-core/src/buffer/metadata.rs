@@ -17,7 +17,8 @@
 //! Reclaim: [`BufferCache::shrink_metadata`] runs after the page-cache part of every kswapd step and, under
 //! conventional reclaim, of every direct reclaim (a direct reclaim in `GFP_NOFS` context, a cursor made
 //! with [`super::ReadCursor::no_fs`] or an inode's slab, defers its share to the next that may enter the
-//! file system): one shrinker pass in proportion to the pages scanned,
+//! file system): one shrinker pass in proportion to the reclaim list's pages scanned
+//! ([`ReclaimCost::list_scanned`]: the kernel's `sc->nr_scanned`, without the active pages aging moved),
 //! then, while the reclaim is short of its target, passes at rising priority (12 down to 0). All metadata
 //! LRU walk takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
 
@@ -143,7 +144,7 @@ impl<O: Observer> BufferCache<O> {
         }
         // kswapd may always enter the file system; a task's reclaim has its allocation's context.
         let gfp = if who == Reclaimer::Kswapd { Gfp::Kernel } else { self.alloc_gfp };
-        let mut cost = m.shrink_after_pages(pages.scanned, lru_pages, gfp);
+        let mut cost = m.shrink_after_pages(pages.list_scanned(), lru_pages, gfp);
         let mut priority = DEF_PRIORITY;
         while pages.progress() + cost.freed < target as u64 && priority > 0 && m.objects() > 0 {
             priority -= 1;

@@ -186,6 +186,9 @@ pub struct ReadOutcome {
     pub direct_reclaim: ReclaimCost,
     /// Direct reclaims in this call.
     pub direct_reclaims: u32,
+    /// The allocation context of the call's last direct reclaim: a driver whose task finds memory taken
+    /// again when that reclaim's work is done reclaims again in it ([`BufferCache::reclaim_directly`]).
+    pub direct_reclaim_gfp: Gfp,
     /// Split reclaim's metadata reclaim at allocation above `Md` ([`BufferCache::metadata_insert`]): the
     /// driver charges its CPU time to the task too.
     pub metadata_reclaim: ReclaimCost,
@@ -202,6 +205,7 @@ impl Default for ReadOutcome {
             fetches: Vec::new(),
             direct_reclaim: ReclaimCost::default(),
             direct_reclaims: 0,
+            direct_reclaim_gfp: Gfp::Kernel,
             metadata_reclaim: ReclaimCost::default(),
             metadata_reclaims: 0,
             pins: Vec::new(),
@@ -218,6 +222,7 @@ impl ReadOutcome {
         self.fetches.clear();
         self.direct_reclaim = ReclaimCost::default();
         self.direct_reclaims = 0;
+        self.direct_reclaim_gfp = Gfp::Kernel;
         self.metadata_reclaim = ReclaimCost::default();
         self.metadata_reclaims = 0;
     }
@@ -844,11 +849,13 @@ impl<O: Observer> BufferCache<O> {
         Some(cost)
     }
 
-    /// One direct reclaim by a task at `now`, as an allocation below `min` does it, whatever memory is free:
-    /// papers/004 Figure 2's "page deallocation time" is its CPU time ([`BufferCache::reclaim_time`]).
+    /// One direct reclaim at `now` by a task allocating in context `gfp`, as an allocation below `min` does
+    /// it, whatever memory is free: papers/004 Figure 2's "page deallocation time" is its CPU time
+    /// ([`BufferCache::reclaim_time`]), and a driver calls it for a task whose reclaim made progress but
+    /// which finds memory at `min` again when that reclaim's work is done (`__alloc_pages` retries).
     /// Writes it started for dirty victims go to `fetches`.
-    pub fn reclaim_directly(&mut self, now: Nanos, fetches: &mut Vec<Fetch>) -> ReclaimCost {
-        self.begin_allocating(Gfp::Kernel);
+    pub fn reclaim_directly(&mut self, now: Nanos, gfp: Gfp, fetches: &mut Vec<Fetch>) -> ReclaimCost {
+        self.begin_allocating(gfp);
         self.settle(now);
         let mut out = ReadOutcome::default();
         let cost = self.direct_reclaim(now, History::NONE, &mut out);
@@ -1151,6 +1158,7 @@ impl<O: Observer> BufferCache<O> {
         self.memory.record_direct(cost);
         out.direct_reclaim += cost;
         out.direct_reclaims += 1;
+        out.direct_reclaim_gfp = self.alloc_gfp;
         self.observer.reclaimed(now, Reclaimer::Direct, cost);
         cost
     }

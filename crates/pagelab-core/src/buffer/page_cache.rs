@@ -124,6 +124,8 @@ pub(super) struct PageCache {
     prefetched_unused: u32,
     /// Logical time of the policy's references.
     vtime: u64,
+    /// The policy's `pages_aged()` at the end of the last reclaim.
+    aged_seen: u64,
     /// The policy's `pages_scanned()` at the end of the last reclaim.
     scanned_seen: u64,
     /// The history the next eviction is for ([`PageCache::steer_next_eviction`]).
@@ -167,6 +169,7 @@ impl PageCache {
             prefetched_unused: 0,
             vtime: 0,
             scanned_seen: 0,
+            aged_seen: 0,
             incoming: History::NONE,
             batch_victims: policy_shadows == 0,
             victims: Vec::new(),
@@ -481,6 +484,7 @@ impl CacheSection for PageCache {
         let policy_cost = self.reclaim_policy(target - from_pc, freed);
         ReclaimCost {
             scanned: from_pc as u64 + policy_cost.scanned,
+            aged: policy_cost.aged,
             freed: from_pc as u64 - written + policy_cost.freed,
             written: written + policy_cost.written,
             ..ReclaimCost::default()
@@ -521,8 +525,11 @@ impl PageCache {
         // The scan beyond the victims, from the policy's running count.
         let scanned_total = self.policy.pages_scanned();
         let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
+        let aged_total = self.policy.pages_aged();
+        let aged = aged_total - std::mem::replace(&mut self.aged_seen, aged_total);
         ReclaimCost {
             scanned: victims as u64 + passed,
+            aged,
             freed: victims as u64 - written,
             written,
             ..ReclaimCost::default()

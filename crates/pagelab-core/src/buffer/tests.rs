@@ -405,6 +405,29 @@ fn a_reclaim_pass_frees_its_share_of_a_long_list() {
     assert_eq!(freed, [9, 8], "free 20 -> 29 (not above high) -> 37: asleep");
 }
 
+/// Under the two-list policy a reclaim also ages active pages onto the inactive list: they count in the
+/// scan's cost, but not in what the shrinker is told was scanned (`sc->nr_scanned` is the inactive list's).
+#[test]
+fn aging_costs_scan_time_but_is_not_the_reclaim_lists_scan() {
+    let mut c = cache_with(kernel_memory(), "none", PolicyKind::TwoList);
+    for pass in 0..2 {
+        for page in 0..40 {
+            read_through(&mut c, 1, 0, page, page + 1);
+        }
+        assert_eq!(c.memory().free, 60, "pass {pass}: the second touches promote, taking no memory");
+    }
+    for page in 40..90 {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!(c.policy_state().matches('*').count(), 50, "40 active, 50 inactive (referenced)");
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 90, 91);
+    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    let cost = out.direct_reclaim;
+    assert_eq!((out.direct_reclaims, cost.freed, cost.list_scanned()), (1, 8, 8));
+    assert!(cost.aged > 0 && cost.scanned == 8 + cost.aged, "{cost:?}");
+}
+
 /// Every page in flight: reclaim finds nothing, the read stalls, kswapd goes to sleep instead of spinning.
 #[test]
 fn nothing_reclaimable_stalls_and_kswapd_does_not_spin() {

@@ -189,6 +189,12 @@ pub trait Replacement {
         0
     }
 
+    /// Of [`Replacement::pages_scanned`], the pages examined on another list than the reclaim list (the
+    /// two-list policy's aging of active pages), which a kernel's shrinker does not count.
+    fn pages_aged(&self) -> u64 {
+        0
+    }
+
     /// Pages on the list reclaim takes its victims from: the kernel's inactive list under the two-list
     /// policy, every page under a single-list policy. A kernel's reclaim pass scans `1/2^priority` of it
     /// ([`crate::memory::MemoryConfig::scan_priority`]).
@@ -239,6 +245,9 @@ impl<P: Replacement> Replacement for Box<P> {
     }
     fn pages_scanned(&self) -> u64 {
         (**self).pages_scanned()
+    }
+    fn pages_aged(&self) -> u64 {
+        (**self).pages_aged()
     }
     fn reclaim_list_len(&self) -> u32 {
         (**self).reclaim_list_len()
@@ -470,6 +479,9 @@ impl Replacement for AnyPolicy {
     }
     fn pages_scanned(&self) -> u64 {
         dispatch!(self, p => p.pages_scanned())
+    }
+    fn pages_aged(&self) -> u64 {
+        dispatch!(self, p => p.pages_aged())
     }
     fn reclaim_list_len(&self) -> u32 {
         dispatch!(self, p => p.reclaim_list_len())

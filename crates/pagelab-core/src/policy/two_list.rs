@@ -198,6 +198,10 @@ impl Replacement for TwoList {
         self.demoted
     }
 
+    fn pages_aged(&self) -> u64 {
+        self.demoted
+    }
+
     fn reclaim_list_len(&self) -> u32 {
         self.inactive.len()
     }

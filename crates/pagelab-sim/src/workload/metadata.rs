@@ -623,6 +623,19 @@ mod run_tests {
         assert_eq!(m, run(Box::new(w), 24, "conventional", None), "deterministic");
     }
 
+    /// Conventional reclaim with 16 threads on 8 CPUs: while a task's direct reclaim walks the metadata
+    /// LRU, the others take the pages it freed, and some tasks find memory at `min` again when their work is
+    /// done and reclaim again.
+    #[test]
+    fn a_task_whose_freed_pages_were_taken_reclaims_again() {
+        // `stat-batch:scale=1024,threads=16` in 24 MiB: 25,000 files.
+        let w = StatBatch::new(PAPER_FILES / 1024, 16, PAPER_FILES / 1024, 1024, SEED_DEFAULT).unwrap();
+        let m = run(Box::new(w), 24, "conventional", None);
+        let mem = &m.memory;
+        assert!(mem.direct_reclaim_retries > 0, "{mem:?}");
+        assert!(mem.direct_reclaim_retries < mem.direct_reclaims, "{mem:?}");
+    }
+
     /// Split reclaim at P = 30 %: the object count is held at Md by iswapd and metadata reclaim, and
     /// direct reclaim never scans an object.
     #[test]

@@ -153,6 +153,13 @@ impl Replacement for DuloLinux {
     fn pages_scanned(&self) -> u64 {
         self.demoted
     }
+    fn pages_aged(&self) -> u64 {
+        self.demoted
+    }
+    /// The inactive list, staging and evicting sections together.
+    fn reclaim_list_len(&self) -> u32 {
+        self.inactive.len()
+    }
     /// `active=[…] C=[…] B=[…] E=[…]`: the active list head first, then the inactive list as DULO's
     /// sections; `*` = `PG_referenced`.
     fn state(&self, table: &FrameTable) -> String {
