@@ -1177,7 +1177,8 @@ impl<O: Observer> BufferCache<O> {
         who: Reclaimer,
         fetches: &mut Vec<Fetch>,
     ) -> ReclaimCost {
-        let pass = self.memory.first_pass(target, self.pages.reclaim_list_pages());
+        let pages = &self.pages;
+        let pass = self.memory.first_pass(target, || pages.reclaim_list_pages());
         let mut cost = self.reclaim_pages(now, pass, incoming, fetches);
         cost += self.shrink_metadata(now, who, target, cost);
         cost
