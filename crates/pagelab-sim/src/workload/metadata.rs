@@ -393,6 +393,16 @@ struct NfsThread {
 }
 
 impl NfsMix {
+    /// The most data files a mix can have: page keys name regular files below `FileId::ANON_FIRST` (2^23;
+    /// the ids above are anonymous memory), and the two metadata files come first.
+    pub const FILES_MAX: u64 = FileId::ANON_FIRST as u64 - 2;
+
+    /// The smallest scale factor whose file set ([`NfsMix::files_at_scale`]) fits [`NfsMix::FILES_MAX`].
+    pub fn scale_min() -> u64 {
+        let full = NfsMix::files_at_scale(1);
+        full.div_ceil(NfsMix::FILES_MAX).max(1)
+    }
+
     /// SFS 3.0's file set for 60,000 op/s, divided by `scale`: 10 MB per op/s of files of the mean size.
     pub fn files_at_scale(scale: u64) -> u64 {
         let mean_bytes: u64 =
@@ -402,8 +412,17 @@ impl NfsMix {
 
     /// `files` files served by `threads` nfsd threads at `rate_per_s` operations per second in all.
     pub fn new(files: u64, threads: u64, rate_per_s: f64, scale: u64, seed: u64) -> Result<NfsMix, SimError> {
-        if !(1..=FILES_MAX).contains(&files) {
-            return Err(SimError::invalid(format!("files={files}"), format!("expected 1 to {FILES_MAX}")));
+        if !(1..=NfsMix::FILES_MAX).contains(&files) {
+            return Err(SimError::invalid(
+                format!("files={files}"),
+                format!(
+                    "expected 1 to {} (a page key names regular files below 2^23; the full-size SFS file set, {} files, \
+                     needs scale={} or more)",
+                    NfsMix::FILES_MAX,
+                    NfsMix::files_at_scale(1),
+                    NfsMix::scale_min()
+                ),
+            ));
         }
         if !(1..=1024).contains(&threads) {
             return Err(SimError::invalid(format!("threads={threads}"), "expected 1 to 1024"));
@@ -649,6 +668,20 @@ mod run_tests {
         assert!(md.iswapd_steps > 0 && md.iswapd_cpu_s > 0.0, "{md:?}");
         assert_eq!(m.memory.direct_reclaims, 0, "nothing else competes for memory here");
         assert!(md.pages_end as u64 * 3 <= md.md_objects + 3, "pages bounded by Md objects, 3 to a page");
+    }
+
+    /// The full-size SFS file set has more files than page keys name regular files: refused with the scale
+    /// that fits, not a panic in the middle of a run (the file ids above would be anonymous memory).
+    #[test]
+    fn an_nfs_file_set_beyond_page_keys_is_an_error() {
+        let full = NfsMix::files_at_scale(1);
+        assert!(full > NfsMix::FILES_MAX, "{full}");
+        let err = NfsMix::new(full, 64, 60_000.0, 1, 1).unwrap_err().to_string();
+        assert!(err.contains(&format!("needs scale={} or more", NfsMix::scale_min())), "{err}");
+        assert!(NfsMix::files_at_scale(NfsMix::scale_min()) <= NfsMix::FILES_MAX);
+        assert!(NfsMix::files_at_scale(NfsMix::scale_min() - 1) > NfsMix::FILES_MAX);
+        assert!(FileId(2 + NfsMix::FILES_MAX as u32 - 1).is_regular());
+        assert!(!FileId(2 + NfsMix::FILES_MAX as u32).is_regular());
     }
 
     /// The NFS mix: the file set is created first (not measured), then the paced operations run for the
