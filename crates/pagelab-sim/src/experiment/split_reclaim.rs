@@ -148,6 +148,7 @@ fn batch_run(
             ("direct_reclaims".into(), m.memory.direct_reclaims as f64),
             ("direct_reclaim_ms_mean".into(), m.memory.direct_reclaim_ms_mean),
             ("direct_reclaim_ms_max".into(), m.memory.direct_reclaim_ms_max),
+            ("direct_reclaim_retries".into(), m.memory.direct_reclaim_retries as f64),
             ("metadata_reclaims".into(), md.metadata_reclaims as f64),
             ("stat_miss_ratio".into(), md.stat_misses as f64 / md.stats.max(1) as f64),
             ("metadata_memory_share".into(), md.pages_end as f64 / usable_pages),
@@ -200,6 +201,7 @@ fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -
             ("direct_reclaims".into(), m.memory.direct_reclaims as f64),
             ("direct_reclaim_ms_mean".into(), m.memory.direct_reclaim_ms_mean),
             ("direct_reclaim_ms_max".into(), m.memory.direct_reclaim_ms_max),
+            ("direct_reclaim_retries".into(), m.memory.direct_reclaim_retries as f64),
             ("metadata_reclaims".into(), md.metadata_reclaims as f64),
             ("kswapd_wakeups".into(), m.memory.kswapd_wakeups as f64),
             ("kswapd_reclaimed_pages".into(), m.memory.kswapd_reclaimed_pages as f64),
@@ -671,22 +673,24 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         "- **Conventional reclaim's stalls.** At {t} threads conventional direct reclaim ran {} times, {:.2} ms on \
          average and {:.2} ms at worst, {:.1} % of the threads' time. The long ones are tasks whose reclaim may \
          enter the file system (a dentry's slab) and inherits the work that `GFP_NOFS` reclaims (inode slabs, \
-         directory and inode-table blocks) deferred: up to {:.0} objects were pending at once, about half the \
-         {:.0} cached (3.1's cap). Whoever may enter the file system next collects it: kswapd (always) or a \
-         task. The worst task reclaim does not grow with the cache (the `scale` rows), so in this model the \
+         directory and inode-table blocks) deferred: up to {:.0} objects were pending at once, {:.0} % of the \
+         {:.0} cached (3.1's cap is half). Whoever may enter the file system next collects it: kswapd (always) or a \
+         task. The worst task reclaim does not grow with the cache over the `scale` rows (it does from about 1/4, \
+         where a reclaim's first pass grows with memory), so at these scales the \
          tasks rarely collect a large count; otherwise a task's reclaim stops once its 32 pages are free, with \
          the LRU's end freeable because kswapd's passes give referenced objects their second chance as fast as \
          hits set the bits. Figure 2's state, every cached object referenced at once, costs a single reclaim seconds; the \
-         batch never reaches it, because its random accesses run under reclaim. Left out, and a candidate \
-         for the rest of the paper's stalls: concurrent direct reclaimers each reclaiming a full batch while \
-         others take the pages they free (pages come back at the end of a metadata reclaim's work, but page-cache \
-         frees and freed slots are immediate).",
+         batch never reaches it, because its random accesses run under reclaim. A task that finds memory at \
+         `min` again when its reclaim's work is done (others took the pages it freed) reclaims again, as \
+         `__alloc_pages()` does: {:.0} such retries here.",
         conv("direct_reclaims"),
         conv("direct_reclaim_ms_mean"),
         conv("direct_reclaim_ms_max"),
         100.0 * reclaim_share,
         conv("deferred_max_objects"),
-        conv("objects_max")
+        100.0 * conv("deferred_max_objects") / conv("objects_max").max(1.0),
+        conv("objects_max"),
+        conv("direct_reclaim_retries")
     );
     let _ = writeln!(
         md,
