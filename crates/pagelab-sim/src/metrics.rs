@@ -198,6 +198,9 @@ pub struct MetadataMetrics {
     /// and the largest deferred count (objects) seen.
     pub deferred_passes: u64,
     pub deferred_max: u64,
+    /// Shrinker passes below `DEF_PRIORITY`: reclaims whose first pass freed less than their target and
+    /// escalated.
+    pub priority_passes: u64,
     pub shrinker_objects_scanned: u64,
     pub shrinker_objects_freed: u64,
     pub shrinker_pages_freed: u64,

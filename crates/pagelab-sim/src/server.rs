@@ -1639,6 +1639,7 @@ impl Server {
             shrinker_passes: s.shrinker_passes,
             deferred_passes: s.deferred_passes,
             deferred_max: s.deferred_max,
+            priority_passes: s.priority_passes,
             shrinker_objects_scanned: s.shrinker.objects_scanned,
             shrinker_objects_freed: s.shrinker.objects_freed,
             shrinker_pages_freed: s.shrinker.freed,

@@ -54,6 +54,8 @@ fn conventional_direct_reclaim_frees_slab_pages() {
     assert!(c.memory_stats().direct_reclaims > 0);
     assert!(direct.objects_scanned > 0 && direct.freed > 0, "{direct:?}");
     assert_eq!(c.memory_stats().direct, direct);
+    let stats = c.metadata().unwrap().stats();
+    assert!(stats.priority_passes > 0, "no page cache to give pages: reclaims escalate ({stats:?})");
     c.metadata().unwrap().check();
 }
 

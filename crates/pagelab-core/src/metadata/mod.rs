@@ -231,6 +231,9 @@ pub struct MetadataStats {
     /// enter the file system, whose work was deferred ([`Gfp::NoFs`]).
     pub shrinker_passes: u64,
     pub deferred_passes: u64,
+    /// Passes at a priority below `DEF_PRIORITY` (a reclaim whose page-cache part and first shrinker pass
+    /// freed less than its target escalates: `(freeable >> priority) × 4 / seeks` objects a pass).
+    pub priority_passes: u64,
     /// The largest deferred count (`nr_deferred`) seen, in objects.
     pub deferred_max: u64,
     /// Objects scanned and freed by the shrinker, and slab pages it freed.
@@ -486,6 +489,7 @@ impl MetadataCache {
 
     /// One shrinker pass at reclaim `priority` (`delta = (freeable >> priority) × 4 / seeks`).
     pub fn shrink_at_priority(&mut self, priority: u32, gfp: Gfp) -> ReclaimCost {
+        self.stats.priority_passes += 1;
         let delta = (self.freeable() >> priority.min(63)).saturating_mul(4) / self.config.seeks as u64;
         self.shrink(delta, gfp)
     }
