@@ -18,9 +18,10 @@
 //! paper's 512 KB depth and every miss paced by an emulated IBM Ultrastar 36LZX (the class of the paper's
 //! 36.4 GB IBM 10 KRPM disk). wrk on 127.0.0.1 asks for a prefix of a Zipf-chosen clip (an HTTP Range),
 //! the same request sequence for both. At each concurrency the two policies alternate, repetition by
-//! repetition, each run on a fresh mount warmed by the same load first; each number is the median. The throughput is the bytes read through the mount per second
-//! (the paper's application I/O throughput); thrashing is Li & Shen's, per request. Goal: the prefetch
-//! cache ahead at every concurrency, as in Figure 9.
+//! repetition, each run on a fresh mount warmed by the same load first; each number is the median. The
+//! throughput is the bytes read through the mount per second (the paper's application I/O throughput);
+//! thrashing is Li & Shen's, per request. Goal: the prefetch cache ahead at every concurrency, as in
+//! Figure 9.
 //!
 //! **two-rand**: Li & Shen's Two-Rand microbenchmark (Figure 5(C)) with the same two systems, its client in
 //! this process ([`TwoRandScale`]): where Figure 9's clips are read back to back, Two-Rand's handlers keep

@@ -23,8 +23,8 @@
 //! LRU walk takes the LRU's lock ([`crate::metadata::LruLock`]); its wait is part of the cost.
 
 use super::{BufferCache, Observer, ReadOutcome};
-use crate::memory::{ReclaimCost, Reclaimer};
-use crate::metadata::{Gfp, MetadataCache, MetadataStats, DEF_PRIORITY};
+use crate::memory::{ReclaimCost, Reclaimer, DEF_PRIORITY};
+use crate::metadata::{Gfp, MetadataCache, MetadataStats};
 use crate::policy::History;
 use crate::time::Nanos;
 

@@ -79,8 +79,6 @@ pub const SHRINK_BATCH: u64 = 128;
 /// `DEFAULT_SEEKS`: how costly the shrinker's objects are to recreate, relative to a page.
 pub const DEFAULT_SEEKS: u32 = 2;
 
-pub use crate::memory::DEF_PRIORITY;
-
 /// Split reclaim's `Mb = 0.8 × Md` (the paper's coefficient), as a fraction in thousandths.
 pub const MB_PER_MILLE_OF_MD: u64 = 800;
 
