@@ -3,6 +3,7 @@
 
 use crate::limits::worker_threads;
 use crate::output::{emit, write_atomically, Table};
+use crate::panics;
 use crate::plot::{write_figure, LineChart, Series};
 use crate::progress;
 use anyhow::{anyhow, bail, Context, Result};
@@ -19,7 +20,7 @@ use std::time::Instant;
   pagelab experiment system-model --quick
   pagelab experiment system-model --out results/system-model --seed 7 --jobs 2
 
-Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it). Each file replaces the one before only once it is complete.")]
+Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it). Each file replaces the one before only once it is complete. A run that fails (or panics: a bug, please report it) does not stop the others: the error names every failed run, the completed runs' rows go to results.partial.csv, and the files of an earlier complete sweep are left as they were.")]
 pub struct ExperimentArgs {
     /// The experiment to run (see --list).
     #[arg(required_unless_present = "list")]
@@ -64,7 +65,11 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     let threads = worker_threads(args.jobs, jobs.len())?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let start = Instant::now();
-    let rows = run_jobs(exp, jobs, threads)?;
+    let total = jobs.len();
+    let (rows, failures) = run_jobs(exp, jobs, threads)?;
+    if !failures.is_empty() {
+        return Err(keep_completed(&out, &rows, &failures, total));
+    }
     let findings = exp.analyze(&rows, args.quick);
     let wall = start.elapsed().as_secs_f64();
     // Each file is written beside its destination and renamed into place only when complete.
@@ -80,23 +85,68 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     emit(&checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty()))
 }
 
-fn run_jobs(exp: &dyn Experiment, jobs: Vec<experiment::Job>, threads: usize) -> Result<Vec<Row>> {
+/// A run that did not produce its row: its label and why (its error, or the panic that ended it).
+#[derive(Debug)]
+struct JobFailure {
+    label: String,
+    why: String,
+}
+
+/// Run every job, in parallel: the rows of those that completed, in job order, and the failures. One run's
+/// error or panic does not stop the others (a sweep at full scale is twenty minutes of work), and a panic
+/// (a bug in pagelab) is caught here and reported as that run's failure instead of ending the process.
+fn run_jobs(
+    exp: &dyn Experiment,
+    jobs: Vec<experiment::Job>,
+    threads: usize,
+) -> Result<(Vec<Row>, Vec<JobFailure>)> {
     if jobs.is_empty() {
         bail!("experiment {} has no jobs", exp.name());
     }
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let pb = progress::bar(jobs.len() as u64, exp.name());
-    let rows = pool.install(|| {
-        jobs.par_iter()
-            .map(|job| {
-                let row = (job.run)().map_err(|e| anyhow!("{}: {e}", job.label));
-                pb.inc(1);
-                row
-            })
-            .collect::<Result<Vec<Row>>>()
+    let results = panics::quietly(|| {
+        pool.install(|| {
+            jobs.par_iter()
+                .map(|job| {
+                    let result = match panics::catch(|| (job.run)()) {
+                        Ok(Ok(row)) => Ok(row),
+                        Ok(Err(e)) => Err(e.to_string()),
+                        Err(panic) => Err(format!("pagelab bug, please report it: {panic}")),
+                    };
+                    pb.inc(1);
+                    result.map_err(|why| JobFailure { label: job.label.clone(), why })
+                })
+                .collect::<Vec<_>>()
+        })
     });
     pb.finish_and_clear();
-    rows
+    let (mut rows, mut failures) = (Vec::new(), Vec::new());
+    for r in results {
+        match r {
+            Ok(row) => rows.push(row),
+            Err(f) => failures.push(f),
+        }
+    }
+    Ok((rows, failures))
+}
+
+/// Some runs failed: the completed runs' rows go to `results.partial.csv` (the complete files of an earlier
+/// sweep in `out` stay as they were: a partial sweep has no findings to replace them with), and the error
+/// names every failed run.
+fn keep_completed(out: &Path, rows: &[Row], failures: &[JobFailure], total: usize) -> anyhow::Error {
+    let mut msg = format!("{} of {total} runs failed:", failures.len());
+    for f in failures {
+        let _ = write!(msg, "\n  {}: {}", f.label, f.why);
+    }
+    if rows.is_empty() {
+        return anyhow!("{msg}\nno run completed; nothing was written");
+    }
+    let partial = out.join("results.partial.csv");
+    match write_atomically(&partial, &[], |p| write_results_csv(rows, p)) {
+        Ok(()) => anyhow!("{msg}\nthe {} completed runs are in {}", rows.len(), partial.display()),
+        Err(e) => anyhow!("{msg}\nand the completed runs could not be kept: {e:#}"),
+    }
 }
 
 fn to_line_chart(c: &Chart) -> LineChart {
@@ -215,4 +265,73 @@ fn checks(exp: &dyn Experiment, f: &Findings, out: &Path, jobs: usize, wall: f64
         text += &format!("plot      {} (and plot.svg)\n", out.join("plot.png").display());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pagelab_sim::error::SimError;
+    use pagelab_sim::experiment::Job;
+
+    /// An experiment whose sweep is given by the test.
+    struct Sweep;
+
+    impl Experiment for Sweep {
+        fn name(&self) -> &'static str {
+            "sweep"
+        }
+        fn title(&self) -> &'static str {
+            "a test sweep"
+        }
+        fn description(&self) -> &'static str {
+            "jobs that complete, fail and panic"
+        }
+        fn jobs(&self, _: bool, _: u64) -> Vec<Job> {
+            Vec::new()
+        }
+        fn analyze(&self, _: &[Row], _: bool) -> Findings {
+            unreachable!("a sweep with failures is not analysed")
+        }
+    }
+
+    fn row(n: f64) -> Row {
+        Row {
+            params: vec![("n".into(), Value::Num(n))],
+            metrics: vec![("m".into(), 2.0 * n)],
+            series: vec![],
+        }
+    }
+
+    /// One run's error and another's panic leave the other runs' rows, in job order; the panic is its run's
+    /// failure, with its message and where it happened.
+    #[test]
+    fn a_failing_or_panicking_run_does_not_lose_the_others() {
+        let jobs = vec![
+            Job::new("first", || Ok(row(1.0))),
+            Job::new("bad input", || Err(SimError::Config("no CPU".into()))),
+            Job::new("bug", || -> Result<Row, SimError> { panic!("page conservation broken") }),
+            Job::new("last", || Ok(row(4.0))),
+        ];
+        let (rows, failures) = run_jobs(&Sweep, jobs, 2).expect("the sweep runs");
+        assert_eq!(rows.iter().map(|r| r.num("n")).collect::<Vec<_>>(), [1.0, 4.0]);
+        assert_eq!(failures.len(), 2);
+        assert_eq!((failures[0].label.as_str(), failures[0].why.as_str()), ("bad input", "no CPU"));
+        assert_eq!(failures[1].label, "bug");
+        assert!(failures[1].why.contains("page conservation broken"), "{}", failures[1].why);
+        assert!(failures[1].why.contains("pagelab bug"), "{}", failures[1].why);
+        assert!(failures[1].why.contains("experiment.rs"), "the panic's location: {}", failures[1].why);
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("results.csv"), "an earlier complete sweep\n").expect("write");
+        let err = keep_completed(dir.path(), &rows, &failures, 4).to_string();
+        assert!(err.starts_with("2 of 4 runs failed:\n  bad input: no CPU\n  bug: "), "{err}");
+        assert!(err.contains("the 2 completed runs are in"), "{err}");
+        let partial = std::fs::read_to_string(dir.path().join("results.partial.csv")).expect("partial");
+        assert_eq!(partial, "n,m\n1,2\n4,8\n");
+        let earlier = std::fs::read_to_string(dir.path().join("results.csv")).expect("kept");
+        assert_eq!(earlier, "an earlier complete sweep\n", "a partial sweep replaces nothing");
+
+        let none = keep_completed(dir.path(), &[], &failures, 2).to_string();
+        assert!(none.ends_with("no run completed; nothing was written"), "{none}");
+    }
 }

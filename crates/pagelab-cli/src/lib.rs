@@ -10,6 +10,7 @@ pub mod limits;
 pub mod live;
 pub mod mrc;
 pub mod output;
+pub mod panics;
 pub mod plot;
 pub mod progress;
 pub mod simulate;
