@@ -172,7 +172,11 @@ impl<O: Observer> BufferCache<O> {
     /// Pages of metadata reclaims whose work is done by `now` come back to the budget. The driver calls it
     /// at [`BufferCache::next_release`] when tasks wait for memory; the cache calls it itself before every
     /// allocation and kswapd step.
+    #[inline]
     pub fn settle(&mut self, now: Nanos) {
+        if self.releases.is_empty() {
+            return; // every allocation calls this: the common case costs a branch
+        }
         let memory = &mut self.memory;
         self.releases.retain(|&(due, pages, _)| {
             if due > now {
@@ -196,7 +200,11 @@ impl<O: Observer> BufferCache<O> {
     /// The task whose direct reclaims freed slab pages takes one of them for its own allocation (it
     /// allocates when its reclaim is done, which its CPU time covers): the page changes owner, the budget
     /// does not move. `false` if the call under way has no such page left.
+    #[inline]
     pub(super) fn claim_released_page(&mut self) -> bool {
+        if self.releases.is_empty() {
+            return false;
+        }
         let tag = self.call_tag;
         let Some(i) = self.releases.iter().rposition(|&(_, _, t)| t == tag) else { return false };
         self.releases[i].1 -= 1;

@@ -1180,7 +1180,9 @@ impl<O: Observer> BufferCache<O> {
         let pages = &self.pages;
         let pass = self.memory.first_pass(target, || pages.reclaim_list_pages());
         let mut cost = self.reclaim_pages(now, pass, incoming, fetches);
-        cost += self.shrink_metadata(now, who, target, cost);
+        if self.metadata.is_some() {
+            cost += self.shrink_metadata(now, who, target, cost);
+        }
         cost
     }
 
