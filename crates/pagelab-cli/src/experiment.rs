@@ -60,7 +60,7 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
         anyhow!("unknown experiment `{name}`; expected one of: {}", names.join(", "))
     })?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("out").join(exp.name()));
-    let jobs = exp.jobs_at_scale(args.quick, args.seed, args.scale).map_err(|e| anyhow!("--scale: {e}"))?;
+    let jobs = exp.jobs_at_scale(args.quick, args.seed, args.scale).map_err(|e| anyhow!("{e}"))?;
     // Checked before any work or any directory is made.
     let threads = worker_threads(args.jobs, jobs.len())?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;

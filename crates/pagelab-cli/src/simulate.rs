@@ -370,7 +370,7 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
     };
     let cfg = SimConfig {
         metadata,
-        memory_bytes: parse_bytes(&args.memory).context("--memory")?,
+        memory_bytes: memory_bytes(&args.memory)?,
         swap_bytes,
         nr_requests,
         timeline,
@@ -416,9 +416,6 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
     }
     if cfg.policy.needs_future() {
         bail!("--policy opt needs the future of every reference, which a running server does not have");
-    }
-    if cfg.memory_bytes < pagelab_core::PAGE_SIZE_BYTES {
-        bail!("bad --memory `{}`: at least one 4 KiB page", args.memory);
     }
     if cfg.duration == Nanos::ZERO {
         bail!("bad --duration `{}`: must be positive", args.duration.as_deref().unwrap_or_default());
@@ -833,6 +830,16 @@ fn latency(ms: f64) -> String {
     } else {
         format!("{ms:.1} ms")
     }
+}
+
+/// `--memory`: a size with units, at least one page (`simulate` and `whatif` share it, so that a memory of
+/// nothing is refused as such, before anything that derives from it).
+pub fn memory_bytes(text: &str) -> Result<u64> {
+    let bytes = parse_bytes(text).context("--memory")?;
+    if bytes < pagelab_core::PAGE_SIZE_BYTES {
+        bail!("bad --memory `{text}`: at least one 4 KiB page");
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

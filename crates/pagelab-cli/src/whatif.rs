@@ -99,7 +99,7 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
             pagelab_trace::output::ensure_not_input(plot, trace)?;
         }
     }
-    let memory_bytes = parse_bytes(&args.sim.memory).context("--memory")?;
+    let memory_bytes = simulate::memory_bytes(&args.sim.memory)?;
     // Without --up-to, the what-if's own default (4 x memory) holds.
     let mut spec = format!("step={},vec={}", args.step, args.vec);
     if let Some(text) = &args.up_to {

@@ -167,9 +167,10 @@ pub trait Experiment: Sync {
     fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
         match scale {
             None => Ok(self.jobs(quick, seed)),
-            Some(_) => {
-                Err(format!("experiment {} has no scale to set (only split-reclaim has)", self.name()))
-            }
+            Some(_) => Err(format!(
+                "--scale: experiment {} has no scale to set (only split-reclaim has)",
+                self.name()
+            )),
         }
     }
     /// Conclusions from the rows, in the order `jobs` returned them.

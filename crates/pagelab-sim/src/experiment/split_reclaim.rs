@@ -174,12 +174,7 @@ fn table3_scale(scale: u64) -> u64 {
 /// Table III: the NFS-like mix at the paper's 60,000 operations per second on 64 GiB / `scale`, 32 CPUs,
 /// for `duration` after the file set is created.
 fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -> Result<Row, SimError> {
-    let cfg = SimConfig {
-        memory_bytes: NFS_MEMORY_BYTES / scale,
-        cpus: NFS_CPUS,
-        duration,
-        ..batch_config(policy, ratio_p, scale, seed)?
-    };
+    let cfg = nfs_config(policy, ratio_p, scale, duration, seed)?;
     let files = NfsMix::files_at_scale(scale);
     let workload = NfsMix::new(files, NFSD_THREADS, NFS_OPS_PER_S as f64, scale, SEED_DEFAULT)?;
     let m = simulate(cfg, Box::new(workload))?;
@@ -212,6 +207,59 @@ fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -
             ("sim_seconds".into(), m.sim_seconds),
         ],
         series: Vec::new(),
+    })
+}
+
+/// Table III's server: 64 GiB / `scale` and 32 CPUs, for `duration`.
+fn nfs_config(
+    policy: &str,
+    ratio_p: u32,
+    scale: u64,
+    duration: Nanos,
+    seed: u64,
+) -> Result<SimConfig, SimError> {
+    Ok(SimConfig {
+        memory_bytes: NFS_MEMORY_BYTES / scale,
+        cpus: NFS_CPUS,
+        duration,
+        ..batch_config(policy, ratio_p, scale, seed)?
+    })
+}
+
+/// The paper's machines divided by `scale` must keep at least one file and leave memory for caches beside
+/// the kernel's own few MiB (which do not shrink with the scale), for the batch's most threads and for
+/// Table III's nfsd threads: checked before any run starts, with the largest scale that would do.
+fn check_scale(scale: u64) -> Result<(), String> {
+    let fits = |s: u64| -> Result<(), String> {
+        if s == 0 {
+            return Err("expected a factor of at least 1 (1: the paper's machine)".into());
+        }
+        if PAPER_FILES / s == 0 {
+            return Err(format!("the paper's {PAPER_FILES} files / {s} leave none"));
+        }
+        let threads_max = THREADS.iter().max().copied().unwrap_or(1) as u32;
+        let batch = batch_config("conventional", 0, s, 1).map_err(|e| e.to_string())?;
+        batch.memory(threads_max).map_err(|e| format!("24 GiB / {s}: {e}"))?;
+        let t3 = table3_scale(s);
+        let nfs = nfs_config("conventional", 0, t3, Nanos::ZERO, 1).map_err(|e| e.to_string())?;
+        nfs.memory(NFSD_THREADS as u32).map_err(|e| format!("Table III's 64 GiB / {t3}: {e}"))?;
+        Ok(())
+    };
+    fits(scale).map_err(|why| match scale {
+        0 => format!("--scale 0: {why}"),
+        _ => {
+            // Fitting is monotone in the scale (a larger factor only takes memory and files away).
+            let (mut lo, mut hi) = (1, scale);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if fits(mid).is_ok() {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            format!("--scale {scale}: {why}; the largest scale that fits is {lo}")
+        }
     })
 }
 
@@ -368,10 +416,9 @@ impl Experiment for SplitReclaim {
     }
 
     fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
-        match scale {
-            Some(0) => Err("--scale 0: expected a factor of at least 1 (1: the paper's machine)".into()),
-            _ => Ok(self.sweep(quick, seed, scale_of(scale, quick))),
-        }
+        let scale = scale_of(scale, quick);
+        check_scale(scale)?;
+        Ok(self.sweep(quick, seed, scale))
     }
 
     fn analyze(&self, rows: &[Row], _quick: bool) -> Findings {
@@ -904,5 +951,18 @@ mod tests {
         );
         let err = super::super::find("dulo").unwrap().jobs_at_scale(true, 1, Some(4)).err().unwrap();
         assert!(err.contains("no scale"), "{err}");
+    }
+
+    /// A scale that leaves the kernel no room beside its own memory is refused before any run, with the
+    /// largest scale that fits; that one is accepted and the next is not.
+    #[test]
+    fn a_scale_too_large_for_the_kernel_is_refused_with_the_largest_that_fits() {
+        let err = SplitReclaim.jobs_at_scale(false, 1, Some(100_000_000)).err().expect("refused");
+        assert!(err.starts_with("--scale 100000000: "), "{err}");
+        let largest: u64 = err.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("a scale at the end");
+        assert!((1024..100_000_000).contains(&largest), "{err}");
+        assert!(check_scale(largest).is_ok());
+        let next = check_scale(largest + 1).expect_err("one more is too much");
+        assert!(next.ends_with(&format!("the largest scale that fits is {largest}")), "{next}");
     }
 }
