@@ -487,7 +487,7 @@ fn gains(rows: &[Row], workload: &str) -> (f64, f64) {
 }
 
 fn pct(x: f64) -> String {
-    format!("{:+.1} %", 100.0 * x)
+    super::signed_pct(x, 1)
 }
 
 /// The rows averaged over the workload seeds: one row per configuration (every parameter but `seed`), its

@@ -247,13 +247,13 @@ impl Experiment for MemRxExperiment {
             let e = errors(name);
             let (at, w) = worst_error(&e);
             summary.push((format!("max_error_{name}"), largest_error(&e)));
-            accuracy.push(format!("{label} {:+.1} % (at {at} MiB)", 100.0 * w));
+            accuracy.push(format!("{label} {} (at {at} MiB)", super::signed_pct(w, 1)));
             checks.push(Check {
                 claim: format!(
                     "{label}: predicted runtime within 5 % of actual at every size (the paper: 10 %)"
                 ),
                 source: "papers/003 §5.1.1, Figure 3; the issue's criterion".into(),
-                measured: format!("largest error {:+.1} % at {at} MiB", 100.0 * w),
+                measured: format!("largest error {} at {at} MiB", super::signed_pct(w, 1)),
                 verdict: verdict_within(largest_error(&e), ERROR_MAX),
             });
         }
@@ -315,9 +315,9 @@ impl Experiment for MemRxExperiment {
                     .into(),
                 source: "papers/003 §5.1.2, Figure 5".into(),
                 measured: format!(
-                    "largest error {:+.1} % (at {at_on} MiB) with on-demand readahead, {:.1} % without; {:.1} % \
+                    "largest error {} (at {at_on} MiB) with on-demand readahead, {:.1} % without; {:.1} % \
                      with 2.6.18's, which reads nothing ahead of random reads",
-                    100.0 * w_on,
+                    super::signed_pct(w_on, 1),
                     100.0 * largest_error(&off),
                     100.0 * largest_error(&kernel)
                 ),
@@ -738,10 +738,10 @@ fn markdown(
                 continue;
             };
             let actual = a.metric("actual_runtime_s");
-            let err = |p: f64| 100.0 * (p - actual) / actual;
+            let err = |p: f64| super::signed_pct((p - actual) / actual, 1);
             let _ = writeln!(
                 md,
-                "| {mib} | {actual:.1} | {:.1} | {:+.1} % | {:.1} | {:+.1} % | {:.1} | {:.1} | {:.4} | {:.4} / {:.4} / {:.4} |",
+                "| {mib} | {actual:.1} | {:.1} | {} | {:.1} | {} | {:.1} | {:.1} | {:.4} | {:.4} / {:.4} / {:.4} |",
                 a.metric("predicted_runtime_s"),
                 err(a.metric("predicted_runtime_s")),
                 n.metric("predicted_runtime_s"),

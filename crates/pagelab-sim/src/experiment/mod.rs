@@ -196,6 +196,35 @@ pub fn all() -> Vec<&'static dyn Experiment> {
     ]
 }
 
+/// `fraction` as a signed percentage with `decimals` places ("+4.2 %", "-0.7 %"). A value that rounds to
+/// zero prints as "0.0 %": a change too small to show has no direction, and "-0.0 %" (what the float's sign
+/// alone gives for a run identical to its baseline) reads as a loss.
+pub fn signed_pct(fraction: f64, decimals: usize) -> String {
+    let text = format!("{:+.decimals$}", 100.0 * fraction);
+    if text.len() > 1 && text[1..].bytes().all(|b| b == b'0' || b == b'.') {
+        format!("{:.decimals$} %", 0.0)
+    } else {
+        format!("{text} %")
+    }
+}
+
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {
     all().into_iter().find(|e| e.name() == name)
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::signed_pct;
+
+    #[test]
+    fn a_change_that_rounds_to_nothing_has_no_sign() {
+        assert_eq!(signed_pct(0.042, 1), "+4.2 %");
+        assert_eq!(signed_pct(-0.007, 1), "-0.7 %");
+        assert_eq!(signed_pct(-0.0, 1), "0.0 %");
+        assert_eq!(signed_pct(-0.0004, 1), "0.0 %");
+        assert_eq!(signed_pct(0.0004, 0), "0 %");
+        assert_eq!(signed_pct(-0.004, 0), "0 %");
+        assert_eq!(signed_pct(-0.006, 0), "-1 %");
+        assert_eq!(signed_pct(f64::NAN, 1), "NaN %");
+    }
 }

@@ -518,7 +518,7 @@ impl Table<'_> {
 }
 
 fn pct(x: f64) -> String {
-    format!("{:+.0} %", 100.0 * x)
+    super::signed_pct(x, 0)
 }
 
 /// Gains of `system` over AccessHistory at high concurrency, `(concurrency, gain)`.

@@ -37,7 +37,7 @@
 //! Response time is measured from a page
 //! request's paced arrival to its delivery (the data copied to the reader).
 
-use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
+use super::{signed_pct, Chart, Check, Experiment, Findings, Job, Row, Verdict};
 use crate::config::{SimConfig, Warmup};
 use crate::device::{spec::ST3500320AS, DeviceSpec};
 use crate::error::SimError;
@@ -437,11 +437,11 @@ impl<'a> Analysis<'a> {
             gain &= unstable >= 0.2;
             small_loss &= stable < unstable;
             parts.push(format!(
-                "{x:.0} × SD: unstable {:+.0} % ({:.1} → {:.1} µs), stable {:+.0} % ({:.1} → {:.1} µs)",
-                -100.0 * unstable,
+                "{x:.0} × SD: unstable {} ({:.1} → {:.1} µs), stable {} ({:.1} → {:.1} µs)",
+                signed_pct(-unstable, 0),
                 m("ets", "response_time_us_stream2"),
                 m("esf", "response_time_us_stream2"),
-                100.0 * stable,
+                signed_pct(stable, 0),
                 m("ets", "response_time_us_stream1"),
                 m("esf", "response_time_us_stream1"),
             ));
@@ -487,7 +487,7 @@ impl<'a> Analysis<'a> {
             claim: "TPC-H-like beside the streams: ETS never worse than 32-32, about 2.5 % better on average"
                 .into(),
             source: "papers/002 slide 22".into(),
-            measured: format!("{}; mean {:+.1} %", percents(&gains, "streams"), 100.0 * mean),
+            measured: format!("{}; mean {}", percents(&gains, "streams"), signed_pct(mean, 1)),
             verdict: match (never_worse, (0.0..=0.05).contains(&mean)) {
                 (true, true) => Verdict::Reproduced,
                 (true, false) => Verdict::Partial,
@@ -534,7 +534,7 @@ impl<'a> Analysis<'a> {
                     && label.starts_with(&format!("{experiment} "))
                     && policies.iter().any(|p| label.ends_with(&format!("({p})")))
             })
-            .map(|(label, d)| format!("{label} {:+.1} %", 100.0 * d))
+            .map(|(label, d)| format!("{label} {}", signed_pct(*d, 1)))
             .collect();
         if !over.is_empty() {
             check.measured += &format!("; not counted, more memory than 32-32: {}", over.join(", "));
@@ -550,7 +550,7 @@ impl<'a> Analysis<'a> {
         let outside: Vec<String> = ratios
             .iter()
             .filter(|(_, d)| d.abs() > MEMORY_TOLERANCE || d.is_nan())
-            .map(|(l, d)| format!("{l} {:+.1} %", 100.0 * d))
+            .map(|(l, d)| format!("{l} {}", signed_pct(*d, 1)))
             .collect();
         let worst = ratios.iter().map(|r| r.1.abs()).fold(0.0, f64::max);
         Check {
@@ -837,10 +837,8 @@ impl<'a> Analysis<'a> {
                 String::new()
             };
             let label = format!("{} {} ({})", r.text("experiment"), case_x(r), r.text("prefetch"));
-            let vs = ratios
-                .iter()
-                .find(|(l, _)| *l == label)
-                .map_or("—".into(), |(_, d)| format!("{:+.1} %", 100.0 * d));
+            let vs =
+                ratios.iter().find(|(l, _)| *l == label).map_or("—".into(), |(_, d)| signed_pct(*d, 1));
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {:.1}{spread} | {:.1} | {:.1} | {:.2} | {:.3} | {:.0} | {:.1} | {vs} | {:.0} | {:.0} | {:.2} |",
@@ -894,7 +892,7 @@ fn halves(a: bool, b: bool) -> Verdict {
 }
 
 fn percents(values: &[(f64, f64)], unit: &str) -> String {
-    values.iter().map(|(x, v)| format!("{x:.0} {unit}: {:+.1} %", 100.0 * v)).collect::<Vec<_>>().join(", ")
+    values.iter().map(|(x, v)| format!("{x:.0} {unit}: {}", signed_pct(*v, 1))).collect::<Vec<_>>().join(", ")
 }
 
 /// A claim of a range of improvements: reproduced when every value is inside it (5 points of slack each

@@ -138,7 +138,7 @@ impl Experiment for SystemModel {
         checks.push(Check {
             claim: format!("random 4 KiB read ≈ {RANDOM_4K_MS} ms (0.28 overhead + 5.5 seek + 3.0 rotation + 0.1 transfer)"),
             source: "devices.md §2.6, DiskSim Cheetah 9LP".into(),
-            measured: format!("{random_4k:.3} ms ({:+.1} %)", 100.0 * (random_4k / RANDOM_4K_MS - 1.0)),
+            measured: format!("{random_4k:.3} ms ({})", super::signed_pct(random_4k / RANDOM_4K_MS - 1.0, 1)),
             verdict: if err_4k <= RANDOM_4K_TOLERANCE { Verdict::Reproduced } else { Verdict::NotReproduced },
         });
         let media_ok = (media_outer / 21.8 - 1.0).abs() <= 0.02 && (media_inner / 14.3 - 1.0).abs() <= 0.02;
@@ -162,9 +162,9 @@ impl Experiment for SystemModel {
                      (docs/DISK-VALIDATION.md)"
                 .into(),
             measured: format!(
-                "{sustained_outer:.2} / {sustained_inner:.2} MB/s ({:+.2} % / {:+.2} %)",
-                100.0 * err_outer,
-                100.0 * err_inner
+                "{sustained_outer:.2} / {sustained_inner:.2} MB/s ({} / {})",
+                super::signed_pct(err_outer, 2),
+                super::signed_pct(err_inner, 2)
             ),
             verdict: if err_outer.abs() <= DISKSIM_SEQ_TOLERANCE && err_inner.abs() <= DISKSIM_SEQ_TOLERANCE {
                 Verdict::Reproduced

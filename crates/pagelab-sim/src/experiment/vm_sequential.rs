@@ -89,10 +89,10 @@ impl Experiment for VmSequential {
                     .into(),
             source: "papers/003 Table 2".into(),
             measured: format!(
-                "{d128:.0} / {d192:.0} / {d256:.0} pages ({:+.0} % / {:+.0} % / {:+.0} % of the paper's)",
-                100.0 * (d128 / TABLE_2[0].1 - 1.0),
-                100.0 * (d192 / TABLE_2[1].1 - 1.0),
-                100.0 * (d256 / TABLE_2[2].1 - 1.0)
+                "{d128:.0} / {d192:.0} / {d256:.0} pages ({} / {} / {} of the paper's)",
+                super::signed_pct(d128 / TABLE_2[0].1 - 1.0, 0),
+                super::signed_pct(d192 / TABLE_2[1].1 - 1.0, 0),
+                super::signed_pct(d256 / TABLE_2[2].1 - 1.0, 0)
             ),
             verdict: match (rises, falls) {
                 (true, true) => Verdict::Reproduced,
