@@ -99,6 +99,14 @@ impl Observer for StreamCounters {
         }
     }
 
+    /// A prefetched page dropped unused (its file invalidated, its read failed) leaves its owner's
+    /// inventory as an eviction does.
+    fn removed(&mut self, now: Nanos, _: PageKey, owner: StreamId, prefetched_unused: bool) {
+        if let (true, Some(c)) = (prefetched_unused, self.entry(owner)) {
+            c.inventory(now, -1);
+        }
+    }
+
     fn fetch_issued(&mut self, _: Nanos, fetch: &Fetch) {
         if fetch.write {
             return;
@@ -159,5 +167,18 @@ mod tests {
         let mean = c.of_slot(0).inventory_pages_mean(Nanos::ZERO, Nanos::from_ms(40));
         assert!((mean - 1.0).abs() < 1e-12, "{mean}");
         assert_eq!(c.of_slot(0).inventory_pages, 0);
+    }
+
+    /// A prefetched page dropped unused (an invalidation, a failed read) leaves its owner's inventory; a
+    /// used or demanded page dropped was in no inventory.
+    #[test]
+    fn a_prefetched_page_dropped_unused_leaves_the_inventory() {
+        let mut c = StreamCounters::new(1);
+        let (s, key) = (StreamId(1), PageKey::new(FileId(1), 0));
+        c.allocated(Nanos::ZERO, key, s, false);
+        c.allocated(Nanos::ZERO, key, s, false);
+        c.removed(Nanos::from_ms(10), key, s, true);
+        c.removed(Nanos::from_ms(10), key, s, false);
+        assert_eq!(c.of_slot(0).inventory_pages, 1);
     }
 }

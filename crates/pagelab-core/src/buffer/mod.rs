@@ -1251,8 +1251,9 @@ impl<O: Observer> BufferCache<O> {
         if anon_slot != NO_SWAP_SLOT {
             self.swap.as_mut().expect("a swap slot without swap").free(anon_slot);
         }
+        let (owner, flags) = (self.pages.meta[f].owner, self.pages.meta[f].flags);
         let slot = self.pages.drop_page(frame);
-        self.observer.removed(now, key);
+        self.observer.removed(now, key, owner, flags & flag::PREFETCHED != 0);
         self.free_slot(slot);
     }
 

@@ -95,9 +95,10 @@ pub trait Observer {
     #[inline(always)]
     fn evicted(&mut self, now: Nanos, key: PageKey, owner: StreamId, what: Eviction) {}
 
-    /// Page `key` was dropped without eviction (invalidation, an I/O error).
+    /// Page `key` (fetched by `owner`) was dropped without eviction (invalidation, an I/O error, a stale
+    /// completion); `prefetched_unused`: readahead brought it and nobody had used it.
     #[inline(always)]
-    fn removed(&mut self, now: Nanos, key: PageKey) {}
+    fn removed(&mut self, now: Nanos, key: PageKey, owner: StreamId, prefetched_unused: bool) {}
 
     #[inline(always)]
     fn fetch_issued(&mut self, now: Nanos, fetch: &Fetch) {}
@@ -183,7 +184,7 @@ forward! {
     swapped_in(now: Nanos, key: PageKey, demand: bool);
     throttled(now: Nanos, stream: StreamId);
     evicted(now: Nanos, key: PageKey, owner: StreamId, what: Eviction);
-    removed(now: Nanos, key: PageKey);
+    removed(now: Nanos, key: PageKey, owner: StreamId, prefetched_unused: bool);
     fetch_issued(now: Nanos, fetch: &Fetch);
     fetch_done(now: Nanos, fetch: &Fetch);
     fetch_failed(now: Nanos, fetch: &Fetch);
@@ -280,7 +281,7 @@ impl Observer for Counters {
         }
     }
     #[inline(always)]
-    fn removed(&mut self, _: Nanos, _: PageKey) {
+    fn removed(&mut self, _: Nanos, _: PageKey, _: StreamId, _: bool) {
         self.removed += 1;
     }
     #[inline(always)]

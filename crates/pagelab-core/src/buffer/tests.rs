@@ -555,6 +555,38 @@ fn invalidation_drops_resident_pages_and_in_flight_ones_on_arrival() {
     assert_eq!(stats(&c).removed, 3);
 }
 
+/// The pages an invalidation drops, as the observer hears of them: key, owner, prefetched and unused.
+#[derive(Default)]
+struct Removals(Vec<(u64, StreamId, bool)>);
+impl Observer for Removals {
+    fn removed(&mut self, _: Nanos, key: PageKey, owner: StreamId, prefetched_unused: bool) {
+        self.0.push((key.index(), owner, prefetched_unused));
+    }
+}
+
+/// A dropped page is reported with its owner and whether readahead brought it unused, so that per-stream
+/// inventories (papers/002) give it back as an eviction would.
+#[test]
+fn a_dropped_page_is_reported_with_its_owner_and_whether_it_was_prefetched() {
+    let config = BufferCacheConfig::new(MemoryConfig::exact(64), PolicyKind::Lru, "linux".parse().unwrap());
+    let mut c = BufferCache::with_observer(config, Removals::default()).unwrap();
+    let mut cur = c.begin_read(Nanos(0), StreamId(3), FileId(0), 0, 1, 1000).unwrap();
+    let mut out = ReadOutcome::default();
+    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    let fetches = out.fetches.clone();
+    assert!(fetches.iter().map(|f| f.pages).sum::<u32>() > 1, "readahead beyond the demanded page");
+    for f in &fetches {
+        c.fetch_done(Nanos(1), f).unwrap();
+    }
+    c.read(Nanos(2), &mut cur, &Flat, &mut out);
+    let dropped = c.invalidate(Nanos(3), FileId(0));
+    let mut seen = c.observer().0.clone();
+    seen.sort_unstable_by_key(|r| r.0);
+    assert_eq!(seen.len() as u32, dropped);
+    assert_eq!(seen[0], (0, StreamId(3), false), "the demanded page");
+    assert!(seen[1..].iter().all(|&(_, owner, unused)| owner == StreamId(3) && unused), "{seen:?}");
+}
+
 #[test]
 fn streams_record_their_cpu_and_close() {
     let mut c = cache(4, "none");

@@ -387,7 +387,7 @@ impl Observer for MemRx {
         }
     }
 
-    fn removed(&mut self, now: Nanos, key: PageKey) {
+    fn removed(&mut self, now: Nanos, key: PageKey, _: StreamId, _: bool) {
         let idle = self.idle;
         for lane in &mut self.lanes {
             lane.prefetched.remove(key.raw());
