@@ -27,7 +27,7 @@
 //! this process ([`TwoRandScale`]): where Figure 9's clips are read back to back, Two-Rand's handlers keep
 //! two streams each, so prefetched pages wait while the other stream is read. Each run mounts its system
 //! afresh and warms it with the same load before its measured period (the throughput counts the reads that
-//! ended within the period; thrashing is counted to the end of the run's last reads).
+//! ended within the period, and thrashing and the hit ratio over the same period).
 //!
 //! Both emulate the paper's disk with the simulator's block layer (`pagelab_fs::io`): the anticipatory
 //! scheduler anticipating each reading thread, 2.6's request queue of 128 and its read congestion, and the
@@ -815,10 +815,24 @@ impl TwoRandReport {
 /// `threads` handlers running Two-Rand requests on the files under `root` for `seconds`: the bytes of the
 /// reads that ended within them (a read still waiting at the end, possibly for seconds behind a long
 /// queue, counts for nothing: throughput over the period, as the simulator measures it).
-fn two_rand_load(root: &Path, files: u64, threads: u32, seconds: u64, seed: u64) -> Result<u64> {
+/// Two-Rand's handlers for `seconds`: the bytes of the reads that ended within them. `at_deadline` runs when
+/// the period ends, while the handlers' last reads are still under way (the engine's counters then cover
+/// the same period as the bytes).
+fn two_rand_load(
+    root: &Path,
+    files: u64,
+    threads: u32,
+    seconds: u64,
+    seed: u64,
+    at_deadline: impl FnOnce() + Send,
+) -> Result<u64> {
     const BLOCK: u64 = 64 << 10;
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let total: u64 = std::thread::scope(|s| {
+        s.spawn(move || {
+            std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+            at_deadline();
+        });
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || -> std::io::Result<u64> {
@@ -890,11 +904,18 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             // prefetch cache's partition among it, from one concurrency into the next).
             let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
             let seed = 1000 + rep as u64;
-            two_rand_load(mount.mountpoint(), scale.files, c, scale.warmup_s, seed)?;
+            two_rand_load(mount.mountpoint(), scale.files, c, scale.warmup_s, seed, || ())?;
             let before = mount.engine().stats();
-            let bytes = two_rand_load(mount.mountpoint(), scale.files, c, scale.duration_s, rep as u64)?;
+            // The counters are read when the measured period ends, as the bytes are counted, not when the
+            // handlers' last reads (seconds behind a long queue at high concurrency) have finished.
+            let at_end = std::sync::Mutex::new(None);
+            let engine = mount.engine();
+            let bytes =
+                two_rand_load(mount.mountpoint(), scale.files, c, scale.duration_s, rep as u64, || {
+                    *at_end.lock().unwrap_or_else(|e| e.into_inner()) = Some(engine.stats());
+                })?;
             let secs = scale.duration_s as f64;
-            let after = mount.engine().stats();
+            let after = at_end.into_inner().unwrap_or_else(|e| e.into_inner()).expect("read at the deadline");
             mount.unmount()?;
             let (a, b) = (&after.pages, &before.pages);
             Ok([
