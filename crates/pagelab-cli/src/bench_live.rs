@@ -141,6 +141,7 @@ fn spec(memory: &str, prefetch: &str, prefetch_cache: &str, device: Option<&str>
         whatif: None,
         emulate_device: device.map(str::to_string),
         scheduler: None,
+        nr_requests: None,
         io_threads: 64,
         seed: 1,
     }

@@ -60,6 +60,12 @@ pub struct MountArgs {
     /// reading thread, as Linux's is per task. Default: anticipatory. Only with --emulate-device.
     #[arg(long, value_name = "SCHEDULER")]
     pub scheduler: Option<String>,
+    /// The emulated device's request queue (`nr_requests`), as `pagelab simulate --nr-requests`: a reading
+    /// thread that finds it full waits for a request to complete (2.6's get_request), and readahead skips
+    /// its asynchronous windows while it is nearly full. Default: 128, Linux 2.6's. Only with
+    /// --emulate-device.
+    #[arg(long, value_name = "N")]
+    pub nr_requests: Option<u32>,
     /// MemRx's what-if prediction at larger memories, shown by `pagelab stats`: on (up to 4 x --memory in
     /// steps of 32 MiB), off, or up-to=SIZE,step=SIZE,vec=MODE.
     #[arg(long, default_value = "on", value_name = "SPEC")]
@@ -119,6 +125,7 @@ fn spec(a: &MountArgs) -> LiveSpec {
         },
         emulate_device: a.emulate_device.clone(),
         scheduler: a.scheduler.clone(),
+        nr_requests: a.nr_requests,
         io_threads: a.io_threads,
         seed: a.seed,
     }
@@ -137,8 +144,14 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     let pages = (memory_bytes / pagelab_core::PAGE_SIZE_BYTES).min(u32::MAX as u64) as u32;
     let backend = Backend::parse(&a.backend, pages)
         .ok_or_else(|| anyhow!("--backend {}: expected engine, passthrough or naive", a.backend))?;
-    let device =
-        engine.device.as_ref().map(|d| format!("{} behind the {} scheduler", d.name(), d.scheduler()));
+    let device = engine.device.as_ref().map(|d| {
+        format!(
+            "{} behind the {} scheduler, {} requests queued at most",
+            d.name(),
+            d.scheduler(),
+            d.nr_requests()
+        )
+    });
     // Before any thread starts, so that every thread leaves these signals to `wait_for_signal`.
     mount::block_termination_signals();
     let mounted = mount::mount(MountConfig {

@@ -89,6 +89,8 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
         "ssd",
         "--scheduler",
         "deadline",
+        "--nr-requests",
+        "32",
         "--stats",
         &addr,
     ];
@@ -112,7 +114,11 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
     let out = finish(child);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("EMULATED"), "the startup line says the device is emulated");
-    assert!(stderr(&out).contains("behind the deadline scheduler"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("behind the deadline scheduler, 32 requests queued at most"),
+        "{}",
+        stderr(&out)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("hit ratio"), "final statistics on stdout");
     assert!(!mounted(mnt.path()), "SIGTERM unmounts");
 }
@@ -147,7 +153,7 @@ fn bad_input_is_one_clear_error_with_status_2() {
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
     let (s, m) = (src.path().to_str().unwrap(), mnt.path().to_str().unwrap());
-    let cases: [(Vec<&str>, &str); 9] = [
+    let cases: [(Vec<&str>, &str); 11] = [
         (vec!["mount", s, m, "--memory", "1000TiB"], "more than this machine's memory"),
         (vec!["mount", "/nonexistent/src", m], "source /nonexistent/src"),
         (vec!["mount", s, "/nonexistent/mnt"], "mountpoint /nonexistent/mnt"),
@@ -155,6 +161,14 @@ fn bad_input_is_one_clear_error_with_status_2() {
         (vec!["mount", s, m, "--memory", "lots"], "--memory"),
         (vec!["mount", s, m, "--emulate-device", "floppy"], "--emulate-device"),
         (vec!["mount", s, m, "--scheduler", "noop"], "give --emulate-device"),
+        (
+            vec!["mount", s, m, "--nr-requests", "8"],
+            "--nr-requests: it bounds the emulated device's request queue",
+        ),
+        (
+            vec!["mount", s, m, "--emulate-device", "hdd", "--nr-requests", "0"],
+            "--nr-requests: 0: expected at least",
+        ),
         (vec!["mount", s, m, "--emulate-device", "hdd", "--scheduler", "elevator"], "--scheduler"),
         (vec!["mount", s, m, "--stats", "10.1.2.3:9187"], "loopback"),
     ];

@@ -171,6 +171,11 @@ impl EmulatedDevice {
         self.scheduler
     }
 
+    /// The request queue's size (`nr_requests`).
+    pub fn nr_requests(&self) -> u32 {
+        self.nr_requests
+    }
+
     fn lock(&self) -> MutexGuard<'_, DeviceState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }

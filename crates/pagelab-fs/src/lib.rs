@@ -80,6 +80,9 @@ pub struct LiveSpec {
     /// The I/O scheduler in front of the emulated device (`pagelab simulate --scheduler`'s syntax; `None`:
     /// anticipatory, the simulator's default). Only with `emulate_device`.
     pub scheduler: Option<String>,
+    /// The emulated device's request queue (`nr_requests`, `pagelab simulate --nr-requests`; `None`: 2.6's
+    /// 128). Only with `emulate_device`.
+    pub nr_requests: Option<u32>,
     pub io_threads: u32,
     pub seed: u64,
 }
@@ -130,6 +133,12 @@ impl LiveSpec {
                     "it orders the emulated device's requests: give --emulate-device".into(),
                 ))
             }
+            None if self.nr_requests.is_some() => {
+                return Err(bad(
+                    "--nr-requests",
+                    "it bounds the emulated device's request queue: give --emulate-device".into(),
+                ))
+            }
             None => None,
             Some(text) => {
                 let spec = DeviceSpec::parse(text).map_err(|e| bad("--emulate-device", e.to_string()))?;
@@ -137,7 +146,12 @@ impl LiveSpec {
                     Some(t) => SchedulerSpec::parse(t).map_err(|e| bad("--scheduler", e.to_string()))?,
                     None => SchedulerSpec::default(),
                 };
-                Some(EmulatedDevice::new(&spec, &sched, io::NR_REQUESTS_DEFAULT))
+                let nr_requests = match self.nr_requests {
+                    Some(0) => return Err(bad("--nr-requests", "0: expected at least one request".into())),
+                    Some(n) => n,
+                    None => io::NR_REQUESTS_DEFAULT,
+                };
+                Some(EmulatedDevice::new(&spec, &sched, nr_requests))
             }
         };
         if !(1..=1024).contains(&self.io_threads) {

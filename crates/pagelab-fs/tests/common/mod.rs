@@ -18,6 +18,7 @@ pub fn spec(memory: &str, policy: &str, prefetch_cache: &str) -> LiveSpec {
         whatif: None,
         emulate_device: None,
         scheduler: None,
+        nr_requests: None,
         io_threads: 8,
         seed: 1,
     }
