@@ -135,9 +135,14 @@ fn run_jobs(
 /// sweep in `out` stay as they were: a partial sweep has no findings to replace them with), and the error
 /// names every failed run.
 fn keep_completed(out: &Path, rows: &[Row], failures: &[JobFailure], total: usize) -> anyhow::Error {
+    // Every failed run by name, up to a screenful: a sweep whose runs all fail the same way says so once.
+    const LISTED_MAX: usize = 12;
     let mut msg = format!("{} of {total} runs failed:", failures.len());
-    for f in failures {
+    for f in failures.iter().take(LISTED_MAX) {
         let _ = write!(msg, "\n  {}: {}", f.label, f.why);
+    }
+    if failures.len() > LISTED_MAX {
+        let _ = write!(msg, "\n  … and {} more", failures.len() - LISTED_MAX);
     }
     if rows.is_empty() {
         return anyhow!("{msg}\nno run completed; nothing was written");
@@ -333,5 +338,11 @@ mod tests {
 
         let none = keep_completed(dir.path(), &[], &failures, 2).to_string();
         assert!(none.ends_with("no run completed; nothing was written"), "{none}");
+
+        let many: Vec<JobFailure> =
+            (0..30).map(|i| JobFailure { label: format!("run {i}"), why: "files=0".into() }).collect();
+        let text = keep_completed(dir.path(), &[], &many, 30).to_string();
+        assert_eq!(text.lines().count(), 1 + 12 + 1 + 1, "{text}");
+        assert!(text.contains("run 11: files=0\n  … and 18 more"), "{text}");
     }
 }
