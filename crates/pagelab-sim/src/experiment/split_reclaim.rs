@@ -44,7 +44,8 @@
 //! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 5 % of
 //!   memory, metadata reclaim never triggered.
 //!
-//! Measured at the paper's size (`--scale 1`, seed 1; about 20 minutes on 2 cores, 3.6 GB): conventional
+//! Measured at the paper's size (`--scale 1`, seed 1; about 20 minutes on 2 cores, 3.6 GB, before the
+//! diagnostic below; with it 24 minutes and 4.6 GB): conventional
 //! reclaim's worst `stat` latency is 0.09 ms at one thread, 3.2 ms at two, then 462, 471 and 614 ms at 4, 8
 //! and 16 (direct reclaims of 2.9–3.4 ms on average): the jump beyond two threads is the paper's, its size
 //! (over 10 s) is not. Split reclaim's worst is 0.32 ms (99.9 % less at 16 threads). Split P = 50 % makes
@@ -55,13 +56,11 @@
 //!
 //! **The first release decides the stalls** (the `fig5-3x-dput` diagnostic rows: conventional and split
 //! P = 50 % with [`FirstPut::Referenced`], 3.x's `dput()`, which marks a new dentry referenced). At the
-//! paper's size, 16 threads, conventional reclaim's worst `stat` is then 6.5 s, not 0.6: 0.2 / 6.1 / 1,757 /
-//! 4,299 / 6,455 ms at 1 / 2 / 4 / 8 / 16 threads (single runs, `simulate --workload
-//! stat-batch:scale=1,threads=T --metadata conventional:first_put=referenced --memory 24GiB --cpus 8 --device
-//! ssd`, 2026-11-26), with up to 7.0 million objects of deferred shrinker work collected at once (the
-//! default: 0.16 million). That is the paper's jump beyond two threads, at a third to two thirds of its
-//! "over 10 s". Split reclaim's worst stays 0.7 ms, and the throughput is level (881 k against 882 k
-//! `stat`/s), not 3×. The same semantics makes Figure 2's deallocation after creation grow as after random
+//! paper's size (`--scale 1`, seed 1, 2026-11-26), conventional reclaim's worst `stat` is then 0.09 / 3.7 /
+//! 2,251 / 5,170 / 6,570 ms at 1 / 2 / 4 / 8 / 16 threads, not 0.6 s at most, with up to 4.7 million objects
+//! of deferred shrinker work collected at once (the default: 0.16 million). That is the paper's jump beyond
+//! two threads, at a fifth to two thirds of its "over 10 s". Split reclaim's worst stays 0.7 ms, and the
+//! throughput is nearly level (881 k against 838 k `stat`/s at 16 threads, 1.05×), not 3×. The same semantics makes Figure 2's deallocation after creation grow as after random
 //! accesses (every new object starts referenced), where the paper's stays flat: no one first-release rule
 //! gives both of the paper's figures here, so the default keeps the one its Figures 2 and 3 follow, and the
 //! report shows both.
