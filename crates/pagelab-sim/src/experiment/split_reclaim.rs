@@ -58,7 +58,7 @@
 //! P = 50 % with [`FirstPut::Referenced`], 3.x's `dput()`, which marks a new dentry referenced). At the
 //! paper's size (`--scale 1`, seed 1, 2026-11-26), conventional reclaim's worst `stat` is then 0.09 / 3.7 /
 //! 2,251 / 5,170 / 6,570 ms at 1 / 2 / 4 / 8 / 16 threads, not 0.6 s at most, with up to 4.7 million objects
-//! of deferred shrinker work collected at once (the default: 0.16 million). That is the paper's jump beyond
+//! of deferred shrinker work collected at once (the default: 0.31 million). That is the paper's jump beyond
 //! two threads, at a fifth to two thirds of its "over 10 s". Split reclaim's worst stays 0.7 ms, and the
 //! throughput is nearly level (881 k against 838 k `stat`/s at 16 threads, 1.05×), not 3×. The same semantics makes Figure 2's deallocation after creation grow as after random
 //! accesses (every new object starts referenced), where the paper's stays flat: no one first-release rule
