@@ -77,7 +77,7 @@ use crate::device::DeviceSpec;
 use crate::error::SimError;
 use crate::server::{simulate, STAT_MISS_CPU};
 use crate::workload::metadata::{
-    NfsMix, StatBatch, DIR_ENTRIES_PER_PAGE, INODES_PER_PAGE, NFSD_THREADS, NFS_CPUS, NFS_MEMORY_BYTES,
+    metadata_blocks, metadata_file_pages, NfsMix, StatBatch, NFSD_THREADS, NFS_CPUS, NFS_MEMORY_BYTES,
     NFS_OPS_PER_S, PAPER_CPUS, PAPER_FILES, PAPER_MEMORY_BYTES, SCALE_DEFAULT, SEED_DEFAULT,
 };
 use pagelab_core::buffer::{BufferCache, BufferCacheConfig, DiskRun, Layout, ReadOutcome, ReadStatus};
@@ -160,16 +160,16 @@ fn batch_config_with(
     })
 }
 
+/// The batch at `threads` threads under `policy` and first-release rule `first_put`, as a row of `section`.
 fn batch_run(
     section: &str,
     policy: &str,
     ratio_p: u32,
     threads: u64,
     scale: u64,
+    first_put: FirstPut,
     seed: u64,
 ) -> Result<Row, SimError> {
-    // The diagnostic section runs 3.x's first release; the others the default.
-    let first_put = if section == DPUT_SECTION { FirstPut::Referenced } else { FirstPut::Unreferenced };
     let cfg = batch_config_with(policy, ratio_p, scale, seed, first_put)?;
     // The paper's files over the scale, one random access per file before the pass.
     let files = PAPER_FILES / scale;
@@ -428,11 +428,7 @@ impl Driver {
             match out.status {
                 ReadStatus::Done => return Ok(()),
                 ReadStatus::Blocked { .. } => {}
-                ReadStatus::NoMemory | ReadStatus::Throttled => {
-                    while let Some(cost) = cache.kswapd_step(self.now, &mut self.fetches) {
-                        self.now += cache.reclaim_time(cost);
-                    }
-                }
+                ReadStatus::NoMemory | ReadStatus::Throttled => self.run_kswapd(cache),
             }
         }
         Err(SimError::Config(format!("page {page} of metadata file {} was never read", file.0)))
@@ -442,20 +438,27 @@ impl Driver {
         self.out.clear();
         if !cache.metadata_lookup(ino) {
             if let Some(files) = self.blocks {
-                let dir_pages = files.div_ceil(DIR_ENTRIES_PER_PAGE);
-                self.read_block(cache, FileId(1), ino / DIR_ENTRIES_PER_PAGE, dir_pages)?;
-                self.read_block(cache, FileId(0), ino / INODES_PER_PAGE, files.div_ceil(INODES_PER_PAGE))?;
+                // The directory's block, then the inode's page, as the batch's `stat` reads them.
+                let pages = metadata_file_pages(files);
+                let (dir, inode) = metadata_blocks(ino);
+                for (file, page) in [dir, inode] {
+                    self.read_block(cache, file, page, pages[file.0 as usize])?;
+                }
             }
             if !cache.metadata_insert(self.now, ino, &mut self.out) {
                 return Err(SimError::Config(format!("no memory for file {ino}'s metadata")));
             }
             self.now += STAT_MISS_CPU + cache.reclaim_time(self.out.reclaim());
         }
-        // kswapd's steps are bounded (each frees pages or puts it to sleep); its memory is all metadata.
+        self.run_kswapd(cache);
+        Ok(())
+    }
+
+    /// kswapd's steps, inline, while it is awake: bounded (each frees pages or puts it to sleep).
+    fn run_kswapd(&mut self, cache: &mut BufferCache<()>) {
         while let Some(cost) = cache.kswapd_step(self.now, &mut self.fetches) {
             self.now += cache.reclaim_time(cost);
         }
-        Ok(())
     }
 }
 
@@ -470,7 +473,9 @@ impl SplitReclaim {
         for (policy, p) in policies() {
             for &t in threads {
                 let label = format!("fig5 {} threads={t} scale={scale}", metadata_arg(policy, p));
-                jobs.push(Job::new(label, move || batch_run("fig5", policy, p, t, scale, seed)));
+                jobs.push(Job::new(label, move || {
+                    batch_run("fig5", policy, p, t, scale, FirstPut::Unreferenced, seed)
+                }));
             }
         }
         for (policy, p) in DPUT_POLICIES {
@@ -479,13 +484,15 @@ impl SplitReclaim {
                     "{DPUT_SECTION} {} threads={t} scale={scale}",
                     metadata_arg_with(policy, p, FirstPut::Referenced)
                 );
-                jobs.push(Job::new(label, move || batch_run(DPUT_SECTION, policy, p, t, scale, seed)));
+                jobs.push(Job::new(label, move || {
+                    batch_run(DPUT_SECTION, policy, p, t, scale, FirstPut::Referenced, seed)
+                }));
             }
         }
         let scales: &[u64] = if quick { &SCALES_QUICK } else { &SCALES };
         for &s in scales {
             jobs.push(Job::new(format!("scale conventional threads=8 scale={s}"), move || {
-                batch_run("scale", "conventional", 0, 8, s, seed)
+                batch_run("scale", "conventional", 0, 8, s, FirstPut::Unreferenced, seed)
             }));
         }
         // The paper's five minutes; the quick sweep 30 s.
@@ -559,7 +566,12 @@ fn table3_at(rows: &[Row], policy: &str, key: &str) -> f64 {
 
 /// Metric `key` of Figure 5's run under `policy` (`p`: its ratio, 0 for conventional) at `threads`.
 fn fig5_at(rows: &[Row], policy: &str, p: u32, threads: u64, key: &str) -> f64 {
-    select(rows, "fig5")
+    batch_at(rows, "fig5", policy, p, threads, key)
+}
+
+/// Metric `key` of `section`'s batch run under `policy` (`p`: its ratio) at `threads`.
+fn batch_at(rows: &[Row], section: &str, policy: &str, p: u32, threads: u64, key: &str) -> f64 {
+    select(rows, section)
         .find(|r| {
             r.text("policy") == policy && r.num("ratio_p") == p as f64 && r.num("threads") == threads as f64
         })
@@ -568,11 +580,7 @@ fn fig5_at(rows: &[Row], policy: &str, p: u32, threads: u64, key: &str) -> f64 {
 
 /// Metric `key` of the 3.x-`dput()` diagnostic's run under `policy` (`p`: its ratio) at `threads`.
 fn dput_at(rows: &[Row], policy: &str, p: u32, threads: u64, key: &str) -> f64 {
-    select(rows, DPUT_SECTION)
-        .find(|r| {
-            r.text("policy") == policy && r.num("ratio_p") == p as f64 && r.num("threads") == threads as f64
-        })
-        .map_or(f64::NAN, |r| r.metric(key))
+    batch_at(rows, DPUT_SECTION, policy, p, threads, key)
 }
 
 /// The Figure 5/6 diagnostic under 3.x's `dput()`: what the batch does when a new object starts referenced,

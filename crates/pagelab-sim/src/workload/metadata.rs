@@ -75,6 +75,21 @@ pub const INODES_PER_PAGE: u64 = 16;
 /// ext4 directory entries of short names: an 8-byte header and a name of up to 24 bytes, 32 bytes; 128 to a
 /// 4 KiB block.
 pub const DIR_ENTRIES_PER_PAGE: u64 = 128;
+/// The file system's two metadata files, the first file ids of both workloads: the inode table and the
+/// directory blocks.
+pub const INODE_TABLE: FileId = FileId(0);
+pub const DIRECTORIES: FileId = FileId(1);
+
+/// Pages of the inode table and of the directory blocks for `files` files, in file-id order.
+pub fn metadata_file_pages(files: u64) -> [u64; 2] {
+    [files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)]
+}
+
+/// Where file `ino`'s metadata lives: `(dir, inode)`, the `(file, page)` of its directory block and of its
+/// inode-table page (files created one after another: both in inode order).
+pub fn metadata_blocks(ino: u64) -> ((FileId, u64), (FileId, u64)) {
+    ((DIRECTORIES, ino / DIR_ENTRIES_PER_PAGE), (INODE_TABLE, ino / INODES_PER_PAGE))
+}
 /// The workloads' own seed (their file orders), independent of the run's `--seed`.
 pub const SEED_DEFAULT: u64 = 4;
 /// At most this many files (4 bytes a random access).
@@ -233,16 +248,13 @@ impl StatBatch {
             seed,
             order,
             threads,
-            file_pages: vec![files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)],
+            file_pages: metadata_file_pages(files).to_vec(),
         })
     }
 
     fn stat(ino: u64) -> Step {
-        Step::Stat {
-            ino,
-            dir: (FileId(1), ino / DIR_ENTRIES_PER_PAGE),
-            inode: (FileId(0), ino / INODES_PER_PAGE),
-        }
+        let (dir, inode) = metadata_blocks(ino);
+        Step::Stat { ino, dir, inode }
     }
 }
 
@@ -435,7 +447,7 @@ impl NfsMix {
         }
         // Sizes drawn from SFS's distribution with the workload's own seed: every policy sees the same files.
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut file_pages = vec![files.div_ceil(INODES_PER_PAGE), files.div_ceil(DIR_ENTRIES_PER_PAGE)];
+        let mut file_pages = metadata_file_pages(files).to_vec();
         for _ in 0..files {
             let kib = weighted_draw(&SFS_FILE_SIZES, &mut rng);
             file_pages.push((kib * 1024).div_ceil(pagelab_core::PAGE_SIZE_BYTES));
