@@ -815,10 +815,9 @@ impl TwoRandReport {
 
 /// `threads` handlers running Two-Rand requests on the files under `root` for `seconds`: the bytes of the
 /// reads that ended within them (a read still waiting at the end, possibly for seconds behind a long
-/// queue, counts for nothing: throughput over the period, as the simulator measures it).
-/// Two-Rand's handlers for `seconds`: the bytes of the reads that ended within them. `at_deadline` runs when
-/// the period ends, while the handlers' last reads are still under way (the engine's counters then cover
-/// the same period as the bytes).
+/// queue, counts for nothing: throughput over the period, as the simulator measures it). `at_deadline` runs
+/// when the period ends, while the handlers' last reads are still under way, so that the engine's counters
+/// read there cover the same period as the bytes.
 fn two_rand_load(
     root: &Path,
     files: u64,

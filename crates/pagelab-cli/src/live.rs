@@ -4,7 +4,7 @@ use crate::limits::ensure_fits_memory;
 use crate::output::{emit, note};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
+use pagelab_core::units::{fmt_bytes, parse_duration_ns};
 use pagelab_fs::baseline::Backend;
 use pagelab_fs::mount::{self, MountConfig, Stop};
 use pagelab_fs::LiveSpec;
@@ -132,7 +132,7 @@ fn spec(a: &MountArgs) -> LiveSpec {
 }
 
 pub fn run_mount(a: &MountArgs) -> Result<()> {
-    let memory_bytes = parse_bytes(&a.memory).context("--memory")?;
+    let memory_bytes = crate::simulate::memory_bytes(&a.memory)?;
     // The frames are real memory here: a budget beyond the machine's would end in the OOM killer.
     ensure_fits_memory(&format!("--memory {}", a.memory), memory_bytes as u128)?;
     let spec = spec(a);
