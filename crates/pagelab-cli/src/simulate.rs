@@ -178,7 +178,10 @@ pub struct SimulateArgs {
     /// background above Mb = 0.8 Md, the allocating task above Md = memory x P / object size). Both take
     /// object=BYTES (dentry + inode, default 1320: ext4), pressure=N (vm.vfs_cache_pressure, 100) and
     /// first_put=referenced (Linux 2.6-3.x marked a new dentry referenced at its first release; default
-    /// unreferenced, as today's kernels and the paper's figures). stat-batch and nfs-mix issue stat() calls.
+    /// unreferenced, as today's kernels and the paper's figures) and prune_count=examined (a shrinker batch of
+    /// 128 counts every object it walks, as 2.6.18 and 3.12+ do; default freed: 2.6.19-3.11, the paper's
+    /// kernels, count only the objects freed and walk on past referenced ones). stat-batch and nfs-mix issue
+    /// stat() calls.
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);

@@ -6,7 +6,7 @@ use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
-use pagelab_core::metadata::{FirstPut, MetadataConfig, MetadataReclaim};
+use pagelab_core::metadata::{FirstPut, MetadataConfig, MetadataReclaim, PruneCount};
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::dulo::SequenceRule;
 use pagelab_core::policy::{DuloConfig, PolicyKind};
@@ -158,7 +158,8 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
 /// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
 /// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`
 /// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
-/// its first release).
+/// its first release) and `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
+/// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks).
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let e = SimError::Core;
@@ -188,11 +189,19 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
             ))
         }
     };
-    spec.finish(&["p", "object", "pressure", "first_put"]).map_err(e)?;
+    let prune_count = match spec.string("prune_count").as_deref() {
+        None | Some("freed") => PruneCount::Freed,
+        Some("examined") => PruneCount::Examined,
+        Some(other) => {
+            return Err(SimError::invalid(format!("prune_count={other}"), "expected freed or examined"))
+        }
+    };
+    spec.finish(&["p", "object", "pressure", "first_put", "prune_count"]).map_err(e)?;
     let config = MetadataConfig {
         object_bytes: u32::try_from(object).unwrap_or(u32::MAX),
         vfs_cache_pressure: u32::try_from(pressure).unwrap_or(u32::MAX),
         first_put,
+        prune_count,
         ..defaults
     };
     config.validate().map_err(e)?;
@@ -210,7 +219,14 @@ pub fn metadata_spec(m: &MetadataConfig) -> String {
         FirstPut::Referenced => "referenced",
         FirstPut::Unreferenced => "unreferenced",
     };
-    format!("{name}{sep}object={},pressure={},first_put={first_put}", m.object_bytes, m.vfs_cache_pressure)
+    let prune_count = match m.prune_count {
+        PruneCount::Freed => "freed",
+        PruneCount::Examined => "examined",
+    };
+    format!(
+        "{name}{sep}object={},pressure={},first_put={first_put},prune_count={prune_count}",
+        m.object_bytes, m.vfs_cache_pressure
+    )
 }
 
 /// `dulo:bank=…,evicting=…,rule=…` as [`parse_policy`] reads it; other policies by name.

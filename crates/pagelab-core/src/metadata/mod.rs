@@ -24,7 +24,11 @@
 //! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`),
 //! plus the work deferred by earlier passes (at most `freeable / 2` unless `delta` is a quarter of the
 //! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
-//! deferred. When the page cache could not give the reclaim its target, reclaim raises its
+//! deferred. A batch's count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's
+//! `__shrink_dcache_sb()`, the paper's kernels): a referenced object is rotated without counting, so a
+//! batch walks on past any run of them, through the whole LRU at most once. After random accesses, every
+//! cached object referenced, one batch walks the whole LRU: Figure 2's growth. (2.6.18 and 3.12+ count
+//! every object walked, [`PruneCount::Examined`].) When the page cache could not give the reclaim its target, reclaim raises its
 //! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker scans `(freeable >> priority) × 4 /
 //! seeks` more at each step, until the target is met or priority 0 has run. kswapd and direct reclaim both
 //! run it.
@@ -109,6 +113,8 @@ pub struct MetadataConfig {
     pub seeks: u32,
     /// Whether a new object's first release already marks it referenced.
     pub first_put: FirstPut,
+    /// What a shrinker batch's count counts as it walks the LRU.
+    pub prune_count: PruneCount,
     /// Where an object's memory lives.
     pub slabs: Slabs,
 }
@@ -141,6 +147,21 @@ pub enum FirstPut {
     Unreferenced,
 }
 
+/// What the count of a shrinker batch (`nr_to_scan`, 128) counts as the walk goes through the LRU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PruneCount {
+    /// 2.6.19 to 3.11 (`__shrink_dcache_sb()` from `prune_dcache_sb()`, the paper's kernels): only a dentry
+    /// taken for freeing counts (`if (!--count) break;` is in the unreferenced branch). A referenced one has
+    /// its bit cleared and is set aside on a private list, spliced back at the MRU end after the walk,
+    /// without counting: a batch walks on past any run of referenced objects until it has its 128 victims or
+    /// has gone through the whole LRU once. The default.
+    Freed,
+    /// 2.6.18's `prune_dcache()` (`for (; count; count--)`, rotations included) and 3.12's `list_lru_walk()`
+    /// (`nr_to_walk` counts every item): every object examined counts, so a batch over referenced objects
+    /// frees fewer than 128.
+    Examined,
+}
+
 impl MetadataConfig {
     /// Linux's defaults with `reclaim`: ext4's object size, pressure 100, seeks 2.
     pub fn linux(reclaim: MetadataReclaim) -> MetadataConfig {
@@ -150,6 +171,7 @@ impl MetadataConfig {
             vfs_cache_pressure: 100,
             seeks: DEFAULT_SEEKS,
             first_put: FirstPut::Unreferenced,
+            prune_count: PruneCount::Freed,
             slabs: Slabs::Ext4,
         }
     }
@@ -437,6 +459,21 @@ impl MetadataCache {
         cost
     }
 
+    /// One shrinker batch of `n` (`prune_dcache_sb(sb, n)`), its count counted as [`PruneCount`] says.
+    /// Bounded: under [`PruneCount::Freed`] the walk goes through each object at most once (the rotated
+    /// ones wait at the MRU end, as on the kernel's private list, and the walk stops before it would reach
+    /// them again).
+    fn prune(&mut self, n: u64) -> ReclaimCost {
+        match self.config.prune_count {
+            PruneCount::Examined => self.scan(n, u64::MAX),
+            PruneCount::Freed => {
+                let cost = self.scan(self.objects(), n);
+                debug_assert!(cost.objects_freed <= n);
+                cost
+            }
+        }
+    }
+
     /// Free `SHRINK_BATCH` objects (fewer if the cache holds fewer), in LRU order with second chances:
     /// split reclaim's fixed unit. Bounded: at most every object is rotated once before the batch is
     /// freed (a rotated object is unreferenced when it comes round again).
@@ -521,7 +558,7 @@ impl MetadataCache {
         // Each round scans at least one object or stops: at most `2 × freeable` rounds.
         while total_scan > 0 && (total_scan >= SHRINK_BATCH || total_scan >= freeable) {
             let n = SHRINK_BATCH.min(total_scan);
-            let done = self.scan(n, u64::MAX);
+            let done = self.prune(n);
             cost += done;
             total_scan -= n;
             if done.objects_scanned == 0 {

@@ -155,6 +155,55 @@ fn a_nofs_reclaim_defers_its_work_to_the_next_that_may_enter_the_file_system() {
     assert_eq!((cost.objects_freed, m.objects()), (5_008, 0));
 }
 
+/// A shrinker batch over a run of referenced objects, hand-traced: ten objects, one to a page, the five
+/// oldest hit. 2.6.19–3.11 (`__shrink_dcache_sb`) count only victims: the batch of three walks past the
+/// five referenced ones (bits cleared, set aside at the MRU end in walk order) and frees 5, 6, 7: eight
+/// examined. 2.6.18 and 3.12+ count every object walked: the batch examines 0, 1, 2 and frees nothing.
+#[test]
+fn a_batch_walks_past_referenced_objects_only_when_its_count_counts_victims() {
+    let setup = |prune_count| {
+        let c = MetadataConfig { prune_count, ..config(1, MetadataReclaim::Conventional) };
+        let mut m = MetadataCache::new(c, 1 << 30).unwrap();
+        create(&mut m, 0..10);
+        for ino in 0..5 {
+            assert!(m.lookup(ino));
+        }
+        m
+    };
+    let mut freed = setup(PruneCount::Freed);
+    let cost = freed.prune(3);
+    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.freed), (8, 3, 3));
+    let order: Vec<(u64, bool)> = freed.lru_order();
+    let unreferenced = |inos: &[u64]| inos.iter().map(|&i| (i, false)).collect::<Vec<_>>();
+    assert_eq!(
+        order,
+        unreferenced(&[8, 9, 0, 1, 2, 3, 4]),
+        "oldest first; the rotated in walk order at the MRU end"
+    );
+    freed.check();
+
+    let mut examined = setup(PruneCount::Examined);
+    let cost = examined.prune(3);
+    assert_eq!((cost.objects_scanned, cost.objects_freed), (3, 0));
+    assert_eq!(examined.objects(), 10);
+}
+
+/// Under 2.6.19–3.11's count a batch goes through the LRU at most once: with every object referenced it
+/// examines each one, frees none, and leaves them all unreferenced for the next batch, which frees its
+/// count.
+#[test]
+fn a_batch_over_an_all_referenced_lru_walks_it_once() {
+    let c = MetadataConfig { first_put: FirstPut::Referenced, ..config(4, MetadataReclaim::Conventional) };
+    let mut m = MetadataCache::new(c, 1 << 30).unwrap();
+    create(&mut m, 0..1_000);
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!((cost.objects_scanned, cost.objects_freed), (1_000, 0));
+    assert!(m.lru_order().iter().all(|&(_, referenced)| !referenced));
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.freed), (128, 128, 32));
+    m.check();
+}
+
 /// `(freeable >> priority) × 4 / seeks`: at priority 12 about freeable/2048, doubling per step.
 #[test]
 fn the_shrinker_at_a_priority_scans_freeable_over_two_to_the_priority_times_two() {
@@ -238,9 +287,12 @@ proptest! {
     fn any_sequence_keeps_the_cache_consistent(
         ops in prop::collection::vec((0u8..5, 0u64..300), 1..400),
         ext4 in any::<bool>(),
+        examined in any::<bool>(),
     ) {
         let split = MetadataReclaim::Split { ratio_p_percent: 10 };
         let c = if ext4 { MetadataConfig::linux(split) } else { config(3, split) };
+        let prune_count = if examined { PruneCount::Examined } else { PruneCount::Freed };
+        let c = MetadataConfig { prune_count, ..c };
         let mut m = MetadataCache::new(c, 4 << 20).unwrap();
         for (op, ino) in ops {
             match op {
