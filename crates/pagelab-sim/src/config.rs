@@ -439,3 +439,24 @@ impl SimConfig {
         self.memory_model.config(self.memory_bytes, KernelReserve::LINUX_2_6, threads)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--metadata` as echoed parses back to the same configuration, every choice written out.
+    #[test]
+    fn a_metadata_spec_parses_back_to_itself() {
+        for text in ["conventional", "split:p=40%"] {
+            let base = parse_metadata(text).unwrap();
+            assert_eq!(base.prune_count, PruneCount::Freed, "the paper's kernels' count is the default");
+            for first_put in [FirstPut::Referenced, FirstPut::Unreferenced] {
+                for prune_count in [PruneCount::Freed, PruneCount::Examined] {
+                    let c = MetadataConfig { first_put, prune_count, vfs_cache_pressure: 70, ..base };
+                    let echo = metadata_spec(&c);
+                    assert_eq!(parse_metadata(&echo).unwrap(), c, "{echo}");
+                }
+            }
+        }
+    }
+}
