@@ -148,7 +148,7 @@ impl<O: Observer> BufferCache<O> {
         let mut priority = DEF_PRIORITY;
         while pages.progress() + cost.freed < target as u64 && priority > 0 && m.objects() > 0 {
             priority -= 1;
-            cost += m.shrink_at_priority(priority, gfp);
+            cost += m.shrink_at_priority(priority, lru_pages, gfp);
         }
         // The walk follows the page cache's part of the reclaim.
         let walk_at = now + self.memory.time(pages);

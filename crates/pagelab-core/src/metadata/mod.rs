@@ -21,17 +21,20 @@
 //! (`do_shrink_slab`, `super_cache_count`): `freeable = objects × vfs_cache_pressure / 100`, and a reclaim
 //! pass that examined `scanned` of `lru_pages` page-cache pages scans
 //! `delta = (4 × scanned / seeks) × freeable / (lru_pages + 1)` objects (the 2.6–3.x form; when the page
-//! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`),
+//! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`;
+//! a scan of no page counts as `SWAP_CLUSTER_MAX`, 32, as `shrink_slab()` counts it, so a reclaim over a
+//! small page cache presses the slabs hard: with none, the pass is capped at twice the cache),
 //! plus the work deferred by earlier passes (at most `freeable / 2` unless `delta` is a quarter of the
 //! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
 //! deferred. A batch's count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's
 //! `__shrink_dcache_sb()`, the paper's kernels): a referenced object is rotated without counting, so a
 //! batch walks on past any run of them, through the whole LRU at most once. After random accesses, every
 //! cached object referenced, one batch walks the whole LRU: Figure 2's growth. (2.6.18 and 3.12+ count
-//! every object walked, [`PruneCount::Examined`].) When the page cache could not give the reclaim its target, reclaim raises its
-//! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker scans `(freeable >> priority) × 4 /
-//! seeks` more at each step, until the target is met or priority 0 has run. kswapd and direct reclaim both
-//! run it.
+//! every object walked, [`PruneCount::Examined`].) When the page cache could not give the reclaim its
+//! target, reclaim raises its priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker runs
+//! again after each priority's page scan of `lru_pages >> priority` (32 if that is none), about `(freeable >>
+//! priority) × 4 / seeks` objects, until the target is met or priority 0 has run. kswapd and direct
+//! reclaim both run it.
 //!
 //! **Reclaims that may not enter the file system** ([`Gfp::NoFs`]): ext4 allocates its inodes and reads
 //! its metadata blocks with `GFP_NOFS`, and 3.x's superblock shrinker refuses such reclaims (`prune_super()`
@@ -72,7 +75,7 @@ mod tests;
 use crate::error::CoreError;
 use crate::hash::KeyMap;
 use crate::list::{Links, List};
-use crate::memory::ReclaimCost;
+use crate::memory::{ReclaimCost, SWAP_CLUSTER_MAX};
 use crate::time::Nanos;
 use crate::PAGE_SIZE_BYTES;
 use slab::{SlabGeometry, SlabPages};
@@ -252,7 +255,7 @@ pub struct MetadataStats {
     pub shrinker_passes: u64,
     pub deferred_passes: u64,
     /// Passes at a priority below `DEF_PRIORITY` (a reclaim whose page-cache part and first shrinker pass
-    /// freed less than its target escalates: `(freeable >> priority) × 4 / seeks` objects a pass).
+    /// freed less than its target escalates: about `(freeable >> priority) × 4 / seeks` objects a pass).
     pub priority_passes: u64,
     /// The largest deferred count (`nr_deferred`) seen, in objects.
     pub deferred_max: u64,
@@ -514,19 +517,26 @@ impl MetadataCache {
     }
 
     /// One shrinker pass after a page reclaim that examined `pages_scanned` of `lru_pages` page-cache pages
-    /// (`delta = 4 × pages_scanned / seeks × freeable / (lru_pages + 1)`).
+    /// (`shrink_slab()`: `delta = 4 × pages_scanned / seeks × freeable / (lru_pages + 1)`, a scan of no
+    /// page counted as `SWAP_CLUSTER_MAX`, 2.6–3.x's `if (nr_pages_scanned == 0) nr_pages_scanned =
+    /// SWAP_CLUSTER_MAX;`: a reclaim that finds no page cache to scan still presses the slabs, the harder
+    /// the less page cache there is).
     pub fn shrink_after_pages(&mut self, pages_scanned: u64, lru_pages: u64, gfp: Gfp) -> ReclaimCost {
+        let pages_scanned = if pages_scanned == 0 { SWAP_CLUSTER_MAX as u64 } else { pages_scanned };
         let freeable = self.freeable() as u128;
         let delta =
             4 * pages_scanned as u128 / self.config.seeks as u128 * freeable / (lru_pages as u128 + 1);
         self.shrink(u64::try_from(delta).unwrap_or(u64::MAX), gfp)
     }
 
-    /// One shrinker pass at reclaim `priority` (`delta = (freeable >> priority) × 4 / seeks`).
-    pub fn shrink_at_priority(&mut self, priority: u32, gfp: Gfp) -> ReclaimCost {
+    /// One shrinker pass at reclaim `priority`, whose page-cache part scanned `lru_pages >> priority` of
+    /// `lru_pages` pages (`do_try_to_free_pages()` calls `shrink_slab()` after each priority's scan):
+    /// [`MetadataCache::shrink_after_pages`] with that scan, about `(freeable >> priority) × 4 / seeks`
+    /// objects while the page cache is large, more when it is smaller than `32 << priority` pages (its scan
+    /// of none counts as `SWAP_CLUSTER_MAX`).
+    pub fn shrink_at_priority(&mut self, priority: u32, lru_pages: u64, gfp: Gfp) -> ReclaimCost {
         self.stats.priority_passes += 1;
-        let delta = (self.freeable() >> priority.min(63)).saturating_mul(4) / self.config.seeks as u64;
-        self.shrink(delta, gfp)
+        self.shrink_after_pages(lru_pages >> priority.min(63), lru_pages, gfp)
     }
 
     /// `do_shrink_slab`: scan the deferred work plus `delta`, at most twice the freeable objects, in

@@ -204,18 +204,43 @@ fn a_batch_over_an_all_referenced_lru_walks_it_once() {
     m.check();
 }
 
-/// `(freeable >> priority) × 4 / seeks`: at priority 12 about freeable/2048, doubling per step.
+/// A pass at `priority` follows that priority's page scan, `lru >> priority`: about
+/// `(freeable >> priority) × 4 / seeks`, at priority 12 about freeable/2048, doubling per step.
 #[test]
 fn the_shrinker_at_a_priority_scans_freeable_over_two_to_the_priority_times_two() {
     let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
     create(&mut m, 0..1_048_576);
-    assert_eq!(m.shrink_at_priority(12, Gfp::Kernel).objects_scanned, 512);
-    // (1,048,064 >> 10) × 2 = 2,046: fifteen batches, the 126 left over deferred.
-    assert_eq!(m.shrink_at_priority(10, Gfp::Kernel).objects_scanned, 1_920);
-    assert_eq!(m.deferred, 126);
+    let lru = (1 << 22) - 1;
+    // 4 × (lru >> 12 = 1,023) / 2 × 1,048,576 / 2^22 = 511: three batches, 127 deferred.
+    assert_eq!(m.shrink_at_priority(12, lru, Gfp::Kernel).objects_scanned, 384);
+    assert_eq!(m.deferred, 127);
+    // 4 × 4,095 / 2 × 1,048,192 / 2^22 = 2,046, plus the 127: sixteen batches, 125 deferred.
+    assert_eq!(m.shrink_at_priority(10, lru, Gfp::Kernel).objects_scanned, 2_048);
+    assert_eq!(m.deferred, 125);
     let mut p = m.clone();
     p.config.vfs_cache_pressure = 50;
     assert_eq!(p.freeable(), p.objects() / 2, "vfs_cache_pressure scales what the shrinker sees");
+}
+
+/// `shrink_slab()` counts a scan of no page as `SWAP_CLUSTER_MAX` (32): a reclaim that found nothing to
+/// scan in a small page cache still presses the slabs, and with no page cache at all the pass is capped at
+/// twice the cache, which frees it all.
+#[test]
+fn a_reclaim_that_scanned_no_page_presses_the_slabs_as_if_it_had_scanned_32() {
+    let mut m = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
+    create(&mut m, 0..10_000);
+    // 4 × 32 / 2 × 10,000 / 1,000 = 640: five batches.
+    let cost = m.shrink_after_pages(0, 999, Gfp::Kernel);
+    assert_eq!((cost.objects_freed, m.deferred), (640, 0));
+    // At priority 6 over 999 pages the scan is 999 >> 6 = 15 pages: 4 × 15 / 2 × 9,360 / 1,000 = 280, two
+    // batches; at priority 10 it is none, counted as 32: 4 × 32 / 2 × 9,104 / 1,000 = 582, plus 24.
+    let cost = m.shrink_at_priority(6, 999, Gfp::Kernel);
+    assert_eq!((cost.objects_freed, m.deferred), (256, 24));
+    let cost = m.shrink_at_priority(10, 999, Gfp::Kernel);
+    assert_eq!((cost.objects_freed, m.deferred), (512, 94));
+    let cost = m.shrink_after_pages(0, 0, Gfp::Kernel);
+    assert_eq!((cost.objects_freed, m.objects(), m.pages()), (8_592, 0, 0));
+    m.check();
 }
 
 /// `Md = C × P / O`, `Mb = 0.8 Md`: on 24 GiB with P = 50 % and 1,320-byte objects, 9,761,289 and
@@ -303,7 +328,7 @@ proptest! {
                     }
                 }
                 2 => { m.free_batch(); }
-                3 => { m.shrink_at_priority((ino % 13) as u32, if ino % 2 == 0 { Gfp::Kernel } else { Gfp::NoFs }); }
+                3 => { m.shrink_at_priority((ino % 13) as u32, ino % 500, if ino % 2 == 0 { Gfp::Kernel } else { Gfp::NoFs }); }
                 _ => { m.iswapd_step(); }
             }
             m.check();
