@@ -12,7 +12,7 @@ use pagelab_sim::experiment::{self, Chart, Experiment, Findings, Row, Value};
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:
@@ -20,7 +20,7 @@ use std::time::Instant;
   pagelab experiment system-model --quick
   pagelab experiment system-model --out results/system-model --seed 7 --jobs 2
 
-Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it). Each file replaces the one before only once it is complete. A run that fails (or panics: a bug, please report it) does not stop the others: the error names every failed run, the completed runs' rows go to results.partial.csv, and the files of an earlier complete sweep are left as they were.")]
+Each run writes, in --out (default out/NAME): results.csv (one row per run: parameters and metrics), summary.json (headline numbers and the claims with verdicts), plot.svg and plot.png, and report.md (what was run, the result, and the claim beside it). Each file replaces the one before only once it is complete. A run that fails (or panics: a bug, please report it) does not stop the others: the error names every failed run, the completed runs' rows go to results.partial.csv, and the files of an earlier complete sweep are left as they were (a later complete sweep leaves that file and says it is stale).")]
 pub struct ExperimentArgs {
     /// The experiment to run (see --list).
     #[arg(required_unless_present = "list")]
@@ -65,6 +65,7 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     let threads = worker_threads(args.jobs, jobs.len())?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let start = Instant::now();
+    let started_at = SystemTime::now();
     let total = jobs.len();
     let (rows, failures) = run_jobs(exp, jobs, threads)?;
     if !failures.is_empty() {
@@ -82,7 +83,23 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     }
     let md = report(exp, args, &findings, rows.len(), wall);
     write_atomically(&out.join("report.md"), &[], |p| Ok(std::fs::write(p, &md)?))?;
-    emit(&checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty()))
+    let mut text = checks(exp, &findings, &out, rows.len(), wall, !panels.is_empty());
+    if let Some(stale) = stale_partial(&out, started_at) {
+        let _ = writeln!(
+            text,
+            "note      {} is from an earlier sweep that did not complete; this sweep's rows are in results.csv",
+            stale.display()
+        );
+    }
+    emit(&text)
+}
+
+/// The `results.partial.csv` of an earlier, failed sweep in `out`, if one is there from before `since`: a
+/// complete sweep leaves it (the user may be reading it) and says it is stale.
+fn stale_partial(out: &Path, since: SystemTime) -> Option<PathBuf> {
+    let partial = out.join("results.partial.csv");
+    let modified = std::fs::metadata(&partial).and_then(|m| m.modified()).ok()?;
+    (modified < since).then_some(partial)
 }
 
 /// A run that did not produce its row: its label and why (its error, or the panic that ended it).
@@ -335,6 +352,11 @@ mod tests {
         assert_eq!(partial, "n,m\n1,2\n4,8\n");
         let earlier = std::fs::read_to_string(dir.path().join("results.csv")).expect("kept");
         assert_eq!(earlier, "an earlier complete sweep\n", "a partial sweep replaces nothing");
+
+        let later = SystemTime::now() + std::time::Duration::from_secs(1);
+        assert_eq!(stale_partial(dir.path(), later), Some(dir.path().join("results.partial.csv")));
+        assert_eq!(stale_partial(dir.path(), SystemTime::UNIX_EPOCH), None, "written by this sweep");
+        assert_eq!(stale_partial(&dir.path().join("elsewhere"), later), None);
 
         let none = keep_completed(dir.path(), &[], &failures, 2).to_string();
         assert!(none.ends_with("no run completed; nothing was written"), "{none}");
