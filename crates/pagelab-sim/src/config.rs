@@ -179,22 +179,16 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let defaults = MetadataConfig::linux(reclaim);
     let object = spec.bytes("object", defaults.object_bytes as u64).map_err(e)?;
     let pressure = spec.u64("pressure", defaults.vfs_cache_pressure as u64).map_err(e)?;
-    let first_put = match spec.string("first_put").as_deref() {
-        None | Some("unreferenced") => FirstPut::Unreferenced,
-        Some("referenced") => FirstPut::Referenced,
-        Some(other) => {
-            return Err(SimError::invalid(
-                format!("first_put={other}"),
-                "expected referenced or unreferenced",
-            ))
-        }
+    let first_put = match spec.string("first_put") {
+        None => defaults.first_put,
+        Some(text) => FirstPut::parse(&text).ok_or_else(|| {
+            SimError::invalid(format!("first_put={text}"), "expected referenced or unreferenced")
+        })?,
     };
-    let prune_count = match spec.string("prune_count").as_deref() {
-        None | Some("freed") => PruneCount::Freed,
-        Some("examined") => PruneCount::Examined,
-        Some(other) => {
-            return Err(SimError::invalid(format!("prune_count={other}"), "expected freed or examined"))
-        }
+    let prune_count = match spec.string("prune_count") {
+        None => defaults.prune_count,
+        Some(text) => PruneCount::parse(&text)
+            .ok_or_else(|| SimError::invalid(format!("prune_count={text}"), "expected freed or examined"))?,
     };
     spec.finish(&["p", "object", "pressure", "first_put", "prune_count"]).map_err(e)?;
     let config = MetadataConfig {
@@ -215,17 +209,12 @@ pub fn metadata_spec(m: &MetadataConfig) -> String {
         MetadataReclaim::Split { ratio_p_percent } => format!("split:p={ratio_p_percent}%"),
     };
     let sep = if name.contains(':') { ',' } else { ':' };
-    let first_put = match m.first_put {
-        FirstPut::Referenced => "referenced",
-        FirstPut::Unreferenced => "unreferenced",
-    };
-    let prune_count = match m.prune_count {
-        PruneCount::Freed => "freed",
-        PruneCount::Examined => "examined",
-    };
     format!(
-        "{name}{sep}object={},pressure={},first_put={first_put},prune_count={prune_count}",
-        m.object_bytes, m.vfs_cache_pressure
+        "{name}{sep}object={},pressure={},first_put={},prune_count={}",
+        m.object_bytes,
+        m.vfs_cache_pressure,
+        m.first_put.name(),
+        m.prune_count.name()
     )
 }
 

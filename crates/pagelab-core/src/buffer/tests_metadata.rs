@@ -64,6 +64,8 @@ fn conventional_direct_reclaim_frees_slab_pages() {
     c.metadata().unwrap().check();
 }
 
+/// Split reclaim: direct reclaim never touches metadata; the object count stays at `Md` (metadata reclaim
+/// at allocation) and iswapd brings it to `Mb`.
 #[test]
 fn split_reclaim_keeps_metadata_out_of_direct_reclaim_and_under_md() {
     let mut c = cache(1000, MetadataReclaim::Split { ratio_p_percent: 50 });

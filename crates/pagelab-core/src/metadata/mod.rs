@@ -165,6 +165,36 @@ pub enum PruneCount {
     Examined,
 }
 
+impl FirstPut {
+    /// The name `--metadata …:first_put=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            FirstPut::Referenced => "referenced",
+            FirstPut::Unreferenced => "unreferenced",
+        }
+    }
+
+    /// The rule [`FirstPut::name`] names, if any.
+    pub fn parse(text: &str) -> Option<FirstPut> {
+        [FirstPut::Referenced, FirstPut::Unreferenced].into_iter().find(|r| r.name() == text)
+    }
+}
+
+impl PruneCount {
+    /// The name `--metadata …:prune_count=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PruneCount::Freed => "freed",
+            PruneCount::Examined => "examined",
+        }
+    }
+
+    /// The count [`PruneCount::name`] names, if any.
+    pub fn parse(text: &str) -> Option<PruneCount> {
+        [PruneCount::Freed, PruneCount::Examined].into_iter().find(|c| c.name() == text)
+    }
+}
+
 impl MetadataConfig {
     /// Linux's defaults with `reclaim`: ext4's object size, pressure 100, seeks 2.
     pub fn linux(reclaim: MetadataReclaim) -> MetadataConfig {

@@ -883,13 +883,16 @@ fn analyze(rows: &[Row]) -> Findings {
 /// The least-squares line `y = a + b·x` through `points`, as `(a, b)`: `(NaN, NaN)` with fewer than two
 /// distinct `x`.
 fn fit_line(points: &[(f64, f64)]) -> (f64, f64) {
+    if points.len() < 2 {
+        return (f64::NAN, f64::NAN);
+    }
     let n = points.len() as f64;
     let (sx, sy) = points.iter().fold((0.0, 0.0), |(sx, sy), &(x, y)| (sx + x, sy + y));
     let (mx, my) = (sx / n, sy / n);
     let (sxy, sxx) = points
         .iter()
         .fold((0.0, 0.0), |(sxy, sxx), &(x, y)| (sxy + (x - mx) * (y - my), sxx + (x - mx).powi(2)));
-    if points.len() < 2 || sxx == 0.0 {
+    if sxx == 0.0 {
         return (f64::NAN, f64::NAN);
     }
     let b = sxy / sxx;
@@ -984,11 +987,13 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         nfs("conventional", "kswapd_wakeups"),
         100.0 * nfs("split", "metadata_memory_share")
     );
-    let fig2_at = |files: f64, metric: &str| {
+    // Metric `metric` of Figure 2's run in `state` at the paper's `files` (divided by the scale).
+    let fig2_in = |state: &str, files: f64, metric: &str| {
         select(rows, "fig2")
-            .find(|r| r.text("state") == "after random accesses" && r.num("files") == (files / scale).floor())
+            .find(|r| r.text("state") == state && r.num("files") == (files / scale).floor())
             .map_or(f64::NAN, |r| r.metric(metric))
     };
+    let fig2_at = |files: f64, metric: &str| fig2_in("after random accesses", files, metric);
     let (at_10m, at_25m) = (fig2_at(1e7, "deallocation_ms"), fig2_at(2.5e7, "deallocation_ms"));
     let beyond = if at_25m > at_10m {
         format!(
@@ -1010,11 +1015,7 @@ fn explanation(rows: &[Row], scale: f64) -> String {
          creation and the random accesses run under reclaim, whose passes clear many of the bits the accesses \
          set, and one reclaim takes {at_25m:.1} ms against {at_10m:.1} ms at ten million files. {beyond}"
     );
-    let no_cache = |state: &str, metric: &str| {
-        select(rows, "fig2")
-            .find(|r| r.text("state") == state && r.num("files") == (1e7 / scale).floor())
-            .map_or(f64::NAN, |r| r.metric(metric))
-    };
+    let no_cache = |state: &str, metric: &str| fig2_in(state, 1e7, metric);
     let _ = writeln!(
         md,
         "- **Figure 2 with no page cache** (a diagnostic: the metadata blocks not read, memory all metadata). A \
@@ -1195,7 +1196,8 @@ mod tests {
 
     #[test]
     fn a_line_through_points_by_least_squares() {
-        // y = 2 + 0.5 x exactly, then a point off the line: x̄ = 2, ȳ = 4, Σ(x−x̄)(y−ȳ) = 4, Σ(x−x̄)² = 8.
+        // y = 2 + 0.5 x exactly (x̄ = 2, ȳ = 3, Σ(x−x̄)(y−ȳ) = 4, Σ(x−x̄)² = 8); then a point off the line
+        // (ȳ = 4, Σ(x−x̄)(y−ȳ) = 6: b = 0.75, a = 4 − 0.75 × 2).
         assert_eq!(fit_line(&[(0.0, 2.0), (2.0, 3.0), (4.0, 4.0)]), (2.0, 0.5));
         assert_eq!(fit_line(&[(0.0, 2.0), (2.0, 5.0), (4.0, 5.0)]), (2.5, 0.75));
         assert!(fit_line(&[(1.0, 2.0)]).0.is_nan() && fit_line(&[(1.0, 2.0), (1.0, 3.0)]).1.is_nan());
