@@ -180,8 +180,10 @@ pub struct SimulateArgs {
     /// first_put=referenced (Linux 2.6-3.x marked a new dentry referenced at its first release; default
     /// unreferenced, as today's kernels and the paper's figures) and prune_count=examined (a shrinker batch of
     /// 128 counts every object it walks, as 2.6.18 and 3.12+ do; default freed: 2.6.19-3.11, the paper's
-    /// kernels, count only the objects freed and walk on past referenced ones). stat-batch and nfs-mix issue
-    /// stat() calls.
+    /// kernels, count only the objects freed and walk on past referenced ones) and inode_lru=joint (a file's
+    /// dentry and inode are freed together; default own: 2.6.37-3.x put a freed dentry's inode on an LRU of
+    /// its own, freed by later shrinker passes, and a stat that finds it there reads no inode table).
+    /// stat-batch and nfs-mix issue stat() calls.
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
@@ -729,15 +731,20 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
         };
         let _ = writeln!(
             out,
-            "metadata      {} stat() calls, {} missed; {} objects at most{thresholds}, {} slab pages at the end; \
-             shrinker scanned {} objects, freed {} and {} pages; lock waits {:.3} s; iswapd {} steps ({:.3} s \
+            "metadata      {} stat() calls, {} missed ({} found their inode cached); {} objects at \
+             most{thresholds}, {} inodes ({} on the inode LRU at most) and {} slab pages at the end; \
+             shrinker scanned {} objects, freed {} objects, {} inodes and {} pages; lock waits {:.3} s; iswapd {} steps ({:.3} s \
              CPU); {} metadata reclaims",
             md.stats,
             md.stat_misses,
+            md.inode_hits,
             md.objects_max,
+            md.inodes_end,
+            md.inodes_unused_max,
             md.pages_end,
             md.shrinker_objects_scanned,
             md.shrinker_objects_freed,
+            md.shrinker_inodes_freed,
             md.shrinker_pages_freed,
             md.lock_wait_s,
             md.iswapd_steps,

@@ -6,7 +6,7 @@ use crate::layout::LayoutSpec;
 use crate::sched::SchedulerSpec;
 use pagelab_core::error::CoreError;
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
-use pagelab_core::metadata::{FirstPut, MetadataConfig, MetadataReclaim, PruneCount};
+use pagelab_core::metadata::{FirstPut, InodeLru, MetadataConfig, MetadataReclaim, PruneCount};
 use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::policy::dulo::SequenceRule;
 use pagelab_core::policy::{DuloConfig, PolicyKind};
@@ -158,8 +158,10 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
 /// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
 /// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`
 /// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
-/// its first release) and `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
-/// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks).
+/// its first release), `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
+/// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks) and `inode_lru=` (`own`,
+/// the default: 2.6.37–3.x put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
+/// dentry and inode are freed together).
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let e = SimError::Core;
@@ -190,12 +192,18 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
         Some(text) => PruneCount::parse(&text)
             .ok_or_else(|| SimError::invalid(format!("prune_count={text}"), "expected freed or examined"))?,
     };
-    spec.finish(&["p", "object", "pressure", "first_put", "prune_count"]).map_err(e)?;
+    let inode_lru = match spec.string("inode_lru") {
+        None => defaults.inode_lru,
+        Some(text) => InodeLru::parse(&text)
+            .ok_or_else(|| SimError::invalid(format!("inode_lru={text}"), "expected own or joint"))?,
+    };
+    spec.finish(&["p", "object", "pressure", "first_put", "prune_count", "inode_lru"]).map_err(e)?;
     let config = MetadataConfig {
         object_bytes: u32::try_from(object).unwrap_or(u32::MAX),
         vfs_cache_pressure: u32::try_from(pressure).unwrap_or(u32::MAX),
         first_put,
         prune_count,
+        inode_lru,
         ..defaults
     };
     config.validate().map_err(e)?;
@@ -210,11 +218,12 @@ pub fn metadata_spec(m: &MetadataConfig) -> String {
     };
     let sep = if name.contains(':') { ',' } else { ':' };
     format!(
-        "{name}{sep}object={},pressure={},first_put={},prune_count={}",
+        "{name}{sep}object={},pressure={},first_put={},prune_count={},inode_lru={}",
         m.object_bytes,
         m.vfs_cache_pressure,
         m.first_put.name(),
-        m.prune_count.name()
+        m.prune_count.name(),
+        m.inode_lru.name()
     )
 }
 
@@ -439,11 +448,20 @@ mod tests {
         for text in ["conventional", "split:p=40%"] {
             let base = parse_metadata(text).unwrap();
             assert_eq!(base.prune_count, PruneCount::Freed, "the paper's kernels' count is the default");
+            assert_eq!(base.inode_lru, InodeLru::Own, "the paper's kernels' inode LRU is the default");
             for first_put in [FirstPut::Referenced, FirstPut::Unreferenced] {
                 for prune_count in [PruneCount::Freed, PruneCount::Examined] {
-                    let c = MetadataConfig { first_put, prune_count, vfs_cache_pressure: 70, ..base };
-                    let echo = metadata_spec(&c);
-                    assert_eq!(parse_metadata(&echo).unwrap(), c, "{echo}");
+                    for inode_lru in [InodeLru::Own, InodeLru::Joint] {
+                        let c = MetadataConfig {
+                            first_put,
+                            prune_count,
+                            inode_lru,
+                            vfs_cache_pressure: 70,
+                            ..base
+                        };
+                        let echo = metadata_spec(&c);
+                        assert_eq!(parse_metadata(&echo).unwrap(), c, "{echo}");
+                    }
                 }
             }
         }

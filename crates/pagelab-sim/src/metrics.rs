@@ -189,6 +189,11 @@ pub struct MetadataMetrics {
     /// Objects and slab pages at the end, and the most objects at once.
     pub objects_end: u64,
     pub objects_max: u64,
+    /// Inodes cached at the end (with a dentry or on the inode LRU), the inode LRU's longest, and the
+    /// `stat()` misses that found their inode still cached (3.x's inode LRU; `inode_lru=own`).
+    pub inodes_end: u64,
+    pub inodes_unused_max: u64,
+    pub inode_hits: u64,
     pub pages_end: u32,
     pub slab_pages_allocated: u64,
     /// The shrinker (kswapd's and, under conventional reclaim, direct reclaim's): passes, objects scanned and
@@ -203,6 +208,7 @@ pub struct MetadataMetrics {
     pub priority_passes: u64,
     pub shrinker_objects_scanned: u64,
     pub shrinker_objects_freed: u64,
+    pub shrinker_inodes_freed: u64,
     pub shrinker_pages_freed: u64,
     /// Time reclaimers spun on the metadata LRU's lock (kswapd, direct reclaim, iswapd, metadata reclaim).
     pub lock_wait_s: f64,

@@ -154,7 +154,9 @@ enum Call {
     Write(WriteCursor),
     Touch(TouchCursor),
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
-    /// then the inode's page (`next`), then the object is inserted ([`BufferCache::metadata_insert`]).
+    /// then the inode's page (`next`) unless the inode is still cached
+    /// ([`BufferCache::metadata_inode_cached`]), then the object is inserted
+    /// ([`BufferCache::metadata_insert`]).
     Stat {
         ino: u64,
         read: Option<ReadCursor>,
@@ -1160,7 +1162,8 @@ impl Server {
                         }
                         *read = None;
                     }
-                    if let Some(block) = next.take() {
+                    // The inode's page, unless the inode outlived its dentry (3.x's inode LRU).
+                    if let Some(block) = next.take().filter(|_| !self.cache.metadata_inode_cached(*ino)) {
                         *read = self.open_metadata_block(slot, block);
                         continue;
                     }
@@ -1634,6 +1637,9 @@ impl Server {
             stat_misses: self.win.stat_misses,
             objects_end: m.objects(),
             objects_max: s.objects_max,
+            inodes_end: m.inodes(),
+            inodes_unused_max: s.inodes_unused_max,
+            inode_hits: s.inode_hits,
             pages_end: m.pages(),
             slab_pages_allocated: s.pages_allocated,
             shrinker_passes: s.shrinker_passes,
@@ -1642,6 +1648,7 @@ impl Server {
             priority_passes: s.priority_passes,
             shrinker_objects_scanned: s.shrinker.objects_scanned,
             shrinker_objects_freed: s.shrinker.objects_freed,
+            shrinker_inodes_freed: s.shrinker.inodes_freed,
             shrinker_pages_freed: s.shrinker.freed,
             lock_wait_s: s.lock_wait_ns as f64 / 1e9,
             iswapd_steps: s.iswapd_steps,

@@ -3,15 +3,28 @@
 
 use super::tests::memory_model;
 use super::*;
-use crate::metadata::{MetadataReclaim, Slabs, Thresholds};
+use crate::metadata::{InodeLru, MetadataReclaim, Slabs, Thresholds};
 
 /// Kernel memory of `pages` usable pages (min a tenth), LRU page cache, readahead off, and a metadata
 /// cache of 1 KiB objects (four to a page).
 fn cache(pages: u32, reclaim: MetadataReclaim) -> BufferCache<()> {
     let mut config =
         BufferCacheConfig::new(memory_model(true, pages), PolicyKind::Lru, "none".parse().unwrap());
-    config.metadata =
-        Some(MetadataConfig { object_bytes: 1024, slabs: Slabs::Packed, ..MetadataConfig::linux(reclaim) });
+    config.metadata = Some(MetadataConfig {
+        object_bytes: 1024,
+        slabs: Slabs::Packed,
+        inode_lru: InodeLru::Joint,
+        ..MetadataConfig::linux(reclaim)
+    });
+    BufferCache::new(config).unwrap()
+}
+
+/// Kernel memory of `pages` usable pages, LRU page cache, readahead off, and Linux's metadata cache (ext4's
+/// slabs, 3.x's inode LRU) under conventional reclaim.
+fn ext4_cache(pages: u32) -> BufferCache<()> {
+    let mut config =
+        BufferCacheConfig::new(memory_model(true, pages), PolicyKind::Lru, "none".parse().unwrap());
+    config.metadata = Some(MetadataConfig::linux(MetadataReclaim::Conventional));
     BufferCache::new(config).unwrap()
 }
 
@@ -138,6 +151,7 @@ fn memory_nearly_all_metadata_never_livelocks() {
         config.metadata = Some(MetadataConfig {
             object_bytes: 4096,
             slabs: Slabs::Packed,
+            inode_lru: InodeLru::Joint,
             ..MetadataConfig::linux(reclaim)
         });
         let mut c = BufferCache::new(config).unwrap();
@@ -200,10 +214,7 @@ fn a_nofs_reads_direct_reclaim_defers_the_metadata_shrinker() {
 /// the same instant (whose lock waits would be its own earlier walks).
 #[test]
 fn a_multi_page_insert_takes_its_own_reclaims_pages() {
-    let mut config =
-        BufferCacheConfig::new(memory_model(true, 2000), PolicyKind::Lru, "none".parse().unwrap());
-    config.metadata = Some(MetadataConfig::linux(MetadataReclaim::Conventional));
-    let mut c = BufferCache::new(config).unwrap();
+    let mut c = ext4_cache(2000);
     let mut out = ReadOutcome::default();
     let (mut reclaiming_inserts, mut most) = (0, 0);
     for ino in 0..40_000 {
@@ -224,4 +235,37 @@ fn a_multi_page_insert_takes_its_own_reclaims_pages() {
     }
     assert!(reclaiming_inserts > 0);
     assert_eq!(most, 1, "one direct reclaim per insert");
+}
+
+/// 3.x's inode LRU through the `stat()` protocol: once reclaim has freed dentries and left their inodes on
+/// the inode LRU, a `stat` of such a file misses the dentry, finds the inode (the driver then reads no inode
+/// table), and its insert makes a dentry only, counted as an inode hit.
+#[test]
+fn a_stat_finds_the_inode_that_outlived_its_dentry() {
+    let mut c = ext4_cache(1000);
+    let mut out = ReadOutcome::default();
+    let mut files = 0;
+    while c.metadata().unwrap().inodes_unused() == 0 {
+        assert!(stat(&mut c, files, files, &mut out), "stat of {files} got no memory");
+        // A page cache beside the metadata, so that a reclaim's shrinker pass takes its share, not all.
+        let page = files % 2_000;
+        let mut cur = c.begin_read(Nanos(files), StreamId(1), FileId(0), page, page + 1, 2_000).unwrap();
+        out.clear();
+        c.read(Nanos(files), &mut cur, &super::tests::Flat, &mut out);
+        for f in out.fetches.clone() {
+            c.fetch_done(Nanos(files), &f).unwrap();
+        }
+        run_daemons(&mut c, files);
+        files += 1;
+        assert!(files < 100_000, "no reclaim left an inode behind its dentry");
+    }
+    let m = c.metadata().unwrap();
+    let orphan = (0..files).find(|&i| !m.contains(i) && m.inode_cached(i)).expect("an inode on the LRU");
+    let (inodes, hits) = (m.inodes(), m.stats().inode_hits);
+    assert!(!c.metadata_lookup(orphan) && c.metadata_inode_cached(orphan));
+    assert!(c.metadata_insert(Nanos::from_ms(files), orphan, &mut out));
+    let m = c.metadata().unwrap();
+    assert!(m.contains(orphan));
+    assert_eq!((m.inodes(), m.stats().inode_hits), (inodes, hits + 1), "the inode was taken back, not made");
+    c.check();
 }

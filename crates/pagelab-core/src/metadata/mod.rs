@@ -2,10 +2,12 @@
 //! shares, reclaimed the conventional Linux way or by split reclaim.
 //!
 //! Fukatani, Matsuzawa, Kamei, Agetsuma, Nakamura, split reclaim of the file-metadata cache (papers/004).
-//! A file's metadata is one object (the dentry and the inode together, as the paper counts them, §III-B;
-//! `O` bytes in the thresholds), on one LRU; its memory is a slot in each of Linux's slab caches, a dentry
-//! among 21 in a one-page slab and an ext4 inode among 14 in a four-page slab ([`Slabs::Ext4`],
-//! [`slab::SlabPages`]); a slab comes free only when all its objects are freed. ([`Slabs::Packed`] puts
+//! A file's metadata is an object (the dentry and the inode together, as the paper counts them, §III-B;
+//! `O` bytes in the thresholds) on the dentry LRU; its memory is a slot in each of Linux's slab caches, a
+//! dentry among 21 in a one-page slab and an ext4 inode among 14 in a four-page slab ([`Slabs::Ext4`],
+//! [`slab::SlabPages`]); a slab comes free only when all its objects are freed. When the shrinker frees a
+//! dentry, its inode goes to an inode LRU of its own and is freed by a later pass, as in the paper's 3.x
+//! kernels ([`InodeLru::Own`], the `inodes` module); [`InodeLru::Joint`] frees the two together. ([`Slabs::Packed`] puts
 //! objects of `O` bytes several to a page instead: the paper's Figure 3 picture.) The objects sit on one LRU with a referenced bit: a new object enters at the MRU end,
 //! a hit sets the bit and leaves the object where it is, and a scan from the LRU end gives a referenced
 //! object a second chance (clears the bit, moves it to the MRU end) and frees an unreferenced one. That is
@@ -26,7 +28,9 @@
 //! small page cache presses the slabs hard: with none, the pass is capped at twice the cache),
 //! plus the work deferred by earlier passes (at most `freeable / 2` unless `delta` is a quarter of the
 //! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
-//! deferred. A batch's count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's
+//! deferred. Under [`InodeLru::Own`] each batch is 3.x's `prune_super()`: shared between the dentry LRU and
+//! the inode LRU in proportion to their lengths, dentries first, the inodes' part counting every inode
+//! examined, and `freeable` counts both LRUs. A dentry batch's count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's
 //! `__shrink_dcache_sb()`, the paper's kernels): a referenced object is rotated without counting, so a
 //! batch walks on past any run of them, through the whole LRU at most once. After random accesses, every
 //! cached object referenced, one batch walks the whole LRU: Figure 2's growth. (2.6.18 and 3.12+ count
@@ -52,14 +56,20 @@
 //! What the paper does not state, and what pagelab does instead (inferences):
 //! - The fixed number freed per iswapd step and per metadata reclaim: `SHRINK_BATCH` (128), the unit every
 //!   slab shrinker of the time freed in, which a reclaimer added to the VFS would take.
+//! - What iswapd and metadata reclaim free: a dentry and its inode together. The paper counts dentries and
+//!   sizes an object as a dentry and an inode (§III-B), and says that bounding the objects bounds the pages
+//!   (§III-A); an inode left on the inode LRU would be memory outside the bound. (kswapd's shrinker, which
+//!   split reclaim keeps, still releases inodes to the inode LRU.)
 //! - iswapd, like kswapd, runs step after step while the count is above `Mb` and sleeps at or below it.
 //! - Its objects are freed in the same LRU order with the same second chance as the shrinker's.
 //!
 //! Departures from Linux, and why:
-//! - Dentries and inodes are one object on one LRU, as the paper's thresholds count them; Linux keeps two
-//!   LRUs (an inode is pinned by its dentry and freed when the dentry is, or soon after). Their slabs are
-//!   Linux's, two caches, so that what frees a page is what frees it in Linux: all 21 dentries of a page,
-//!   or all 14 inodes of a four-page slab.
+//! - A file has one dentry (no hard links), and an object's dentry and inode are made together: a `stat`
+//!   that misses both allocates both. Their slabs are Linux's, two caches, so that what frees a page is what
+//!   frees it in Linux: all 21 dentries of a page, or all 14 inodes of a four-page slab.
+//! - The dentry LRU and the inode LRU share one lock clock ([`LruLock`]); 3.x had `dcache_lru_lock` and a
+//!   per-superblock `s_inode_lru_lock`, taken one after the other by `prune_super()`, so a reclaimer in one
+//!   walk could run beside another in the other. The runs here measure almost no lock waiting.
 //! - Every object on the LRU is unused (reference count zero): the modelled calls (`stat`, lookups) hold
 //!   their object only for the call.
 //! - Walking the LRU is serialized on its one lock (`dcache_lru_lock`, global in 2.6.38–3.11; the global
@@ -68,6 +78,7 @@
 //!   a private list; `shrink_dentry_list` frees them). The buffer cache keeps the lock's clock
 //!   ([`LruLock`]).
 
+mod inodes;
 pub mod slab;
 #[cfg(test)]
 mod tests;
@@ -78,6 +89,7 @@ use crate::list::{Links, List};
 use crate::memory::{ReclaimCost, SWAP_CLUSTER_MAX};
 use crate::time::Nanos;
 use crate::PAGE_SIZE_BYTES;
+use inodes::InodeCache;
 use slab::{SlabGeometry, SlabPages};
 
 /// `SHRINK_BATCH`: objects a shrinker scans per call, and the fixed number split reclaim frees per step.
@@ -120,6 +132,21 @@ pub struct MetadataConfig {
     pub prune_count: PruneCount,
     /// Where an object's memory lives.
     pub slabs: Slabs,
+    /// Whether an inode is freed with its dentry or goes to an LRU of its own.
+    pub inode_lru: InodeLru,
+}
+
+/// What becomes of a file's inode when the shrinker frees its dentry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InodeLru {
+    /// Linux 2.6.37 to 3.x, the paper's kernels: the inode, released by its dentry, goes to the
+    /// superblock's inode LRU marked referenced, and the shrinker's batch is shared between the two LRUs in
+    /// proportion to their lengths (`prune_super()`); an inode still cached spares a later lookup the
+    /// inode table's read ([`inodes`] has the kernel's rules). Needs [`Slabs::Ext4`]. The default.
+    Own,
+    /// The inode is freed with its dentry: one object on one LRU, as the paper's thresholds count them
+    /// (`O` = dentry + inode, §III-B).
+    Joint,
 }
 
 /// The slab caches of a metadata object.
@@ -180,6 +207,21 @@ impl FirstPut {
     }
 }
 
+impl InodeLru {
+    /// The name `--metadata …:inode_lru=` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            InodeLru::Own => "own",
+            InodeLru::Joint => "joint",
+        }
+    }
+
+    /// The rule [`InodeLru::name`] names, if any.
+    pub fn parse(text: &str) -> Option<InodeLru> {
+        [InodeLru::Own, InodeLru::Joint].into_iter().find(|r| r.name() == text)
+    }
+}
+
 impl PruneCount {
     /// The name `--metadata …:prune_count=` takes.
     pub fn name(self) -> &'static str {
@@ -206,6 +248,7 @@ impl MetadataConfig {
             first_put: FirstPut::Unreferenced,
             prune_count: PruneCount::Freed,
             slabs: Slabs::Ext4,
+            inode_lru: InodeLru::Own,
         }
     }
 
@@ -229,6 +272,13 @@ impl MetadataConfig {
             return bad(
                 "vfs_cache_pressure 0 never reclaims metadata (the kernel documents the out-of-memory risk); \
                  give at least 1"
+                    .into(),
+            );
+        }
+        if self.inode_lru == InodeLru::Own && self.slabs != Slabs::Ext4 {
+            return bad(
+                "an inode LRU of its own (inode_lru=own) needs the inode in a slab cache of its own \
+                 (slabs=ext4); packed slabs hold a file's metadata as one object (give inode_lru=joint)"
                     .into(),
             );
         }
@@ -278,6 +328,9 @@ pub struct MetadataStats {
     pub lookups: u64,
     pub hits: u64,
     pub inserts: u64,
+    /// Inserts that found the file's inode still cached without its dentry ([`InodeLru::Own`]): no inode
+    /// allocated, and the driver skipped the inode table's read.
+    pub inode_hits: u64,
     /// Slab pages taken from the memory budget.
     pub pages_allocated: u64,
     /// Shrinker passes (kswapd's and direct reclaim's) that scanned, and passes by reclaims that may not
@@ -299,6 +352,8 @@ pub struct MetadataStats {
     pub metadata_reclaim: ReclaimCost,
     /// The largest object count seen.
     pub objects_max: u64,
+    /// The longest inode LRU seen ([`InodeLru::Own`]).
+    pub inodes_unused_max: u64,
     /// Time reclaimers (any path) spun waiting for the LRU's lock.
     pub lock_wait_ns: u64,
 }
@@ -314,6 +369,9 @@ struct Object {
 /// At most this many slab caches per object (a dentry and an inode).
 const SLAB_CACHES_MAX: usize = 2;
 
+/// The inode's slab cache among [`Slabs::Ext4`]'s.
+const INODE_CACHE: usize = 1;
+
 /// The metadata objects, their LRU and their slab pages.
 #[derive(Clone, Debug)]
 pub struct MetadataCache {
@@ -327,6 +385,8 @@ pub struct MetadataCache {
     index: KeyMap<u64, u32>,
     /// One per slab cache of [`MetadataConfig::slabs`].
     slab: Vec<SlabPages>,
+    /// The inodes and their LRU ([`InodeLru::Own`]); `None`: each inode lives and dies with its dentry.
+    inodes: Option<InodeCache>,
     /// The shrinker's `nr_deferred`: work earlier passes left undone.
     deferred: u64,
     iswapd_awake: bool,
@@ -352,6 +412,7 @@ impl MetadataCache {
             free_ids: Vec::new(),
             index: KeyMap::default(),
             slab: config.geometries().into_iter().map(SlabPages::new).collect(),
+            inodes: (config.inode_lru == InodeLru::Own).then(InodeCache::new),
             deferred: 0,
             iswapd_awake: false,
             stats: MetadataStats::default(),
@@ -368,11 +429,23 @@ impl MetadataCache {
         self.stats
     }
     pub fn reset_stats(&mut self) {
-        self.stats = MetadataStats { objects_max: self.objects(), ..MetadataStats::default() };
+        self.stats = MetadataStats {
+            objects_max: self.objects(),
+            inodes_unused_max: self.inodes_unused(),
+            ..MetadataStats::default()
+        };
     }
-    /// Objects cached.
+    /// Objects cached: files with a dentry (the paper's count, §III-B).
     pub fn objects(&self) -> u64 {
         self.lru.len() as u64
+    }
+    /// Inodes cached, with a dentry or on the inode LRU.
+    pub fn inodes(&self) -> u64 {
+        self.inodes.as_ref().map_or(self.objects(), InodeCache::cached)
+    }
+    /// Inodes on the inode LRU (`s_nr_inodes_unused`; 0 under [`InodeLru::Joint`]).
+    pub fn inodes_unused(&self) -> u64 {
+        self.inodes.as_ref().map_or(0, InodeCache::unused)
     }
     /// Slab pages held, over the slab caches.
     pub fn pages(&self) -> u32 {
@@ -385,9 +458,10 @@ impl MetadataCache {
     pub fn in_direct_reclaim(&self) -> bool {
         !self.is_split()
     }
-    /// The shrinker's `count_objects`: objects it may free, scaled by `vfs_cache_pressure`.
+    /// The shrinker's `count_objects`: objects it may free (the dentries and the unused inodes, 3.x's
+    /// `prune_super()`), scaled by `vfs_cache_pressure`.
     pub fn freeable(&self) -> u64 {
-        self.objects() * self.config.vfs_cache_pressure as u64 / 100
+        (self.objects() + self.inodes_unused()) * self.config.vfs_cache_pressure as u64 / 100
     }
 
     /// A `stat` or lookup of `ino`: `true` on a hit (its referenced bit is set; it keeps its place).
@@ -403,9 +477,24 @@ impl MetadataCache {
         self.index.contains_key(&ino)
     }
 
-    /// Pages the next insert needs from slab caches allocated in context `gfp`.
-    pub fn pages_needed_for(&mut self, gfp: Gfp) -> u32 {
-        self.slab.iter_mut().filter(|c| c.geometry().gfp == gfp).map(SlabPages::pages_needed).sum()
+    /// Whether `ino`'s inode is cached (with its dentry, or without it on the inode LRU): a lookup that
+    /// missed the dentry then finds the inode in the inode hash, and reads no inode table.
+    pub fn inode_cached(&self, ino: u64) -> bool {
+        self.contains(ino) || self.inodes.as_ref().is_some_and(|i| i.contains(ino))
+    }
+
+    /// Whether inserting `ino` takes a slot in slab cache `cache` (not the inode's, if it is cached).
+    fn takes_slot(&self, cache: usize, ino: u64) -> bool {
+        cache != INODE_CACHE || !self.inodes.as_ref().is_some_and(|i| i.contains(ino))
+    }
+
+    /// Pages inserting `ino` needs from slab caches allocated in context `gfp`.
+    pub fn pages_needed_for(&mut self, ino: u64, gfp: Gfp) -> u32 {
+        let inode_cached = !self.takes_slot(INODE_CACHE, ino);
+        (self.slab.iter_mut().enumerate())
+            .filter(|(c, cache)| !(*c == INODE_CACHE && inode_cached) && cache.geometry().gfp == gfp)
+            .map(|(_, cache)| cache.pages_needed())
+            .sum()
     }
 
     /// The most pages one insert can need: a new slab in every slab cache.
@@ -413,10 +502,10 @@ impl MetadataCache {
         self.slab.iter().map(|c| c.geometry().pages_per_slab as u32).sum()
     }
 
-    /// Pages the next insert needs from the memory budget: a new slab's in each slab cache with no free
-    /// slot.
-    pub fn pages_needed(&mut self) -> u32 {
-        self.slab.iter_mut().map(SlabPages::pages_needed).sum()
+    /// Pages inserting `ino` needs from the memory budget: a new slab's in each slab cache it takes a slot
+    /// in that has no free slot.
+    pub fn pages_needed(&mut self, ino: u64) -> u32 {
+        self.pages_needed_for(ino, Gfp::Kernel) + self.pages_needed_for(ino, Gfp::NoFs)
     }
 
     /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).
@@ -424,13 +513,18 @@ impl MetadataCache {
         self.thresholds.is_some_and(|t| self.objects() > t.md)
     }
 
-    /// Cache `ino`'s object at the MRU end. Caller guarantees it is not cached, and that it took exactly
+    /// Cache `ino`'s object at the MRU end: a new dentry, and a new inode unless its inode is cached (which
+    /// the dentry then holds). Caller guarantees it is not cached, and that it took exactly
     /// [`MetadataCache::pages_needed`] pages from the memory budget for it (`new_pages`).
     pub fn insert(&mut self, ino: u64, new_pages: u32) {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
         let mut slabs = [0; SLAB_CACHES_MAX];
         let mut taken = 0;
-        for (cache, slab) in self.slab.iter_mut().zip(&mut slabs) {
+        let inode_cached = !self.takes_slot(INODE_CACHE, ino);
+        for (c, (cache, slab)) in self.slab.iter_mut().zip(&mut slabs).enumerate() {
+            if c == INODE_CACHE && inode_cached {
+                continue;
+            }
             *slab = match cache.alloc() {
                 Some(slab) => slab,
                 None => {
@@ -441,21 +535,15 @@ impl MetadataCache {
         }
         assert_eq!(taken, new_pages, "object {ino}: pages taken for it != the new slabs' pages");
         self.stats.pages_allocated += taken as u64;
+        if let Some(inodes) = self.inodes.as_mut() {
+            if inodes.pin(ino) {
+                self.stats.inode_hits += 1;
+            } else {
+                inodes.insert_pinned(ino, slabs[INODE_CACHE]);
+            }
+        }
         let object = Object { ino, slabs, referenced: self.config.first_put == FirstPut::Referenced };
-        let id = match self.free_ids.pop() {
-            Some(id) => {
-                self.objects[id as usize] = object;
-                id
-            }
-            None => {
-                self.objects.push(object);
-                let id = (self.objects.len() - 1) as u32;
-                if id >= self.links.capacity() {
-                    self.links.grow((id + 1).max(self.links.capacity() * 2));
-                }
-                id
-            }
-        };
+        let id = take_slot(&mut self.objects, &mut self.free_ids, &mut self.links, object);
         self.links.push_front(&mut self.lru, id);
         self.index.insert(ino, id);
         self.stats.inserts += 1;
@@ -467,9 +555,10 @@ impl MetadataCache {
 
     /// Scan up to `nr_to_scan` objects from the LRU end, stopping early once `free_max` are freed: a
     /// referenced object gets its second chance, an unreferenced one is freed; `freed` in the cost counts
-    /// the slab pages that came free (the caller gives them back to the memory budget). Bounded by
-    /// `nr_to_scan`.
-    fn scan(&mut self, nr_to_scan: u64, free_max: u64) -> ReclaimCost {
+    /// the slab pages that came free (the caller gives them back to the memory budget). A freed dentry's
+    /// inode ([`InodeLru::Own`]) is freed with it if `with_inodes` (split reclaim), and otherwise released
+    /// to the inode LRU (the shrinker: `iput_final()`). Bounded by `nr_to_scan`.
+    fn scan(&mut self, nr_to_scan: u64, free_max: u64, with_inodes: bool) -> ReclaimCost {
         let mut cost = ReclaimCost::default();
         while cost.objects_scanned < nr_to_scan && cost.objects_freed < free_max {
             let Some(id) = self.lru.back() else { break };
@@ -485,22 +574,56 @@ impl MetadataCache {
             self.index.remove(&ino);
             self.free_ids.push(id);
             cost.objects_freed += 1;
-            for (cache, &slab) in self.slab.iter_mut().zip(&slabs) {
-                cost.freed += cache.free(slab) as u64;
+            let Some(inodes) = self.inodes.as_mut() else {
+                // The file's metadata as one object: its inode goes with it.
+                cost.inodes_freed += 1;
+                for (cache, &slab) in self.slab.iter_mut().zip(&slabs) {
+                    cost.freed += cache.free(slab) as u64;
+                }
+                continue;
+            };
+            cost.freed += self.slab[0].free(slabs[0]) as u64;
+            if with_inodes {
+                cost.inodes_freed += 1;
+                cost.freed += inodes.free(ino, &mut self.slab[INODE_CACHE]);
+            } else {
+                inodes.release(ino);
+                self.stats.inodes_unused_max = self.stats.inodes_unused_max.max(inodes.unused());
             }
         }
         cost
     }
 
-    /// One shrinker batch of `n` (`prune_dcache_sb(sb, n)`), its count counted as [`PruneCount`] says.
-    /// Bounded: under [`PruneCount::Freed`] the walk goes through each object at most once (the rotated
-    /// ones wait at the MRU end, as on the kernel's private list, and the walk stops before it would reach
-    /// them again).
+    /// One shrinker batch of `n`. Under [`InodeLru::Joint`], `prune_dcache_sb(sb, n)`; under
+    /// [`InodeLru::Own`], 3.x's `prune_super()`: the batch shared in proportion to the two LRUs' lengths
+    /// (`n × unused / (dentries + inodes + 1)` each, rounded down), the dentries first ("the icache is
+    /// pinned by it"), then `prune_icache_sb()` on the inode LRU, which counts every inode it examines. A
+    /// share of 0 prunes nothing. (3.x's `__shrink_dcache_sb()` tests `!--count` only after taking a
+    /// victim, so a count of 0 would not stop it; pagelab does not take that reading, which would free the
+    /// whole dcache, without a source that shows the call was made.)
     fn prune(&mut self, n: u64) -> ReclaimCost {
+        let Some(inodes) = self.inodes.as_ref() else { return self.prune_dentries(n) };
+        let total = self.objects() + inodes.unused() + 1;
+        // Each share is at most `n` (< 2^7): the products fit.
+        let dentries = n * self.objects() / total;
+        let unused = n * inodes.unused() / total;
+        let mut cost = self.prune_dentries(dentries);
+        let inodes = self.inodes.as_mut().expect("checked above");
+        cost += inodes.prune(unused, &mut self.slab[INODE_CACHE]);
+        cost
+    }
+
+    /// `prune_dcache_sb(sb, n)`, its count counted as [`PruneCount`] says. Bounded: under
+    /// [`PruneCount::Freed`] the walk goes through each object at most once (the rotated ones wait at the
+    /// MRU end, as on the kernel's private list, and the walk stops before it would reach them again).
+    fn prune_dentries(&mut self, n: u64) -> ReclaimCost {
+        if n == 0 {
+            return ReclaimCost::default();
+        }
         match self.config.prune_count {
-            PruneCount::Examined => self.scan(n, u64::MAX),
+            PruneCount::Examined => self.scan(n, u64::MAX, false),
             PruneCount::Freed => {
-                let cost = self.scan(self.objects(), n);
+                let cost = self.scan(self.objects(), n, false);
                 debug_assert!(cost.objects_freed <= n);
                 cost
             }
@@ -508,12 +631,14 @@ impl MetadataCache {
     }
 
     /// Free `SHRINK_BATCH` objects (fewer if the cache holds fewer), in LRU order with second chances:
-    /// split reclaim's fixed unit. Bounded: at most every object is rotated once before the batch is
-    /// freed (a rotated object is unreferenced when it comes round again).
+    /// split reclaim's fixed unit, each a dentry and its inode (inference: the paper's object is the pair,
+    /// `O` their sizes together, and its bound on objects bounds the pages only if freeing one frees
+    /// both). Bounded: at most every object is rotated once before the batch is freed (a rotated object is
+    /// unreferenced when it comes round again).
     pub fn free_batch(&mut self) -> ReclaimCost {
         let want = SHRINK_BATCH.min(self.objects());
         let bound = self.objects() + want;
-        let cost = self.scan(bound, want);
+        let cost = self.scan(bound, want, true);
         assert_eq!(cost.objects_freed, want, "a batch scan of {bound} objects freed too few");
         cost
     }
@@ -615,6 +740,12 @@ impl MetadataCache {
         self.deferred
     }
 
+    /// The inode LRU from the end a prune starts at: (inode, referenced, pinned by a dentry); empty under
+    /// [`InodeLru::Joint`]. For tests and debugging.
+    pub fn inode_lru_order(&self) -> Vec<(u64, bool, bool)> {
+        self.inodes.as_ref().map_or_else(Vec::new, InodeCache::lru_order)
+    }
+
     /// The LRU from the end a scan starts at: (inode, referenced) pairs, for tests and debugging.
     pub fn lru_order(&self) -> Vec<(u64, bool)> {
         self.links
@@ -636,22 +767,45 @@ impl MetadataCache {
         self.index.get(&ino).map(|&id| self.objects[id as usize].slabs[0])
     }
 
-    /// Invariants: the index, the LRU and every slab cache agree.
+    /// Invariants: the index, the LRU and every slab cache agree; under [`InodeLru::Own`], every dentry's
+    /// inode is cached and pinned, and no other inode is.
     pub fn check(&self) {
         assert_eq!(self.index.len() as u64, self.objects(), "index and LRU disagree");
         for (c, cache) in self.slab.iter().enumerate() {
-            let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
-            for id in self.links.iter(&self.lru) {
-                let o = self.objects[id as usize];
-                assert_eq!(self.index.get(&o.ino), Some(&id), "object {} indexed elsewhere", o.ino);
-                *per_slab.entry(o.slabs[c]).or_default() += 1;
-            }
+            let per_slab = match &self.inodes {
+                Some(inodes) if c == INODE_CACHE => inodes.check(|ino| self.index.contains_key(&ino)),
+                _ => {
+                    let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
+                    for id in self.links.iter(&self.lru) {
+                        let o = self.objects[id as usize];
+                        assert_eq!(self.index.get(&o.ino), Some(&id), "object {} indexed elsewhere", o.ino);
+                        assert!(self.inode_cached(o.ino), "object {}'s inode is not cached", o.ino);
+                        *per_slab.entry(o.slabs[c]).or_default() += 1;
+                    }
+                    per_slab
+                }
+            };
             assert_eq!(per_slab.len() as u32, cache.slabs(), "slab cache {c}: slabs held without objects");
             for (&slab, &n) in &per_slab {
                 assert_eq!(cache.used(slab), n, "slab cache {c}, slab {slab}'s count");
             }
         }
     }
+}
+
+/// A slot for `item` in `items`: a freed one (from `free_ids`) first, else a new one, with `links` grown to
+/// cover it. The slot is in no list.
+fn take_slot<T>(items: &mut Vec<T>, free_ids: &mut Vec<u32>, links: &mut Links, item: T) -> u32 {
+    if let Some(id) = free_ids.pop() {
+        items[id as usize] = item;
+        return id;
+    }
+    items.push(item);
+    let id = (items.len() - 1) as u32;
+    if id >= links.capacity() {
+        links.grow((id + 1).max(links.capacity() * 2));
+    }
+    id
 }
 
 /// The metadata LRU's lock, as a clock: the time it is next free. A reclaim's walk of the LRU takes it for

@@ -4,16 +4,27 @@
 use super::*;
 use proptest::prelude::*;
 
-/// An object size that puts exactly `per_page` objects on a 4 KiB page.
+/// An object size that puts exactly `per_page` objects on a 4 KiB page (a file's dentry and inode as one
+/// object).
 fn config(per_page: u32, reclaim: MetadataReclaim) -> MetadataConfig {
-    MetadataConfig { object_bytes: 4096 / per_page, slabs: Slabs::Packed, ..MetadataConfig::linux(reclaim) }
+    MetadataConfig {
+        object_bytes: 4096 / per_page,
+        slabs: Slabs::Packed,
+        inode_lru: InodeLru::Joint,
+        ..MetadataConfig::linux(reclaim)
+    }
+}
+
+/// Linux's slabs with 3.x's inode LRU (the default).
+fn ext4(reclaim: MetadataReclaim) -> MetadataCache {
+    MetadataCache::new(MetadataConfig::linux(reclaim), 1 << 30).unwrap()
 }
 
 /// Insert `inos` in order, taking a page whenever the slab asks for one; returns the pages taken.
 fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
     let mut pages = 0;
     for ino in inos {
-        let new_pages = m.pages_needed();
+        let new_pages = m.pages_needed(ino);
         pages += new_pages;
         m.insert(ino, new_pages);
     }
@@ -24,7 +35,7 @@ fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
 fn examined_until_a_page_frees(m: &mut MetadataCache) -> u64 {
     let mut examined = 0;
     for _ in 0..=2 * m.objects() {
-        let cost = m.scan(1, u64::MAX);
+        let cost = m.scan(1, u64::MAX, false);
         examined += cost.objects_scanned;
         if cost.freed > 0 {
             return examined;
@@ -74,14 +85,17 @@ fn with_the_first_put_referenced_creation_already_costs_a_rotation_of_everything
 
 /// Linux's slabs: a dentry among 21 on a page, an inode among 14 on a four-page slab. The first object
 /// takes five pages; the next 13 none; the 15th a new inode slab (four pages); the 22nd a new dentry page.
-/// Freeing objects in creation order returns the first inode slab only after its 14th object.
+/// Freeing objects (dentry and inode together) in creation order returns the first inode slab only after
+/// its 14th object.
 #[test]
 fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
-    let mut m = MetadataCache::new(MetadataConfig::linux(MetadataReclaim::Conventional), 1 << 30).unwrap();
+    let c =
+        MetadataConfig { inode_lru: InodeLru::Joint, ..MetadataConfig::linux(MetadataReclaim::Conventional) };
+    let mut m = MetadataCache::new(c, 1 << 30).unwrap();
     assert_eq!(m.pages_per_object_max(), 5);
     let mut taken = Vec::new();
     for ino in 0..22 {
-        let p = m.pages_needed();
+        let p = m.pages_needed(ino);
         taken.push(p);
         m.insert(ino, p);
     }
@@ -90,11 +104,102 @@ fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
     assert_eq!(taken[21], 1);
     assert_eq!(taken.iter().sum::<u32>(), 10);
     assert_eq!(m.pages(), 10);
-    let cost = m.scan(13, u64::MAX);
+    let cost = m.scan(13, u64::MAX, false);
     assert_eq!(cost.freed, 0, "13 of the first slab's 14 inodes freed: nothing comes free");
-    let cost = m.scan(1, u64::MAX);
+    let cost = m.scan(1, u64::MAX, false);
     assert_eq!(cost.freed, 4, "the 14th: the four-page inode slab");
     m.check();
+}
+
+/// 3.x's inode LRU: the shrinker frees dentries; each one's inode goes to the inode LRU marked referenced
+/// (`iput_final()`), the first freed at the end a prune starts from. The next prune, with no dentry left,
+/// gives its whole share to the inodes: it rotates all three (clearing the bits), then frees them, and the
+/// four-page inode slab comes free.
+#[test]
+fn a_freed_dentrys_inode_waits_on_the_inode_lru_and_goes_on_its_second_visit() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    assert_eq!(create(&mut m, 1..=3), 5, "a dentry page and a four-page inode slab");
+    // 3 dentries, no unused inode: the dentries' share is 128 × 3 / 4 = 96, and frees all three.
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!(
+        (cost.objects_scanned, cost.objects_freed, cost.inodes_freed, cost.freed),
+        (3, 3, 0, 1),
+        "the dentry page only"
+    );
+    assert_eq!((m.objects(), m.inodes(), m.inodes_unused(), m.pages()), (0, 3, 3, 4));
+    assert_eq!(m.inode_lru_order(), vec![(1, true, false), (2, true, false), (3, true, false)]);
+    assert_eq!(m.freeable(), 3, "the unused inodes are the shrinker's to free");
+    // No dentry: the inodes' share is 128 × 3 / 4 = 96: three rotations, then three frees.
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.inodes_freed, cost.freed), (6, 0, 3, 4));
+    assert_eq!((m.inodes(), m.pages()), (0, 0));
+    m.check();
+}
+
+/// A lookup that misses the dentry but finds the inode takes it back (`__iget()`) without moving it on
+/// the LRU: the new dentry needs its own slot, not an inode's. The prune that meets the inode in use takes
+/// it off the list, counted, and frees nothing of it; when the dentry goes again, the inode goes back to
+/// the head, referenced.
+#[test]
+fn an_inode_found_again_stays_on_the_lru_until_a_prune_takes_it_off() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 1..=2);
+    // Two dentries, no unused inode: share 128 × 2 / 3 = 85, both freed; the dentry page with them.
+    assert_eq!(m.prune(SHRINK_BATCH).freed, 1);
+    assert!(!m.lookup(1) && m.inode_cached(1) && !m.inode_cached(3));
+    assert_eq!(m.pages_needed(1), 1, "a dentry page; the inode is cached");
+    assert_eq!(m.pages_needed(3), 1, "a new file: a dentry page, and a slot in the inode slab");
+    m.insert(1, 1);
+    assert_eq!(m.stats().inode_hits, 1);
+    assert_eq!(m.inode_lru_order(), vec![(1, true, true), (2, true, false)], "left in place, lazily");
+    assert!(m.lookup(1), "its dentry referenced: the next dentry walk rotates it");
+    // One dentry and two listed inodes: shares 128 × 1 / 4 = 32 and 128 × 2 / 4 = 64. The dentry walk
+    // rotates dentry 1 and frees none; the inode prune takes inode 1 off the list (in use), rotates 2, then
+    // frees it: 1 + 1 + 2 examined.
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!((cost.objects_scanned, cost.objects_freed, cost.inodes_freed, cost.freed), (1 + 3, 0, 1, 0));
+    assert_eq!((m.objects(), m.inodes(), m.inodes_unused()), (1, 1, 0));
+    // Dentry 1, its bit cleared by the walk, goes now; its inode returns to the LRU, referenced.
+    assert_eq!(m.prune(SHRINK_BATCH).objects_freed, 1);
+    assert_eq!(m.inode_lru_order(), vec![(1, true, false)]);
+    m.check();
+}
+
+/// `prune_super()` shares a batch between the LRUs in proportion to their lengths, the dentries first.
+#[test]
+fn a_batch_is_shared_between_dentries_and_unused_inodes_by_their_counts() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 0..300);
+    assert_eq!(m.prune_dentries(100).objects_freed, 100);
+    assert_eq!((m.objects(), m.inodes_unused(), m.freeable()), (200, 100, 300));
+    // Shares 128 × 200 / 301 = 85 dentries (freed: unreferenced) and 128 × 100 / 301 = 42 inodes
+    // (examined: every one referenced, rotated).
+    let cost = m.prune(SHRINK_BATCH);
+    assert_eq!((cost.objects_scanned, cost.objects_freed), (85 + 42, 85));
+    assert_eq!((m.objects(), m.inodes_unused()), (115, 185));
+    assert_eq!(m.stats().inodes_unused_max, 185);
+    m.check();
+}
+
+/// Split reclaim frees a file's dentry and inode together (its object is the pair): a batch of the 14
+/// files of one inode slab returns the dentry page and the four-page inode slab, and leaves no inode
+/// behind on the inode LRU.
+#[test]
+fn split_reclaim_frees_a_dentry_with_its_inode() {
+    let mut m = ext4(MetadataReclaim::Split { ratio_p_percent: 50 });
+    assert_eq!(create(&mut m, 0..14), 5);
+    let cost = m.free_batch();
+    assert_eq!((cost.objects_freed, cost.inodes_freed, cost.freed), (14, 14, 5));
+    assert_eq!((m.objects(), m.inodes(), m.pages()), (0, 0, 0));
+    m.check();
+}
+
+/// Packed slabs hold a file as one object: an inode LRU of its own is refused, with the fix.
+#[test]
+fn an_own_inode_lru_needs_the_ext4_slabs() {
+    let c = MetadataConfig { inode_lru: InodeLru::Own, ..config(4, MetadataReclaim::Conventional) };
+    let err = MetadataCache::new(c, 1 << 30).unwrap_err().to_string();
+    assert!(err.contains("slabs=ext4") && err.contains("inode_lru=joint"), "{err}");
 }
 
 #[test]
@@ -313,18 +418,22 @@ proptest! {
         ops in prop::collection::vec((0u8..5, 0u64..300), 1..400),
         ext4 in any::<bool>(),
         examined in any::<bool>(),
+        joint in any::<bool>(),
     ) {
         let split = MetadataReclaim::Split { ratio_p_percent: 10 };
         let c = if ext4 { MetadataConfig::linux(split) } else { config(3, split) };
         let prune_count = if examined { PruneCount::Examined } else { PruneCount::Freed };
-        let c = MetadataConfig { prune_count, ..c };
+        let inode_lru = if joint || !ext4 { InodeLru::Joint } else { InodeLru::Own };
+        let c = MetadataConfig { prune_count, inode_lru, ..c };
         let mut m = MetadataCache::new(c, 4 << 20).unwrap();
         for (op, ino) in ops {
             match op {
                 0 | 1 => {
                     if !m.lookup(ino) {
-                        let p = m.pages_needed();
+                        let pages_before = m.pages();
+                        let p = m.pages_needed(ino);
                         m.insert(ino, p);
+                        prop_assert_eq!(m.pages(), pages_before + p);
                     }
                 }
                 2 => { m.free_batch(); }

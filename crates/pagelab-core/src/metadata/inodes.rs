@@ -1,0 +1,180 @@
+//! The inode cache of 3.x's VFS ([`super::InodeLru::Own`]): inodes pinned by their dentries, and an LRU of
+//! the inodes no dentry holds, reclaimed apart from the dentries.
+//!
+//! What Linux 2.6.37 to 3.11 does (`fs/inode.c`, `fs/dcache.c`, read in the 3.x source):
+//! - A dentry holds a reference to its inode (`i_count`). When the shrinker frees a dentry
+//!   (`prune_dcache_sb()` → `dentry_kill()` → `iput()`), the inode's last reference goes: `iput_final()`
+//!   sets `I_REFERENCED` and adds the inode at the head of the superblock's inode LRU
+//!   (`inode_lru_list_add()`, which does nothing if the inode is on the list already).
+//! - A lookup that misses the dcache but finds the inode in the inode hash (`iget_locked()` →
+//!   `find_inode_fast()` → `__iget()`) takes a reference and leaves the inode where it is on the LRU: "lazy
+//!   LRU updates", 2.6.37's "fs: Lazy LRU updates for inode cache", to keep `iget` off the LRU's lock.
+//! - `prune_icache_sb(sb, nr_to_scan)` takes inodes from the tail, counting every one it examines: an inode
+//!   in use again (`i_count` > 0) is taken off the list; one with `I_REFERENCED` has the bit cleared and
+//!   goes back to the head ("recently referenced inodes get one more pass"); any other is freed.
+//!
+//! So an inode comes free two shrinker passes after its dentry at the earliest: its first visit only
+//! clears the bit `iput_final()` set. Its slab, the four-page `ext4_inode_cache` slab of 14 inodes, comes
+//! free when all 14 have.
+//!
+//! Departures from Linux, and why:
+//! - 3.x's loop is `for (nr_scanned = nr_to_scan; nr_scanned >= 0; nr_scanned--)`, one inode more than
+//!   asked; pagelab examines `nr_to_scan`. One inode in a batch of 128 changes no page count measurably,
+//!   and 2.6.37's form was `nr_to_scan`.
+//! - No inode here has page cache pages of its own (the modelled calls are `stat`s), so the branch that
+//!   invalidates an inode's pages before freeing it (`inode_has_buffers() || nrpages`) is not modelled.
+
+use crate::hash::KeyMap;
+use crate::list::{Links, List};
+use crate::memory::ReclaimCost;
+
+use super::slab::SlabPages;
+
+#[derive(Clone, Copy, Debug)]
+struct Inode {
+    ino: u64,
+    /// Its slab in the inode slab cache.
+    slab: u32,
+    /// `I_REFERENCED`.
+    referenced: bool,
+    /// Held by a dentry (`i_count` > 0).
+    pinned: bool,
+    /// On the LRU (lazily: a pinned inode stays on it until a prune finds it).
+    listed: bool,
+}
+
+/// The cached inodes and the LRU of those no dentry held when they were last released.
+#[derive(Clone, Debug)]
+pub(super) struct InodeCache {
+    inodes: Vec<Inode>,
+    links: Links,
+    /// Front: most recently added or rotated; back: next to examine.
+    lru: List,
+    free_ids: Vec<u32>,
+    index: KeyMap<u64, u32>,
+}
+
+impl InodeCache {
+    pub(super) fn new() -> InodeCache {
+        InodeCache {
+            inodes: Vec::new(),
+            links: Links::new(0),
+            lru: List::new(),
+            free_ids: Vec::new(),
+            index: KeyMap::default(),
+        }
+    }
+
+    /// Inodes cached, pinned or not.
+    pub(super) fn cached(&self) -> u64 {
+        self.index.len() as u64
+    }
+
+    /// Inodes on the LRU (`s_nr_inodes_unused`: the lazily listed pinned ones included).
+    pub(super) fn unused(&self) -> u64 {
+        self.lru.len() as u64
+    }
+
+    pub(super) fn contains(&self, ino: u64) -> bool {
+        self.index.contains_key(&ino)
+    }
+
+    /// A new dentry for `ino` takes a reference on its cached inode (`__iget()`), which stays where it is
+    /// on the LRU. `false`: the inode is not cached.
+    pub(super) fn pin(&mut self, ino: u64) -> bool {
+        let Some(&id) = self.index.get(&ino) else { return false };
+        let inode = &mut self.inodes[id as usize];
+        debug_assert!(!inode.pinned, "inode {ino} pinned by two dentries");
+        inode.pinned = true;
+        true
+    }
+
+    /// A new inode in slab `slab`, pinned by the dentry being made for it. Caller guarantees `ino` is not
+    /// cached.
+    pub(super) fn insert_pinned(&mut self, ino: u64, slab: u32) {
+        debug_assert!(!self.contains(ino), "inode {ino} inserted twice");
+        let inode = Inode { ino, slab, referenced: false, pinned: true, listed: false };
+        let id = super::take_slot(&mut self.inodes, &mut self.free_ids, &mut self.links, inode);
+        self.index.insert(ino, id);
+    }
+
+    /// `iput_final()` after `ino`'s dentry was freed: the inode is marked referenced and goes to the head
+    /// of the LRU unless it is on the list already. Caller guarantees `ino` is cached and pinned.
+    pub(super) fn release(&mut self, ino: u64) {
+        let id = *self.index.get(&ino).expect("a dentry's inode is cached");
+        let inode = &mut self.inodes[id as usize];
+        debug_assert!(inode.pinned, "inode {ino} released twice");
+        inode.pinned = false;
+        inode.referenced = true;
+        if !inode.listed {
+            inode.listed = true;
+            self.links.push_front(&mut self.lru, id);
+        }
+    }
+
+    /// Free `ino`'s inode now, wherever it is (split reclaim frees a dentry and its inode together); the
+    /// slab pages that came free are returned. Caller guarantees `ino` is cached.
+    pub(super) fn free(&mut self, ino: u64, slabs: &mut SlabPages) -> u64 {
+        let id = self.index.remove(&ino).expect("a dentry's inode is cached");
+        let inode = self.inodes[id as usize];
+        if inode.listed {
+            self.links.remove(&mut self.lru, id);
+        }
+        self.free_ids.push(id);
+        slabs.free(inode.slab) as u64
+    }
+
+    /// `prune_icache_sb(sb, nr_to_scan)`: examine `nr_to_scan` inodes from the tail (fewer if the list
+    /// runs out), each counted: one in use is taken off the list, a referenced one rotated with its bit
+    /// cleared, any other freed. Bounded by `nr_to_scan`.
+    pub(super) fn prune(&mut self, nr_to_scan: u64, slabs: &mut SlabPages) -> ReclaimCost {
+        let mut cost = ReclaimCost::default();
+        while cost.objects_scanned < nr_to_scan {
+            let Some(id) = self.lru.back() else { break };
+            cost.objects_scanned += 1;
+            let inode = &mut self.inodes[id as usize];
+            if inode.pinned {
+                inode.listed = false;
+                self.links.remove(&mut self.lru, id);
+                continue;
+            }
+            if inode.referenced {
+                inode.referenced = false;
+                self.links.move_to_front(&mut self.lru, id);
+                continue;
+            }
+            cost.inodes_freed += 1;
+            cost.freed += self.free(self.inodes[id as usize].ino, slabs);
+        }
+        cost
+    }
+
+    /// The LRU from its tail: (inode, referenced, pinned), for tests and debugging.
+    pub(super) fn lru_order(&self) -> Vec<(u64, bool, bool)> {
+        self.links
+            .iter_back(&self.lru)
+            .map(|id| {
+                let i = self.inodes[id as usize];
+                (i.ino, i.referenced, i.pinned)
+            })
+            .collect()
+    }
+
+    /// Invariants: the index, the LRU and the flags agree; `pinned(ino)` says whether a dentry holds `ino`
+    /// (exactly the pinned inodes); every inode's slab is counted in `slabs` (returned: inodes per slab).
+    pub(super) fn check(&self, pinned: impl Fn(u64) -> bool) -> KeyMap<u32, u16> {
+        let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
+        let mut listed = 0;
+        for (&ino, &id) in &self.index {
+            let inode = self.inodes[id as usize];
+            assert_eq!(inode.ino, ino, "inode {ino} indexed at another's slot");
+            assert_eq!(inode.pinned, pinned(ino), "inode {ino}: pinned without its dentry, or the reverse");
+            assert_eq!(inode.listed, self.links.in_list(&self.lru, id), "inode {ino}'s listed flag");
+            assert!(inode.listed || inode.pinned, "inode {ino} neither held nor on the LRU: lost");
+            listed += inode.listed as u64;
+            *per_slab.entry(inode.slab).or_default() += 1;
+        }
+        assert_eq!(listed, self.unused(), "the LRU holds an inode not cached");
+        per_slab
+    }
+}
