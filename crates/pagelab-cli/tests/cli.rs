@@ -56,6 +56,7 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["simulate", "--metadata", "lru"], "--metadata: lru: expected none, conventional or split:p=PERCENT"),
         (&["simulate", "--metadata", "conventional:first_put=maybe"], "expected referenced or unreferenced"),
         (&["simulate", "--metadata", "conventional:prune_count=all"], "expected freed or examined"),
+        (&["simulate", "--metadata", "split:p=50%,inode_lru=shared"], "expected own or joint"),
         (&["experiment", "dulo", "--scale", "4"], "--scale: experiment dulo has no scale to set"),
         (&["experiment", "split-reclaim", "--scale", "100000000"], "the largest scale that fits is 5489"),
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
