@@ -5,6 +5,9 @@
 //! - `fig5`: the metadata-intensive batch (`stat-batch`) at 1 to 16 threads under conventional reclaim and
 //!   split reclaim with P = 40 %, 50 % and 60 %: worst and mean `stat` latency (Figure 5) and throughput
 //!   (Figure 6).
+//! - `fig5-3x-dput` and `fig5-joint-inodes`: diagnostics, the batch again with one metadata option away
+//!   from the default: 3.x's first release (`first_put=referenced`; conventional and split P = 50 %), and
+//!   each inode freed with its dentry (`inode_lru=joint`; conventional).
 //! - `scale`: conventional reclaim at 8 threads at several scale factors, to state how latency scales with
 //!   the model's scale.
 //! - `fig2`: the page deallocation time against the number of files, right after creating them and after
@@ -28,50 +31,56 @@
 //! diagnostic series run beside it: under 3.x's first release ([`FirstPut::Referenced`]), and with memory
 //! all metadata (no blocks read, so no page cache).
 //!
-//! Measured (full sweep, scale 1/64, seed 1; 84 runs in about 50 s on 2 cores, 2026-11-26), with the
+//! Measured (full sweep, scale 1/64, seed 1; 89 runs in about 65 s on 2 cores, 2026-11-26), with the
 //! memory model's first pass (1/4096 of the inactive list), the shrinker told of the inactive list's scan
 //! only, direct-reclaim retries, a shrinker batch that counts only its victims (2.6.19–3.11's
-//! `__shrink_dcache_sb()`, [`PruneCount::Freed`](pagelab_core::metadata::PruneCount::Freed); before that
-//! was modelled, a batch counted every object it walked, as 2.6.18 and 3.12+ do), and a reclaim that
-//! scanned no page counted as 32 (`shrink_slab()`):
-//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.0 % (29.8 ms → 0.31 ms);
+//! `__shrink_dcache_sb()`, [`PruneCount::Freed`](pagelab_core::metadata::PruneCount::Freed)), a reclaim that
+//! scanned no page counted as 32 (`shrink_slab()`), and 3.x's inode LRU
+//! ([`InodeLru::Own`](pagelab_core::metadata::InodeLru::Own): a dentry the shrinker frees leaves its inode on
+//! an LRU of its own, freed by a later pass; a dentry costs 0.55 µs to free, an inode 1.39 µs, measured):
+//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.6 % (86.6 ms → 0.31 ms);
 //!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (889 k against
-//!   860 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 0.96× conventional's throughput at
-//!   16 threads (the paper: 3×): conventional reclaim keeps 76 % of memory as metadata (miss ratio 0.81).
-//! - Conventional reclaim's worst latency grows with threads, 0.09 ms at one, 3.6 at two, 17 at four, 33
-//!   at eight, 30 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS`
-//!   reclaims deferred; it does not grow with the scale at these sizes (30–39 ms at 8 threads from 1/256
-//!   to 1/32). P = 60 % (928 k/s) is level with conventional (930 k/s): "no better", though not because
-//!   both reclaim directly, as in the paper.
-//! - Figure 2: 2.1–2.7 ms after creation at every size; after random accesses linear in the files, one
-//!   batch walking the whole LRU past the referenced objects: 2.5 ms at 1,562 files, 17.4 ms at ten
-//!   million / 64 (156,250), 1.1 ms at 25 million / 64, where the metadata no longer fits and the
-//!   accesses run under reclaim. A line through these gives 0.99 s at ten million files at full size
-//!   ("partly": the paper says over 1 s; the full-size run measures 1.00 s).
-//! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 5 % of
+//!   860 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.10× conventional's throughput at
+//!   16 threads (the paper: 3×): conventional reclaim keeps 85 % of memory as metadata, most of it inodes
+//!   (250 k cached for at most 159 k dentries, up to 193 k on the inode LRU), and its miss ratio is 0.957.
+//! - Conventional reclaim's worst latency grows with threads, 0.09 ms at one, 3.7 at two, 15 at four, 32
+//!   at eight, 87 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS`
+//!   reclaims deferred (21–78 ms at 8 threads from 1/256 to 1/32). With each inode freed with its dentry
+//!   (the `fig5-joint-inodes` diagnostic, the model before the inode LRU): 0.09 / 3.6 / 17 / 33 / 30 ms,
+//!   930 k `stat`/s, miss ratio 0.81.
+//! - Figure 2: 0.60–0.66 ms after creation up to ten million / 64 files (a reclaim frees dentries, whose
+//!   inodes wait on the inode LRU); after random accesses linear in the files, one batch walking the whole
+//!   dentry LRU past the referenced objects: 0.75 ms at 1,562 files, 16.2 ms at ten million / 64, 0.47 ms
+//!   at 25 million / 64, where the metadata no longer fits and the accesses run under reclaim. A line
+//!   through these gives 1.00 s at ten million files at full size.
+//! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 9 % of
 //!   memory, metadata reclaim never triggered.
 //!
-//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-26; 25 minutes on 2 cores): conventional
-//! reclaim's worst `stat` latency is 0.09 ms at one thread, 3.7 ms at two, then 130, 453 and 388 ms at 4, 8
-//! and 16 (direct reclaims of 3.1–3.6 ms on average): the jump beyond two threads is the paper's, its size
-//! (over 10 s) is not. Split reclaim's worst is 0.32 ms (99.9 % less at 16 threads). Split P = 50 % makes
-//! 890 k `stat`/s against conventional's 995 k (0.90×). Figure 2 (33 minutes with the build beside it,
-//! 2026-11-26): after creation 2.09 ms at every size from 100 thousand to ten million files (9.9 ms at 25
-//! million); after random accesses 11.8 ms at 100 thousand files, 102 ms at a million, 1.00 s at ten
-//! million: the paper's figure, flat after creation and "longer than 1 s" beyond ten million files after
-//! random accesses. At 25 million it falls to 3.0 ms, where the paper's keeps rising: the metadata (33 GB)
-//! no longer fits, and the accesses run under reclaim, which clears the bits they set. Table III runs at
-//! 1/3 there (the full SFS file set has more files than page keys name): no direct reclaim. (Counting
-//! every object walked, the same sweep gave 462 / 471 / 614 ms at 4 / 8 / 16 threads, 0.88×.)
+//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-26; 60 minutes on 2 cores with builds beside
+//! it): conventional reclaim's worst `stat` latency is 0.09 ms at one thread, 3.9 ms at two, then 1.2, 6.0
+//! and 5.5 s at 4, 8 and 16 (up to 10 million objects of deferred shrinker work, collected by one task):
+//! the paper's jump beyond two threads, and seconds as in its Figure 5, though not its "over 10 s". Split
+//! reclaim's worst is 0.32 ms (100.0 % less at 16 threads). Split P = 50 % makes 890 k `stat`/s against
+//! conventional's 836 k (1.07×; the paper: 3×). With each inode freed with its dentry the same sweep gives
+//! 0.13 / 0.45 / 0.39 s from four threads and 0.90×: the inode LRU, which keeps 1,128-byte inodes in memory
+//! passes after their dentries, is what makes conventional reclaim's stalls seconds long. Figure 2: after
+//! creation 0.65 ms at every size from 100 thousand to ten million files (4.0 ms at 25 million); after
+//! random accesses 10.6 ms at 100 thousand files, 101 ms at a million, 1.00 s at ten million: the paper's
+//! figure, flat after creation and "longer than 1 s" beyond ten million files after random accesses. At
+//! 25 million it falls to 1.5 ms, where the paper's keeps rising: the metadata (33 GB) no longer fits, and
+//! the accesses run under reclaim, which clears the bits they set. Table III runs at 1/3 there (the full SFS
+//! file set has more files than page keys name): no direct reclaim.
+//!
+//! Before the inode LRU's costs were split by measurement, an inode freed apart was charged a whole file's
+//! 1.94 µs: at 1/64 that gave 61 / 191 / 221 / 216 ms from two threads and 1.35×, so these numbers depend on
+//! what a dentry and an inode cost to free, and the split is measured (`ReclaimCosts`).
 //!
 //! **The first release** (the `fig5-3x-dput` diagnostic rows: conventional and split P = 50 % with
 //! [`FirstPut::Referenced`], 3.x's `dput()`, which marks a new dentry referenced). At the paper's size
-//! conventional reclaim's worst `stat` is then 0.09 / 11 / 213 / 303 / 412 ms at 1 / 2 / 4 / 8 / 16
-//! threads, with up to 0.15 million objects of deferred shrinker work (the default: 0.21 million); split
-//! reclaim's worst is 0.66 ms and its throughput 0.89× conventional's (881 k against 991 k `stat`/s). Before
-//! a batch counted only its victims, the same rule gave 2.3 / 5.2 / 6.6 s from 4 threads: a batch that
-//! counted its rotations freed little, so `GFP_NOFS` reclaims deferred up to 4.7 million objects and a task
-//! collected them at once. The rule also makes Figure 2's deallocation after creation grow as after random
+//! conventional reclaim's worst `stat` is then 0.09 / 3.9 / 5,272 / 8,327 / 3,712 ms at 1 / 2 / 4 / 8 / 16
+//! threads, with up to 9.4 million objects of deferred shrinker work; split reclaim's worst is 0.71 ms and
+//! its throughput 1.07× conventional's (881 k against 825 k `stat`/s). (With each inode freed with its
+//! dentry, this rule gave 0.2–0.4 s from four threads.) The rule also makes Figure 2's deallocation after creation grow as after random
 //! accesses (every new object starts referenced), where the paper's stays flat, so the default keeps the
 //! one its Figures 2 and 3 follow, and the report shows both.
 //!
