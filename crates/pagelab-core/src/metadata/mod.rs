@@ -1,17 +1,18 @@
 //! The file-metadata cache: dentry + inode objects in slab pages, under the memory budget the page cache
 //! shares, reclaimed the conventional Linux way or by split reclaim.
 //!
-//! Fukatani, Matsuzawa, Kamei, Agetsuma, Nakamura, split reclaim of the file-metadata cache (papers/004).
-//! A file's metadata is an object (the dentry and the inode together, as the paper counts them, §III-B;
-//! `O` bytes in the thresholds) on the dentry LRU; its memory is a slot in each of Linux's slab caches, a
-//! dentry among 21 in a one-page slab and an ext4 inode among 14 in a four-page slab ([`Slabs::Ext4`],
+//! Fukatani, Matsuzawa, Kamei, Agetsuma, Nakamura, split reclaim of the file-metadata cache (papers/004). A
+//! file's metadata is an object (the dentry and the inode together, as the paper counts them, §III-B; `O`
+//! bytes in the thresholds) on the dentry LRU; its memory is a slot in each of Linux's slab caches, a dentry
+//! among 21 in a one-page slab and an ext4 inode among 14 in a four-page slab ([`Slabs::Ext4`],
 //! [`slab::SlabPages`]); a slab comes free only when all its objects are freed. When the shrinker frees a
 //! dentry, its inode goes to an inode LRU of its own and is freed by a later pass, as in the paper's 3.x
-//! kernels ([`InodeLru::Own`], the `inodes` module); [`InodeLru::Joint`] frees the two together. ([`Slabs::Packed`] puts
-//! objects of `O` bytes several to a page instead: the paper's Figure 3 picture.) The objects sit on one LRU with a referenced bit: a new object enters at the MRU end,
-//! a hit sets the bit and leaves the object where it is, and a scan from the LRU end gives a referenced
-//! object a second chance (clears the bit, moves it to the MRU end) and frees an unreferenced one. That is
-//! the dcache's `DCACHE_REFERENCED` with `list_lru`'s `LRU_ROTATE`
+//! kernels ([`InodeLru::Own`], the `inodes` module); [`InodeLru::Joint`] frees the two together.
+//! ([`Slabs::Packed`] puts objects of `O` bytes several to a page instead: the paper's Figure 3 picture.) The
+//! objects (their dentries) sit on an LRU with a referenced bit: a new object enters at the MRU end, a hit
+//! sets the bit and leaves the object where it is, and a scan from the LRU end gives a referenced object a
+//! second chance (clears the bit, moves it to the MRU end) and frees an unreferenced one. That is the
+//! dcache's `DCACHE_REFERENCED` with `list_lru`'s `LRU_ROTATE`
 //! (`../shared/reference/refault-and-shrinkers.md` §4.3).
 //!
 //! Figure 3 of the paper is this discipline: nine objects four to a page need four objects examined to free
@@ -19,26 +20,25 @@
 //! object alone on the third) the reclaimer examines eight (three freed, one rotated, four freed) before a
 //! page, the second, comes free ([`tests`] has it).
 //!
-//! **Conventional reclaim** ([`MetadataReclaim::Conventional`]) is Linux's shrinker
-//! (`do_shrink_slab`, `super_cache_count`): `freeable = objects × vfs_cache_pressure / 100`, and a reclaim
-//! pass that examined `scanned` of `lru_pages` page-cache pages scans
-//! `delta = (4 × scanned / seeks) × freeable / (lru_pages + 1)` objects (the 2.6–3.x form; when the page
-//! reclaim scans `lru_pages >> priority` it is the reference note's `(freeable >> priority) × 4 / seeks`;
-//! a scan of no page counts as `SWAP_CLUSTER_MAX`, 32, as `shrink_slab()` counts it, so a reclaim over a
-//! small page cache presses the slabs hard: with none, the pass is capped at twice the cache),
-//! plus the work deferred by earlier passes (at most `freeable / 2` unless `delta` is a quarter of the
-//! cache, and never more than `2 × freeable`), in batches of `SHRINK_BATCH` = 128; what is left is
-//! deferred. Under [`InodeLru::Own`] each batch is 3.x's `prune_super()`: shared between the dentry LRU and
-//! the inode LRU in proportion to their lengths, dentries first, the inodes' part counting every inode
-//! examined, and `freeable` counts both LRUs. A dentry batch's count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's
-//! `__shrink_dcache_sb()`, the paper's kernels): a referenced object is rotated without counting, so a
-//! batch walks on past any run of them, through the whole LRU at most once. After random accesses, every
-//! cached object referenced, one batch walks the whole LRU: Figure 2's growth. (2.6.18 and 3.12+ count
-//! every object walked, [`PruneCount::Examined`].) When the page cache could not give the reclaim its
-//! target, reclaim raises its priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker runs
-//! again after each priority's page scan of `lru_pages >> priority` (32 if that is none), about `(freeable >>
-//! priority) × 4 / seeks` objects, until the target is met or priority 0 has run. kswapd and direct
-//! reclaim both run it.
+//! **Conventional reclaim** ([`MetadataReclaim::Conventional`]) is Linux's shrinker (`do_shrink_slab`,
+//! `super_cache_count`): `freeable = objects × vfs_cache_pressure / 100`, and a reclaim pass that examined
+//! `scanned` of `lru_pages` page-cache pages scans
+//! `delta = (4 × scanned / seeks) × freeable / (lru_pages + 1)` objects (the 2.6–3.x form; when the page reclaim scans `lru_pages >> priority` it is the reference
+//! note's `(freeable >> priority) × 4 / seeks`; a scan of no page counts as `SWAP_CLUSTER_MAX`, 32, as
+//! `shrink_slab()` counts it, so a reclaim over a small page cache presses the slabs hard: with none, the
+//! pass is capped at twice the cache), plus the work deferred by earlier passes (at most `freeable / 2`
+//! unless `delta` is a quarter of the cache, and never more than `2 × freeable`), in batches of
+//! `SHRINK_BATCH` = 128; what is left is deferred. Under [`InodeLru::Own`] each batch is 3.x's
+//! `prune_super()`: shared between the dentry LRU and the inode LRU in proportion to their lengths, dentries
+//! first, the inodes' part counting every inode examined, and `freeable` counts both LRUs. A dentry batch's
+//! count counts only the objects it frees ([`PruneCount::Freed`], 2.6.19–3.11's `__shrink_dcache_sb()`, the
+//! paper's kernels): a referenced object is rotated without counting, so a batch walks on past any run of
+//! them, through the whole LRU at most once. After random accesses, every cached object referenced, one batch
+//! walks the whole LRU: Figure 2's growth. (2.6.18 and 3.12+ count every object walked,
+//! [`PruneCount::Examined`].) When the page cache could not give the reclaim its target, reclaim raises its
+//! priority (`do_try_to_free_pages`, from 12 towards 0) and the shrinker runs again after each priority's
+//! page scan of `lru_pages >> priority` (32 if that is none), about `(freeable >> priority) × 4 / seeks`
+//! objects, until the target is met or priority 0 has run. kswapd and direct reclaim both run it.
 //!
 //! **Reclaims that may not enter the file system** ([`Gfp::NoFs`]): ext4 allocates its inodes and reads
 //! its metadata blocks with `GFP_NOFS`, and 3.x's superblock shrinker refuses such reclaims (`prune_super()`
@@ -142,7 +142,7 @@ pub enum InodeLru {
     /// Linux 2.6.37 to 3.x, the paper's kernels: the inode, released by its dentry, goes to the
     /// superblock's inode LRU marked referenced, and the shrinker's batch is shared between the two LRUs in
     /// proportion to their lengths (`prune_super()`); an inode still cached spares a later lookup the
-    /// inode table's read ([`inodes`] has the kernel's rules). Needs [`Slabs::Ext4`]. The default.
+    /// inode table's read (the `inodes` module has the kernel's rules). Needs [`Slabs::Ext4`]. The default.
     Own,
     /// The inode is freed with its dentry: one object on one LRU, as the paper's thresholds count them
     /// (`O` = dentry + inode, §III-B).

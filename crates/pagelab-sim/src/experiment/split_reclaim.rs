@@ -80,9 +80,9 @@
 //! conventional reclaim's worst `stat` is then 0.09 / 3.9 / 5,272 / 8,327 / 3,712 ms at 1 / 2 / 4 / 8 / 16
 //! threads, with up to 9.4 million objects of deferred shrinker work; split reclaim's worst is 0.71 ms and
 //! its throughput 1.07× conventional's (881 k against 825 k `stat`/s). (With each inode freed with its
-//! dentry, this rule gave 0.2–0.4 s from four threads.) The rule also makes Figure 2's deallocation after creation grow as after random
-//! accesses (every new object starts referenced), where the paper's stays flat, so the default keeps the
-//! one its Figures 2 and 3 follow, and the report shows both.
+//! dentry, this rule gave 0.2–0.4 s from four threads.) The rule also makes Figure 2's deallocation after
+//! creation grow as after random accesses (every new object starts referenced), where the paper's stays flat,
+//! so the default keeps the one its Figures 2 and 3 follow, and the report shows both.
 //!
 //! **Figure 2 needs the page cache.** An earlier reconstruction kept memory all metadata (no blocks
 //! read), and the model gave a reclaim that scanned no page no shrinker work. `shrink_slab()` counts such a
