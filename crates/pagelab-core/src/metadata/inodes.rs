@@ -18,9 +18,10 @@
 //! free when all 14 have.
 //!
 //! Departures from Linux, and why:
-//! - 3.x's loop is `for (nr_scanned = nr_to_scan; nr_scanned >= 0; nr_scanned--)`, one inode more than
-//!   asked; pagelab examines `nr_to_scan`. One inode in a batch of 128 changes no page count measurably,
-//!   and 2.6.37's form was `nr_to_scan`.
+//! - 3.11's loop is `for (nr_scanned = nr_to_scan; nr_scanned >= 0; nr_scanned--)`, one inode more than
+//!   asked (read in the diff that replaced it with `list_lru_walk()`); pagelab examines `nr_to_scan`, which
+//!   earlier 3.x releases may have had (not read here). One inode more in a batch of 128 would change no
+//!   page count measurably.
 //! - No inode here has page cache pages of its own (the modelled calls are `stat`s), so the branch that
 //!   invalidates an inode's pages before freeing it (`inode_has_buffers() || nrpages`) is not modelled.
 
