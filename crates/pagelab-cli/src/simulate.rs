@@ -181,7 +181,7 @@ pub struct SimulateArgs {
     /// unreferenced, as today's kernels and the paper's figures) and prune_count=examined (a shrinker batch of
     /// 128 counts every object it walks, as 2.6.18 and 3.12+ do; default freed: 2.6.19-3.11, the paper's
     /// kernels, count only the objects freed and walk on past referenced ones) and inode_lru=joint (a file's
-    /// dentry and inode are freed together; default own: 2.6.37-3.x put a freed dentry's inode on an LRU of
+    /// dentry and inode are freed together; default own: 3.0-3.11 put a freed dentry's inode on an LRU of
     /// its own, freed by later shrinker passes, and a stat that finds it there reads no inode table).
     /// stat-batch and nfs-mix issue stat() calls.
     #[arg(long, default_value = "none", value_name = "RECLAIM")]

@@ -160,7 +160,7 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
 /// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
 /// its first release), `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
 /// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks) and `inode_lru=` (`own`,
-/// the default: 2.6.37–3.x put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
+/// the default: 3.0–3.11 put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
 /// dentry and inode are freed together).
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;

@@ -1,14 +1,14 @@
 //! The inode cache of 3.x's VFS ([`super::InodeLru::Own`]): inodes pinned by their dentries, and an LRU of
 //! the inodes no dentry holds, reclaimed apart from the dentries.
 //!
-//! What Linux 2.6.37 to 3.11 does (`fs/inode.c`, `fs/dcache.c`, read in the 3.x source):
+//! What Linux 3.0 to 3.11 does (`fs/inode.c`, `fs/dcache.c`, read in the 3.x source):
 //! - A dentry holds a reference to its inode (`i_count`). When the shrinker frees a dentry
 //!   (`prune_dcache_sb()` → `dentry_kill()` → `iput()`), the inode's last reference goes: `iput_final()`
 //!   sets `I_REFERENCED` and adds the inode at the head of the superblock's inode LRU
 //!   (`inode_lru_list_add()`, which does nothing if the inode is on the list already).
 //! - A lookup that misses the dcache but finds the inode in the inode hash (`iget_locked()` →
-//!   `find_inode_fast()` → `__iget()`) takes a reference and leaves the inode where it is on the LRU: "lazy
-//!   LRU updates", 2.6.37's "fs: Lazy LRU updates for inode cache", to keep `iget` off the LRU's lock.
+//!   `find_inode_fast()` → `__iget()`) takes a reference and leaves the inode where it is on the LRU: the
+//!   kernel's "lazy LRU updates" (its comment), which keep `iget` off the LRU's lock.
 //! - `prune_icache_sb(sb, nr_to_scan)` takes inodes from the tail, counting every one it examines: an inode
 //!   in use again (`i_count` > 0) is taken off the list; one with `I_REFERENCED` has the bit cleared and
 //!   goes back to the head ("recently referenced inodes get one more pass"); any other is freed.

@@ -139,7 +139,7 @@ pub struct MetadataConfig {
 /// What becomes of a file's inode when the shrinker frees its dentry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InodeLru {
-    /// Linux 2.6.37 to 3.x, the paper's kernels: the inode, released by its dentry, goes to the
+    /// Linux 3.0 to 3.11, the paper's kernels: the inode, released by its dentry, goes to the
     /// superblock's inode LRU marked referenced, and the shrinker's batch is shared between the two LRUs in
     /// proportion to their lengths (`prune_super()`); an inode still cached spares a later lookup the
     /// inode table's read (the `inodes` module has the kernel's rules). Needs [`Slabs::Ext4`]. The default.
