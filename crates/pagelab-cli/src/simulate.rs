@@ -733,8 +733,8 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
             out,
             "metadata      {} stat() calls, {} missed ({} found their inode cached); {} objects at \
              most{thresholds}, {} inodes ({} on the inode LRU at most) and {} slab pages at the end; \
-             shrinker scanned {} objects, freed {} objects, {} inodes and {} pages; lock waits {:.3} s; iswapd {} steps ({:.3} s \
-             CPU); {} metadata reclaims",
+             shrinker scanned {} objects, freed {} objects, {} inodes and {} pages; lock waits {:.3} s; \
+             iswapd {} steps ({:.3} s CPU); {} metadata reclaims",
             md.stats,
             md.stat_misses,
             md.inode_hits,

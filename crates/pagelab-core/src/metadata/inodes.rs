@@ -38,10 +38,9 @@ struct Inode {
     slab: u32,
     /// `I_REFERENCED`.
     referenced: bool,
-    /// Held by a dentry (`i_count` > 0).
+    /// Held by a dentry (`i_count` > 0). A pinned inode may still be on the LRU (lazily, until a prune
+    /// finds it): whether it is on the list is the links' to say.
     pinned: bool,
-    /// On the LRU (lazily: a pinned inode stays on it until a prune finds it).
-    listed: bool,
 }
 
 /// The cached inodes and the LRU of those no dentry held when they were last released.
@@ -94,7 +93,7 @@ impl InodeCache {
     /// cached.
     pub(super) fn insert_pinned(&mut self, ino: u64, slab: u32) {
         debug_assert!(!self.contains(ino), "inode {ino} inserted twice");
-        let inode = Inode { ino, slab, referenced: false, pinned: true, listed: false };
+        let inode = Inode { ino, slab, referenced: false, pinned: true };
         let id = super::take_slot(&mut self.inodes, &mut self.free_ids, &mut self.links, inode);
         self.index.insert(ino, id);
     }
@@ -107,8 +106,7 @@ impl InodeCache {
         debug_assert!(inode.pinned, "inode {ino} released twice");
         inode.pinned = false;
         inode.referenced = true;
-        if !inode.listed {
-            inode.listed = true;
+        if !self.links.in_list(&self.lru, id) {
             self.links.push_front(&mut self.lru, id);
         }
     }
@@ -117,12 +115,11 @@ impl InodeCache {
     /// slab pages that came free are returned. Caller guarantees `ino` is cached.
     pub(super) fn free(&mut self, ino: u64, slabs: &mut SlabPages) -> u64 {
         let id = self.index.remove(&ino).expect("a dentry's inode is cached");
-        let inode = self.inodes[id as usize];
-        if inode.listed {
+        if self.links.in_list(&self.lru, id) {
             self.links.remove(&mut self.lru, id);
         }
         self.free_ids.push(id);
-        slabs.free(inode.slab) as u64
+        slabs.free(self.inodes[id as usize].slab) as u64
     }
 
     /// `prune_icache_sb(sb, nr_to_scan)`: examine `nr_to_scan` inodes from the tail (fewer if the list
@@ -135,7 +132,6 @@ impl InodeCache {
             cost.objects_scanned += 1;
             let inode = &mut self.inodes[id as usize];
             if inode.pinned {
-                inode.listed = false;
                 self.links.remove(&mut self.lru, id);
                 continue;
             }
@@ -161,8 +157,8 @@ impl InodeCache {
             .collect()
     }
 
-    /// Invariants: the index, the LRU and the flags agree; `pinned(ino)` says whether a dentry holds `ino`
-    /// (exactly the pinned inodes); every inode's slab is counted in `slabs` (returned: inodes per slab).
+    /// Invariants: the index and the LRU agree; `pinned(ino)` says whether a dentry holds `ino` (exactly the
+    /// pinned inodes); an inode neither pinned nor on the LRU would be lost. Returns inodes per slab.
     pub(super) fn check(&self, pinned: impl Fn(u64) -> bool) -> KeyMap<u32, u16> {
         let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
         let mut listed = 0;
@@ -170,9 +166,9 @@ impl InodeCache {
             let inode = self.inodes[id as usize];
             assert_eq!(inode.ino, ino, "inode {ino} indexed at another's slot");
             assert_eq!(inode.pinned, pinned(ino), "inode {ino}: pinned without its dentry, or the reverse");
-            assert_eq!(inode.listed, self.links.in_list(&self.lru, id), "inode {ino}'s listed flag");
-            assert!(inode.listed || inode.pinned, "inode {ino} neither held nor on the LRU: lost");
-            listed += inode.listed as u64;
+            let listed_here = self.links.in_list(&self.lru, id);
+            assert!(listed_here || inode.pinned, "inode {ino} neither held nor on the LRU: lost");
+            listed += listed_here as u64;
             *per_slab.entry(inode.slab).or_default() += 1;
         }
         assert_eq!(listed, self.unused(), "the LRU holds an inode not cached");

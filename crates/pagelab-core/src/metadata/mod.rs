@@ -480,19 +480,26 @@ impl MetadataCache {
     /// Whether `ino`'s inode is cached (with its dentry, or without it on the inode LRU): a lookup that
     /// missed the dentry then finds the inode in the inode hash, and reads no inode table.
     pub fn inode_cached(&self, ino: u64) -> bool {
-        self.contains(ino) || self.inodes.as_ref().is_some_and(|i| i.contains(ino))
+        self.contains(ino) || self.inode_apart(ino)
     }
 
-    /// Whether inserting `ino` takes a slot in slab cache `cache` (not the inode's, if it is cached).
-    fn takes_slot(&self, cache: usize, ino: u64) -> bool {
-        cache != INODE_CACHE || !self.inodes.as_ref().is_some_and(|i| i.contains(ino))
+    /// Whether `ino`'s inode is cached in the inode cache of its own ([`InodeLru::Own`]): inserting `ino`
+    /// then takes no inode slot.
+    fn inode_apart(&self, ino: u64) -> bool {
+        self.inodes.as_ref().is_some_and(|i| i.contains(ino))
     }
 
     /// Pages inserting `ino` needs from slab caches allocated in context `gfp`.
     pub fn pages_needed_for(&mut self, ino: u64, gfp: Gfp) -> u32 {
-        let inode_cached = !self.takes_slot(INODE_CACHE, ino);
+        self.pages_needed_if(ino, |g| g == gfp)
+    }
+
+    /// Pages inserting `ino` needs from the slab caches whose context passes `gfp`: a new slab's in each
+    /// one it takes a slot in (not the inode's, if the inode is cached) that has no free slot.
+    fn pages_needed_if(&mut self, ino: u64, gfp: impl Fn(Gfp) -> bool) -> u32 {
+        let inode_apart = self.inode_apart(ino);
         (self.slab.iter_mut().enumerate())
-            .filter(|(c, cache)| !(*c == INODE_CACHE && inode_cached) && cache.geometry().gfp == gfp)
+            .filter(|(c, cache)| !(*c == INODE_CACHE && inode_apart) && gfp(cache.geometry().gfp))
             .map(|(_, cache)| cache.pages_needed())
             .sum()
     }
@@ -505,7 +512,7 @@ impl MetadataCache {
     /// Pages inserting `ino` needs from the memory budget: a new slab's in each slab cache it takes a slot
     /// in that has no free slot.
     pub fn pages_needed(&mut self, ino: u64) -> u32 {
-        self.pages_needed_for(ino, Gfp::Kernel) + self.pages_needed_for(ino, Gfp::NoFs)
+        self.pages_needed_if(ino, |_| true)
     }
 
     /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).
@@ -520,9 +527,9 @@ impl MetadataCache {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
         let mut slabs = [0; SLAB_CACHES_MAX];
         let mut taken = 0;
-        let inode_cached = !self.takes_slot(INODE_CACHE, ino);
+        let inode_apart = self.inode_apart(ino);
         for (c, (cache, slab)) in self.slab.iter_mut().zip(&mut slabs).enumerate() {
-            if c == INODE_CACHE && inode_cached {
+            if c == INODE_CACHE && inode_apart {
                 continue;
             }
             *slab = match cache.alloc() {
