@@ -723,13 +723,16 @@ impl<O: Observer> BufferCache<O> {
             let owner = self.pages.meta[frame as usize].owner;
             let owner_cpu_ns =
                 self.pages.pc.as_ref().and_then(|_| self.streams.get(&owner.0)).map(|r| r.cpu_ns);
+            if fetch.file == FileId::SWAP {
+                self.swap_read_arrived(frame);
+            }
             self.pages.complete(frame, now, owner_cpu_ns);
             let f = frame as usize;
             let key = PageKey::from_raw(self.pages.table.key(frame));
             let prefetched = self.pages.meta[f].flags & flag::DEMANDED == 0;
             self.observer.inserted(now, key, self.pages.meta[f].owner, prefetched);
             if fetch.file == FileId::SWAP {
-                self.swapped_in(now, frame, key, !prefetched);
+                self.observer.swapped_in(now, key, !prefetched);
             }
         }
         self.frames = frames;

@@ -295,6 +295,25 @@ fn a_clean_page_back_from_swap_leaves_without_a_write() {
     c.check_swap();
 }
 
+/// With swap more than half full a page read back gives up its slot (`remove_exclusive_swap_page()`): it
+/// is dirty again and has no disk location until it is swapped out again, so DULO takes it as a random
+/// block (papers/001 §4.2); it joins the policy already without one.
+#[test]
+fn a_page_back_from_a_full_swap_has_no_disk_location() {
+    let mut c = cache(MemoryConfig::exact(2), PolicyKind::Lru, 6);
+    for page in 0..5 {
+        touch_through(&mut c, page); // pages 0, 1, 2 to slots 1, 2, 3: 3 of 5 slots used
+    }
+    assert_eq!(c.memory().swap_used, 3);
+    touch_through(&mut c, 0); // evicts page 3 to slot 4, then reads page 0 back from slot 1
+    let frame = c.pages.lookup(PageKey::new(FileId::anon(0), 0).raw()).expect("page 0 is back");
+    let f = frame as usize;
+    assert_eq!(c.pages.lbn_of(frame), Lbn::NONE, "its slot is freed");
+    assert_eq!(c.pages.meta[f].anon_slot, NO_SWAP_SLOT);
+    assert_ne!(c.pages.meta[f].flags & flag::DIRTY, 0, "only memory holds it now");
+    c.check_swap();
+}
+
 /// The owner's exit frees its pages and every swap slot it held.
 #[test]
 fn an_exited_owner_frees_its_swap() {

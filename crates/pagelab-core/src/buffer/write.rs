@@ -575,15 +575,17 @@ impl<O: Observer> BufferCache<O> {
         out.fetches.push(fetch);
     }
 
-    /// A page read from swap arrived. With swap more than half full its slot is freed now and the page is
-    /// dirty again (`remove_exclusive_swap_page()` under `vm_swap_full()`).
-    pub(super) fn swapped_in(&mut self, now: Nanos, frame: FrameId, key: PageKey, demand: bool) {
-        self.observer.swapped_in(now, key, demand);
+    /// A page read from swap arrived, before it joins the policy. With swap more than half full its slot
+    /// is freed now and the page is dirty again (`remove_exclusive_swap_page()` under `vm_swap_full()`):
+    /// it has no disk location until it is swapped out again (`Lbn::NONE`: DULO's random block, papers/001
+    /// §4.2, "anonymous pages that do not yet have mappings on disk are treated as random blocks").
+    pub(super) fn swap_read_arrived(&mut self, frame: FrameId) {
         let f = frame as usize;
         let swap = self.swap.as_mut().expect("swap-in without swap");
         if swap.full() {
             swap.free(self.pages.meta[f].anon_slot);
             self.pages.meta[f].anon_slot = NO_SWAP_SLOT;
+            self.pages.meta[f].lbn = Lbn::NONE;
             self.pages.meta[f].flags |= flag::DIRTY;
         }
     }

@@ -55,12 +55,17 @@ pub struct Access {
     /// the module doc of each policy; on [`Replacement::on_hit`] the flag means a readahead met a resident
     /// page, which is not a reference.
     pub prefetch: bool,
+    /// The page is mapped into a process (anonymous memory): a load or store sets the hardware's accessed
+    /// bit in the page table, and nothing else; Linux 2.6 reads (and clears) the bit only when reclaim
+    /// scans the page (`page_referenced()`), and starts such pages on the active list. The Linux policies
+    /// read it ([`TwoList`]'s module doc); the others treat the access as any other.
+    pub mapped: bool,
 }
 
 impl Access {
     /// A demand reference to `key` at logical time `vtime`, future unknown.
     pub fn demand(key: u64, vtime: u64) -> Access {
-        Access { key, vtime, next_vtime: NEVER, lbn: Lbn(key), prefetch: false }
+        Access { key, vtime, next_vtime: NEVER, lbn: Lbn(key), prefetch: false, mapped: false }
     }
 
     /// A readahead insertion of `key` at logical time `vtime`: no reference yet.

@@ -2,7 +2,7 @@
 //!
 //! As Li & Shen (papers/000, §2 "Measured performance") and Jiang et al. (papers/001, §4, "Linux adopts an
 //! LRU variant similar to the 2Q replacement") describe it, modelled on Linux 2.6.10 (`mm/swap.c`,
-//! `mm/vmscan.c`, `mm/filemap.c`) for unmapped file pages read through `read()`:
+//! `mm/vmscan.c`, `mm/filemap.c`) for unmapped file pages read through `read()` (mapped pages: below):
 //! - `mark_page_accessed`: an inactive page without `PG_referenced` gets the bit; an inactive page with it
 //!   moves to the head of the active list and loses the bit; an active page gets the bit (and does not
 //!   move: the active list is ordered by activation, not by recency).
@@ -14,60 +14,175 @@
 //! - The victim is the inactive tail, referenced or not: 2.6.10's `shrink_list` activates a referenced page
 //!   only if `page_mapping_inuse()`, which is false for a file nobody maps.
 //! - Aging (`refill_inactive_zone`) runs only during reclaim, in proportion to the list sizes as
-//!   `shrink_zone` scans them (`nr_scan_active += nr_active >> priority`, `nr_scan_inactive += nr_inactive
-//!   >> priority`): for every page taken from the inactive list, `active_len / inactive_len` pages move from
-//!   the active tail to the inactive head, one at a time (so the oldest demoted page ends up deepest). The
+//!   `shrink_zone` scans them at `DEF_PRIORITY` (`nr_scan_active += (nr_active >> 12) + 1`,
+//!   `nr_scan_inactive += (nr_inactive >> 12) + 1`): for every page taken from the inactive list,
+//!   `((active_len >> 12) + 1) / ((inactive_len >> 12) + 1)` pages are taken from the active tail, one at
+//!   a time (so the oldest demoted page ends up deepest). The `+ 1`s ("just to make sure that the kernel
+//!   will slowly sift through the active list") set the ratio while a list is under 4,096 pages: with an
+//!   empty inactive list the active list is scanned `(active_len >> 12) + 1` pages per page reclaimed, not
+//!   one (the ratio `active / inactive` alone would leave the inactive list empty whenever pages start on
+//!   the active list, as anonymous pages do, and every page demoted would be evicted at once). The
 //!   fractional part is carried to the next eviction as a 32.32 fixed-point credit, each ratio rounded up
 //!   to the next 2^-32 page so that ratios such as 1/3 + 1/3 + 1/3 make a whole page on time
 //!   (deterministic; the upward drift is under one page per 2^32 evictions). As in `shrink_zone`, the
-//!   active list is aged before the inactive list is scanned. Demoted pages keep their referenced bit:
-//!   2.6.10 calls `page_referenced()` only for mapped pages.
+//!   active list is aged before the inactive list is scanned. Demoted unmapped pages keep their referenced
+//!   bit: 2.6.10 calls `page_referenced()` only for mapped pages.
+//!
+//! Mapped pages ([`Access::mapped`]: anonymous memory, which processes load from and store to), as 2.6.11
+//! treats them (`mm/memory.c`, `mm/swap_state.c`, `mm/vmscan.c`, `mm/rmap.c`):
+//! - They start on the active list: `do_anonymous_page()` and `read_swap_cache_async()` add them with
+//!   `lru_cache_add_active()`. A faulted page is referenced (the access that faulted sets the page table's
+//!   accessed bit; a swap-in fault also calls `mark_page_accessed()`); a page swap readahead brought in is
+//!   not, and is not mapped until a fault finds it in the swap cache.
+//! - A load or store sets the accessed bit and moves nothing: the kernel never hears of it until reclaim
+//!   scans the page. One bit per page stands for `PG_referenced` and the accessed bits together, because
+//!   `page_referenced()` reads and clears both.
+//! - Aging: a mapped page at the active tail goes back to the active head if `reclaim_mapped` is off, or if
+//!   it was referenced (the bit is cleared); otherwise it is demoted. `reclaim_mapped` is `swap_tendency =
+//!   mapped_ratio / 2 + distress + vm_swappiness >= 100`, with `vm_swappiness` = 60, `mapped_ratio` the
+//!   mapped pages' share of the policy's frames (the kernel's `nr_mapped * 100 / total_memory`) and
+//!   `distress` 0, the kernel's at `DEF_PRIORITY`, or 100 when the inactive list is empty and the victim
+//!   must come from the active list (reclaim at priority 0).
+//! - Reclaim: a mapped page at the inactive tail that was referenced is activated (`shrink_list`'s
+//!   `activate_locked`, bit cleared) and the next page is tried; an unreferenced one is the victim.
 //!
 //! Li & Shen name the list ends the other way round (prefetched pages "attached to the tail", eviction
 //! from "the head"); the order is the same as here, where the head is the end `list_add` inserts at.
 //!
 //! Where pagelab departs from the kernel, and why:
 //! - One list pair, no zones: pagelab's buffer cache is one memory pool.
-//! - No reclaim priorities and no scan batches of `SWAP_CLUSTER_MAX` (32): the kernel scans in batches to
-//!   amortise the zone lock, and lowers the priority when a pass frees too little; a simulated cache evicts
-//!   exactly one page when it needs one frame, and keeps the ratio the batches aim at. The kernel's `+ 1`
-//!   per pass (a floor that makes lists shorter than 2^priority pages scan 1:1 at the default priority)
-//!   is not modelled either: it exists to guarantee progress, which one-page eviction already has.
-//! - If the inactive list is empty when a victim is needed, exactly one page is demoted from the active
-//!   tail and becomes the victim (the kernel would demote a batch of 32 and then evict from it).
-//! - No mapped or anonymous pages (no pte referenced bits, no `reclaim_mapped`/`swap_tendency`), no dirty
-//!   pages or writeback (a clean file page is freed at once): pagelab's pages are clean pages of files read
-//!   through `read()`, as in the papers' server workloads.
+//! - No scan batches of `SWAP_CLUSTER_MAX` (32), and one priority: the kernel scans in batches to amortise
+//!   the zone lock, and lowers the priority when a pass frees too little; a simulated cache evicts exactly
+//!   one page when it needs one frame, and keeps the ratio the batches aim at at `DEF_PRIORITY`. At lower
+//!   priorities the kernel's ratio tends to `active / inactive` (the `+ 1`s weigh less); pagelab keeps the
+//!   first pass's, which is where kswapd starts and, unless it fails to free enough, stays.
+//! - If the inactive list is empty when a victim is needed, active pages are scanned at the ratio above
+//!   until one is demoted, and it becomes the victim (the kernel would demote a batch of 32 and then evict
+//!   from it).
+//! - Dirty pages and writeback are the buffer cache's ([`crate::buffer`]): the policy only orders pages.
+//! - One process's accessed bits: the swap token (2.6.9's `page_referenced_one()` counts a page of the
+//!   token holder as referenced while it faults) is not modelled.
 //!
-//! Cost: O(1) per access; an eviction demotes `active_len / inactive_len` pages, amortised O(1) because a
-//! page is demoted at most once per activation.
+//! Cost: O(1) per access; an eviction scans the active pages owed, amortised O(1) because a page is
+//! demoted at most once per activation and a mapped page is rotated at most once per reference (or, while
+//! `reclaim_mapped` is off, once per active page scanned). An eviction that finds every page referenced
+//! clears every bit: O(capacity), once.
 
 use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
+use crate::memory::{DEF_PRIORITY, SWAP_CLUSTER_MAX};
 
 /// One page in the 32.32 fixed-point aging credit.
 const CREDIT_ONE: u64 = 1 << 32;
 
 /// `shrink_zone`'s proportional aging (module doc): the active pages owed to the inactive list, carried
-/// between evictions as a 32.32 fixed-point credit below one page. Shared with `dulo-linux`, whose lists
-/// age alike.
+/// between evictions as a 32.32 fixed-point credit below one page; and the scan counts of [`descent`]s,
+/// kept between them as the zone keeps `nr_scan_active` and `nr_scan_inactive`. Shared with
+/// `dulo-linux`, whose lists age alike.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct AgingCredit(u64);
+pub(crate) struct AgingCredit(u64, DescentCounts);
+
+/// `(nr_scan_active, nr_scan_inactive)`: pages each list owes a scan, below a batch.
+pub(crate) type DescentCounts = (u64, u64);
 
 impl AgingCredit {
-    /// The active pages to demote before one inactive page is scanned: `active / inactive` of a page,
-    /// the fraction carried; one when the inactive list is empty (the victim must come from somewhere).
-    /// Bounded by the active list: the credit beyond it is dropped (there is nothing left to age).
+    /// The active pages to scan before one inactive page is scanned: `active / inactive` of a page, the
+    /// fraction carried. Bounded by the active list: the credit beyond it is dropped (there is nothing
+    /// left to age). Caller guarantees `inactive_len > 0` (an empty inactive list is [`descent`]'s).
     pub fn owed(&mut self, active_len: u32, inactive_len: u32) -> u64 {
-        if inactive_len == 0 {
-            return 1;
-        }
+        assert!(inactive_len > 0, "proportional aging of an empty inactive list");
         self.0 += (active_len as u64 * CREDIT_ONE).div_ceil(inactive_len as u64);
         let owed_pages = self.0 / CREDIT_ONE;
         self.0 %= CREDIT_ONE;
         debug_assert!(self.0 < CREDIT_ONE, "aging credit not carried");
         owed_pages.min(active_len as u64)
+    }
+
+    /// A [`descent`] over `policy`'s lists, with the scan counts the last one left.
+    pub fn descend<P>(
+        policy: &mut P,
+        aging: fn(&mut P) -> &mut AgingCredit,
+        lens: fn(&P) -> (u32, u32),
+        scan_active: fn(&mut P, u64),
+    ) {
+        let mut counts = aging(policy).1;
+        descent(policy, &mut counts, lens, scan_active);
+        aging(policy).1 = counts;
+    }
+}
+
+/// `balance_pgdat()`'s descent when the inactive list is empty: at each priority from `DEF_PRIORITY` down
+/// to 0, `shrink_zone` adds `(active >> p) + 1` to the active list's scan count and `(inactive >> p) + 1`
+/// to the inactive list's, scans the active list in batches once its count reaches `SWAP_CLUSTER_MAX`
+/// (`scan_active(policy, n)` scans `n` pages: each is demoted, or rotated if it is a mapped page kept
+/// active), and stops once the inactive list's count reaches a batch, which is then due (its count is
+/// spent). `lens(policy)` gives `(active, inactive)`; `counts` carries the counts below a batch from one
+/// descent to the next, as the zone does. The active list is scanned about twice over at most
+/// (`Σ active >> p`), when no earlier priority made the inactive batch due; lists of a few pages may need
+/// three descents before a batch is due.
+fn descent<P>(
+    policy: &mut P,
+    counts: &mut DescentCounts,
+    lens: fn(&P) -> (u32, u32),
+    scan_active: fn(&mut P, u64),
+) {
+    let (scan_a, scan_i) = counts;
+    for priority in (0..=DEF_PRIORITY).rev() {
+        let (active, inactive) = lens(policy);
+        *scan_a += (active >> priority) as u64 + 1;
+        *scan_i += (inactive >> priority) as u64 + 1;
+        if *scan_a >= SWAP_CLUSTER_MAX as u64 {
+            scan_active(policy, std::mem::take(scan_a).min(active as u64));
+        }
+        if *scan_i >= SWAP_CLUSTER_MAX as u64 {
+            *scan_i = 0;
+            return;
+        }
+    }
+}
+
+/// An eviction's passes (age, then try the inactive tail) at most: each pass activates a referenced
+/// mapped page (clearing its bit), or ages pages (clearing bits or demoting), or returns; a descent over
+/// lists of a few pages may scan nothing until its third try.
+pub(crate) const EVICT_PASSES_PER_FRAME: u64 = 2;
+pub(crate) const EVICT_PASSES_MIN: u64 = 4;
+
+/// `vm_swappiness` (`mm/vmscan.c`, 2.6): 60 by default.
+const VM_SWAPPINESS: u32 = 60;
+
+/// Which frames hold mapped pages, and how many: `refill_inactive_zone`'s `reclaim_mapped` decision
+/// reads the count. Shared with `dulo-linux`.
+#[derive(Clone, Debug)]
+pub(crate) struct Mapped {
+    by_frame: Vec<bool>,
+    pages: u32,
+}
+
+impl Mapped {
+    pub fn new(capacity: u32) -> Mapped {
+        Mapped { by_frame: vec![false; capacity as usize], pages: 0 }
+    }
+
+    #[inline]
+    pub fn get(&self, frame: FrameId) -> bool {
+        self.by_frame[frame as usize]
+    }
+
+    #[inline]
+    pub fn set(&mut self, frame: FrameId, mapped: bool) {
+        let was = std::mem::replace(&mut self.by_frame[frame as usize], mapped);
+        self.pages = self.pages + mapped as u32 - was as u32;
+    }
+
+    /// `refill_inactive_zone`'s `reclaim_mapped`: `swap_tendency = mapped_ratio / 2 + distress +
+    /// vm_swappiness >= 100`, with `mapped_ratio` the mapped share of memory in percent (of the policy's
+    /// frames) and `distress` 0 (reclaim at its default priority) unless the inactive list is empty,
+    /// when the victim must come from the active list (distress 100: priority 0).
+    pub fn reclaim_mapped(&self, capacity: u32, inactive_empty: bool) -> bool {
+        let mapped_ratio = self.pages as u64 * 100 / capacity.max(1) as u64;
+        let distress = if inactive_empty { 100 } else { 0 };
+        mapped_ratio / 2 + distress + VM_SWAPPINESS as u64 >= 100
     }
 }
 
@@ -78,12 +193,19 @@ pub struct TwoList {
     inactive: List,
     /// By frame: `PageActive`.
     active_bit: Vec<bool>,
-    /// By frame: `PG_referenced`.
+    /// By frame: `PG_referenced`, or for a mapped page its page-table accessed bit (`page_referenced()`
+    /// reads and clears both).
     referenced: Vec<bool>,
+    /// By frame: the page is mapped (see [`Mapped`]).
+    mapped: Mapped,
     /// Active pages owed to the inactive list.
     aging: AgingCredit,
     /// Active pages demoted by aging in all evictions (`refill_inactive_zone`'s scan).
     demoted: u64,
+    /// Mapped active pages aging found referenced (or kept because mapped pages are not reclaimed) and
+    /// put back at the active head; and mapped inactive pages reclaim found referenced and activated.
+    rotated: u64,
+    activated: u64,
 }
 
 impl TwoList {
@@ -95,8 +217,11 @@ impl TwoList {
             inactive: List::new(),
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
+            mapped: Mapped::new(capacity),
             aging: AgingCredit::default(),
             demoted: 0,
+            rotated: 0,
+            activated: 0,
         }
     }
 
@@ -106,9 +231,16 @@ impl TwoList {
     }
 
     /// `refill_inactive_zone` for one page: the active tail goes to the inactive head, keeping its
-    /// referenced bit.
-    fn demote_one(&mut self) {
+    /// referenced bit; a mapped page goes back to the active head instead if mapped pages are not being
+    /// reclaimed or it was referenced (which clears the bit).
+    fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
+        let f = frame as usize;
+        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
+            self.rotated += 1;
+            self.links.push_front(&mut self.active, frame);
+            return;
+        }
         self.demoted += 1;
         self.active_bit[frame as usize] = false;
         self.links.push_front(&mut self.inactive, frame);
@@ -116,8 +248,15 @@ impl TwoList {
 
     /// Age the active list in proportion to the lists' sizes before one inactive page is scanned.
     fn age(&mut self) {
+        let reclaim_mapped = self.mapped.reclaim_mapped(self.links.capacity(), self.inactive.is_empty());
+        if self.inactive.is_empty() {
+            debug_assert!(reclaim_mapped, "an empty inactive list is distress");
+            let scan: fn(&mut TwoList, u64) = |me, n| (0..n).for_each(|_| me.demote_one(true));
+            AgingCredit::descend(self, |me| &mut me.aging, TwoList::list_lens, scan);
+            return;
+        }
         for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
-            self.demote_one();
+            self.demote_one(reclaim_mapped);
         }
     }
 
@@ -151,22 +290,34 @@ impl Replacement for TwoList {
         self.active.len() + self.inactive.len()
     }
 
-    /// The inactive head; referenced for a demand miss, unreferenced for a readahead page.
+    /// The inactive head; referenced for a demand miss, unreferenced for a readahead page. An anonymous
+    /// page goes to the active head (`lru_cache_add_active`), mapped and referenced if faulted in,
+    /// unmapped and unreferenced if swap readahead brought it.
     #[inline]
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
-        self.active_bit[frame as usize] = false;
-        self.referenced[frame as usize] = !access.prefetch;
-        self.links.push_front(&mut self.inactive, frame);
+        let f = frame as usize;
+        self.referenced[f] = !access.prefetch;
+        self.mapped.set(frame, access.mapped && !access.prefetch);
+        self.active_bit[f] = access.mapped;
+        let list = if access.mapped { &mut self.active } else { &mut self.inactive };
+        self.links.push_front(list, frame);
     }
 
-    /// `mark_page_accessed`; a prefetch reference to a resident page is not an access.
+    /// `mark_page_accessed`; a prefetch reference to a resident page is not an access. A load or store to
+    /// an anonymous page sets its accessed bit and maps it (a swap-cache page's first touch: `do_swap_page`'s
+    /// `mark_page_accessed` sets the same bit, on a page no one referenced yet), and moves nothing.
     #[inline]
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         if access.prefetch {
             return;
         }
         let f = frame as usize;
+        if access.mapped {
+            self.mapped.set(frame, true);
+            self.referenced[f] = true;
+            return;
+        }
         if !self.active_bit[f] && self.referenced[f] {
             self.active_bit[f] = true;
             self.referenced[f] = false;
@@ -180,26 +331,42 @@ impl Replacement for TwoList {
     #[inline]
     fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty two-list cache");
-        self.age();
-        let victim =
-            self.links.pop_back(&mut self.inactive).expect("aging leaves the inactive list non-empty");
-        self.check();
-        victim
+        // Bounded: see `EVICT_PASSES_PER_FRAME`.
+        for _ in 0..EVICT_PASSES_PER_FRAME * self.links.capacity() as u64 + EVICT_PASSES_MIN {
+            self.age();
+            let Some(victim) = self.links.pop_back(&mut self.inactive) else {
+                continue; // aging put every page it scanned back on the active list
+            };
+            let f = victim as usize;
+            if self.mapped.get(victim) && std::mem::take(&mut self.referenced[f]) {
+                // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
+                self.activated += 1;
+                self.active_bit[f] = true;
+                self.links.push_front(&mut self.active, victim);
+                continue;
+            }
+            self.mapped.set(victim, false);
+            self.check();
+            return victim;
+        }
+        unreachable!("two-list eviction ran past its bound");
     }
 
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         let list = if self.active_bit[frame as usize] { &mut self.active } else { &mut self.inactive };
         self.links.remove(list, frame);
+        self.mapped.set(frame, false);
         self.check();
     }
 
-    /// The active pages aging demoted: `refill_inactive_zone` scans them on the way.
+    /// The active pages aging demoted or rotated (`refill_inactive_zone` scans them on the way), and the
+    /// mapped pages reclaim activated from the inactive tail.
     fn pages_scanned(&self) -> u64 {
-        self.demoted
+        self.demoted + self.rotated + self.activated
     }
 
     fn pages_aged(&self) -> u64 {
-        self.demoted
+        self.demoted + self.rotated
     }
 
     fn reclaim_list_len(&self) -> u32 {
@@ -256,9 +423,12 @@ mod tests {
                 (8, true, "active=[8 1] inactive=[7* 6*]"),
                 (7, true, "active=[7 8 1] inactive=[6*]"),
                 (6, true, "active=[6 7 8 1] inactive=[]"),
-                // The inactive list is empty: one page is aged from the active tail and is the victim.
-                (9, false, "active=[6 7 8] inactive=[9*]"),
-                (10, false, "active=[] inactive=[10* 6 7 8]"),
+                // The inactive list is empty: `balance_pgdat`'s descent. Four active pages add 20 to the
+                // active scan count over priorities 12..0 and nothing is scanned; the second descent reaches
+                // a batch (32) at priority 2 and scans all four (demoted, oldest first), and at priority 0
+                // the inactive list's count (24 + 3 + 5) makes its batch due: the tail, 1, is the victim.
+                (9, false, "active=[] inactive=[9* 6 7 8]"),
+                (10, false, "active=[] inactive=[10* 9* 6 7]"),
             ],
         );
     }
@@ -293,6 +463,58 @@ mod tests {
         );
     }
 
+    /// Anonymous pages, c = 4, traced by hand from 2.6.11's `refill_inactive_zone` and `shrink_list`.
+    #[test]
+    fn mapped_pages_are_kept_by_their_accessed_bit() {
+        let mapped = |key, vtime| Access { mapped: true, ..Access::demand(key, vtime) };
+        let swap_readahead = |key, vtime| Access { prefetch: true, ..mapped(key, vtime) };
+        replay(
+            4,
+            &[
+                // Faulted pages start at the active head, referenced.
+                (mapped(1, 0), false, "active=[1*] inactive=[]"),
+                (mapped(2, 1), false, "active=[2* 1*] inactive=[]"),
+                // A load or store sets the bit and moves nothing.
+                (mapped(1, 2), true, "active=[2* 1*] inactive=[]"),
+                // Swap readahead: active too (`read_swap_cache_async`), unreferenced and not yet mapped.
+                (swap_readahead(3, 3), false, "active=[3 2* 1*] inactive=[]"),
+                (mapped(4, 4), false, "active=[4* 3 2* 1*] inactive=[]"),
+                // Full, the inactive list empty: the first descent (priorities 12..0) adds 20 to the active
+                // scan count and scans nothing; the second reaches 32 at priority 2 and scans all four from
+                // the tail: 1, 2 and 4 are mapped and referenced and go back to the active head with their
+                // bits cleared, 3 (never mapped) is demoted. The descent ends without the inactive batch
+                // due (27 of 32); 3 is the victim.
+                (mapped(5, 5), false, "active=[5* 4 2 1] inactive=[]"),
+                (mapped(2, 6), true, "active=[5* 4 2* 1] inactive=[]"),
+                // The inactive count (27) reaches 32 at priority 8 of the next descent, with nothing
+                // scanned; the one after leaves the active count at 31; the third scans all four: 1 and
+                // 4 are demoted, 2 and 5 rotate. 1 is the victim.
+                (mapped(6, 7), false, "active=[6* 5 2] inactive=[4]"),
+                (mapped(4, 8), true, "active=[6* 5 2] inactive=[4*]"),
+                // 3 active / 1 inactive: 2 and 5 are demoted, 6 rotates; the tail, 4, is referenced and
+                // mapped: activated (`activate_locked`), bit cleared. Then 2 active / 2 inactive: 6 is
+                // demoted, and the tail, 2, is the victim.
+                (mapped(7, 9), false, "active=[7* 4] inactive=[6 5]"),
+            ],
+        );
+    }
+
+    #[test]
+    fn mapped_pages_are_reclaimed_from_a_swap_tendency_of_100() {
+        let mut m = Mapped::new(100);
+        for frame in 0..79 {
+            m.set(frame, true);
+        }
+        // 79 % mapped: 39 + 0 + 60 < 100; an empty inactive list is distress 100.
+        assert!(!m.reclaim_mapped(100, false));
+        assert!(m.reclaim_mapped(100, true));
+        m.set(79, true);
+        assert!(m.reclaim_mapped(100, false));
+        m.set(79, false);
+        m.set(0, false);
+        assert_eq!(m.pages, 78);
+    }
+
     /// The kernel's lists over `VecDeque`s of keys (front = head), with the aging credit kept exactly as a
     /// multiple of 1/2520 (= lcm(1..=10), so every ratio with an inactive list of at most 10 pages is exact).
     struct Kernel {
@@ -301,6 +523,8 @@ mod tests {
         inactive: VecDeque<u64>,
         referenced: HashSet<u64>,
         credit: usize,
+        /// `zone->nr_scan_active`, `zone->nr_scan_inactive` of the descents.
+        nr_scan: (usize, usize),
     }
 
     const ONE: usize = 2520;
@@ -319,8 +543,24 @@ mod tests {
 
         fn reclaim_one(&mut self) {
             if self.inactive.is_empty() {
-                let k = self.active.pop_back().unwrap();
-                self.inactive.push_front(k);
+                while self.inactive.is_empty() {
+                    // `balance_pgdat` from priority 12 down, `shrink_zone` at each: scan counts grow by
+                    // `(len >> priority) + 1`; a list is scanned once its count reaches 32.
+                    for priority in (0..=12).rev() {
+                        self.nr_scan.0 += (self.active.len() >> priority) + 1;
+                        self.nr_scan.1 += (self.inactive.len() >> priority) + 1;
+                        if self.nr_scan.0 >= 32 {
+                            for _ in 0..std::mem::take(&mut self.nr_scan.0).min(self.active.len()) {
+                                let k = self.active.pop_back().unwrap();
+                                self.inactive.push_front(k);
+                            }
+                        }
+                        if self.nr_scan.1 >= 32 {
+                            self.nr_scan.1 = 0;
+                            break;
+                        }
+                    }
+                }
             } else {
                 self.credit += self.active.len() * ONE / self.inactive.len();
                 let n = self.credit / ONE;
@@ -373,7 +613,7 @@ mod tests {
             let mut cache = KeyedCache::new(TwoList::new(capacity));
             let mut model = Kernel {
                 c: capacity as usize, active: VecDeque::new(), inactive: VecDeque::new(),
-                referenced: HashSet::new(), credit: 0,
+                referenced: HashSet::new(), credit: 0, nr_scan: (0, 0),
             };
             for (t, &(k, prefetch)) in refs.iter().enumerate() {
                 let access = Access { prefetch, ..Access::demand(k, t as u64) };

@@ -10,6 +10,12 @@
 //! two-list policy's victim is the inactive tail, referenced or not: 2.6.10 keeps a referenced inactive
 //! page only if it is mapped). A page promoted to the active list leaves the sections from wherever it is.
 //!
+//! Mapped (anonymous) pages follow the two-list policy's rules for them: they start on the active list, so
+//! they reach DULO's sections only demoted, and are sequenced with the other demoted pages; a load or
+//! store sets the referenced bit and moves nothing; aging puts a referenced mapped page back at the active
+//! head; and a referenced mapped page at the bottom of the evicting section is activated instead of
+//! evicted (`shrink_list` runs on the page the paper's list hands it, so the kernel's check stays).
+//!
 //! "With two lists, both newly accessed pages and not recently accessed active pages demoted from the
 //! active list might be added into the inactive list and probably be sequenced in the same bank. Hence,
 //! two spatially sequential but temporally remote pages can possibly be grouped into one sequence … We
@@ -29,7 +35,7 @@ use super::sections::{DualSections, Section};
 use super::{DuloConfig, DuloStats};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
-use crate::policy::two_list::AgingCredit;
+use crate::policy::two_list::{AgingCredit, Mapped, EVICT_PASSES_MIN, EVICT_PASSES_PER_FRAME};
 use crate::policy::{Access, FrameId, History, Replacement};
 
 /// Sequencing groups (§4.2's mark).
@@ -45,10 +51,13 @@ pub struct DuloLinux {
     active: List,
     /// By frame: `PageActive`.
     active_bit: Vec<bool>,
-    /// By frame: `PG_referenced`.
+    /// By frame: `PG_referenced`, or a mapped page's accessed bit ([`crate::policy::TwoList`]).
     referenced: Vec<bool>,
+    mapped: Mapped,
     aging: AgingCredit,
     demoted: u64,
+    rotated: u64,
+    activated: u64,
 }
 
 impl DuloLinux {
@@ -66,8 +75,11 @@ impl DuloLinux {
             active: List::new(),
             active_bit: vec![false; capacity as usize],
             referenced: vec![false; capacity as usize],
+            mapped: Mapped::new(capacity),
             aging: AgingCredit::default(),
             demoted: 0,
+            rotated: 0,
+            activated: 0,
         }
     }
 
@@ -82,9 +94,16 @@ impl DuloLinux {
     }
 
     /// `refill_inactive_zone` for one page: the active tail goes to the inactive list, marked demoted,
-    /// keeping its referenced bit.
-    fn demote_one(&mut self) {
+    /// keeping its referenced bit; a mapped page goes back to the active head instead if mapped pages are
+    /// not being reclaimed or it was referenced ([`crate::policy::TwoList`]'s rule).
+    fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
+        let f = frame as usize;
+        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
+            self.rotated += 1;
+            self.links.push_front(&mut self.active, frame);
+            return;
+        }
         self.demoted += 1;
         self.active_bit[frame as usize] = false;
         // The sections kept its location when it was promoted out of them.
@@ -94,8 +113,16 @@ impl DuloLinux {
     /// Ages the active list in proportion to the lists' sizes before one inactive page is scanned
     /// ([`crate::policy::TwoList`]'s rule).
     fn age(&mut self) {
+        let reclaim_mapped = self.mapped.reclaim_mapped(self.links.capacity(), self.inactive.len() == 0);
+        if self.inactive.len() == 0 {
+            debug_assert!(reclaim_mapped, "an empty inactive list is distress");
+            let lens: fn(&DuloLinux) -> (u32, u32) = |me| (me.active.len(), me.inactive.len());
+            let scan: fn(&mut DuloLinux, u64) = |me, n| (0..n).for_each(|_| me.demote_one(true));
+            AgingCredit::descend(self, |me| &mut me.aging, lens, scan);
+            return;
+        }
         for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
-            self.demote_one();
+            self.demote_one(reclaim_mapped);
         }
     }
 }
@@ -110,19 +137,34 @@ impl Replacement for DuloLinux {
     fn len(&self) -> u32 {
         self.active.len() + self.inactive.len()
     }
-    /// The inactive list's top; referenced for a demand miss, unreferenced for a readahead page.
+    /// The inactive list's top; referenced for a demand miss, unreferenced for a readahead page. An
+    /// anonymous page starts at the active head, as under the two lists (it reaches DULO's sections
+    /// demoted).
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full dulo-linux cache");
-        self.active_bit[frame as usize] = false;
-        self.referenced[frame as usize] = !access.prefetch;
-        self.inactive.admit(frame, access.lbn.0, NEW, self.buffer_max());
+        let f = frame as usize;
+        self.referenced[f] = !access.prefetch;
+        self.mapped.set(frame, access.mapped && !access.prefetch);
+        self.active_bit[f] = access.mapped;
+        if access.mapped {
+            self.inactive.locate(frame, access.lbn.0);
+            self.links.push_front(&mut self.active, frame);
+        } else {
+            self.inactive.admit(frame, access.lbn.0, NEW, self.buffer_max());
+        }
     }
-    /// `mark_page_accessed`: a referenced inactive page is promoted out of DULO's sections.
+    /// `mark_page_accessed`: a referenced inactive page is promoted out of DULO's sections. A load or
+    /// store to an anonymous page sets its accessed bit and moves nothing ([`crate::policy::TwoList`]).
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         if access.prefetch {
             return;
         }
         let f = frame as usize;
+        if access.mapped {
+            self.mapped.set(frame, true);
+            self.referenced[f] = true;
+            return;
+        }
         if !self.active_bit[f] && self.referenced[f] {
             self.inactive.remove(frame);
             self.active_bit[f] = true;
@@ -135,10 +177,28 @@ impl Replacement for DuloLinux {
     /// Age the active list, then evict the bottom of the evicting section.
     fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         assert!(!self.is_empty(), "evict from an empty dulo-linux cache");
-        self.age();
-        let victim = self.inactive.evict_bottom();
-        self.referenced[victim as usize] = false;
-        victim
+        // Bounded: see `EVICT_PASSES_PER_FRAME`.
+        for _ in 0..EVICT_PASSES_PER_FRAME * self.links.capacity() as u64 + EVICT_PASSES_MIN {
+            self.age();
+            let Some(bottom) = self.inactive.bottom() else {
+                continue; // aging put every page it scanned back on the active list
+            };
+            let f = bottom as usize;
+            if self.mapped.get(bottom) && std::mem::take(&mut self.referenced[f]) {
+                // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
+                self.activated += 1;
+                self.inactive.remove(bottom);
+                self.active_bit[f] = true;
+                self.links.push_front(&mut self.active, bottom);
+                continue;
+            }
+            let victim = self.inactive.evict_bottom();
+            debug_assert_eq!(victim, bottom);
+            self.referenced[f] = false;
+            self.mapped.set(victim, false);
+            return victim;
+        }
+        unreachable!("dulo-linux eviction ran past its bound");
     }
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
         if self.active_bit[frame as usize] {
@@ -149,12 +209,13 @@ impl Replacement for DuloLinux {
             self.inactive.remove(frame);
         }
         self.referenced[frame as usize] = false;
+        self.mapped.set(frame, false);
     }
     fn pages_scanned(&self) -> u64 {
-        self.demoted
+        self.demoted + self.rotated + self.activated
     }
     fn pages_aged(&self) -> u64 {
-        self.demoted
+        self.demoted + self.rotated
     }
     /// The inactive list, staging and evicting sections together.
     fn reclaim_list_len(&self) -> u32 {

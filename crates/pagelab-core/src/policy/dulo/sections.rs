@@ -145,6 +145,15 @@ impl DualSections {
         }
     }
 
+    /// Records the disk location of the page in `frame`, which is not in the sections (a page that starts
+    /// on the active list), for its [`DualSections::readmit`]. Caller guarantees `frame` is not in the
+    /// sections.
+    pub fn locate(&mut self, frame: FrameId, lbn: u64) {
+        let f = &mut self.frames[frame as usize];
+        assert_eq!(f.section, Section::Out, "frame {frame} located while in the sections");
+        *f = FrameState { lbn, ..OUT };
+    }
+
     /// Admits again the page in `frame`, which left the sections ([`DualSections::remove`]), at the disk
     /// location it was last admitted with.
     pub fn readmit(&mut self, frame: FrameId, group: u8, buffer_max: u32) {

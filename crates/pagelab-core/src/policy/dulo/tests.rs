@@ -122,9 +122,20 @@ mod illustrating_example {
     }
 }
 
+/// A third of the keys are anonymous pages ([`Access::mapped`]): the Linux policies start them on the
+/// active list and keep them by their accessed bit; CLOCK and DULO on CLOCK take them as any other.
+fn mapped(key: u64) -> bool {
+    key.is_multiple_of(3)
+}
+
 fn keyed_hits<P: Replacement>(policy: P, refs: &[(u64, u64)]) -> Vec<bool> {
     let mut cache = KeyedCache::new(policy);
-    refs.iter().enumerate().map(|(t, &(key, lbn))| cache.access(&at(key, lbn, t as u64, false))).collect()
+    refs.iter()
+        .enumerate()
+        .map(|(t, &(key, lbn))| {
+            cache.access(&Access { mapped: mapped(key), ..at(key, lbn, t as u64, false) })
+        })
+        .collect()
 }
 
 proptest! {
@@ -183,7 +194,7 @@ proptest! {
                     if d.policy.len() == capacity {
                         d.evict(History::NONE);
                     }
-                    let a = at(key, key, t, op < 3);
+                    let a = Access { mapped: mapped(key), ..at(key, key, t, op < 3) };
                     let (f, h) = d.announce(a);
                     d.arrive(f, a, h);
                 }
