@@ -179,7 +179,11 @@ impl Mapped {
     /// vm_swappiness >= 100`, with `mapped_ratio` the mapped share of memory in percent (of the policy's
     /// frames) and `distress` 0 (reclaim at its default priority) unless the inactive list is empty,
     /// when the victim must come from the active list (distress 100: priority 0).
+    #[inline]
     pub fn reclaim_mapped(&self, capacity: u32, inactive_empty: bool) -> bool {
+        if self.pages == 0 {
+            return inactive_empty; // no mapped page to keep (and no division on the file-only path)
+        }
         let mapped_ratio = self.pages as u64 * 100 / capacity.max(1) as u64;
         let distress = if inactive_empty { 100 } else { 0 };
         mapped_ratio / 2 + distress + VM_SWAPPINESS as u64 >= 100
@@ -298,7 +302,10 @@ impl Replacement for TwoList {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
         let f = frame as usize;
         self.referenced[f] = !access.prefetch;
-        self.mapped.set(frame, access.mapped && !access.prefetch);
+        debug_assert!(!self.mapped.get(frame), "a free frame holds no mapped page");
+        if access.mapped && !access.prefetch {
+            self.mapped.set(frame, true);
+        }
         self.active_bit[f] = access.mapped;
         let list = if access.mapped { &mut self.active } else { &mut self.inactive };
         self.links.push_front(list, frame);
@@ -338,14 +345,16 @@ impl Replacement for TwoList {
                 continue; // aging put every page it scanned back on the active list
             };
             let f = victim as usize;
-            if self.mapped.get(victim) && std::mem::take(&mut self.referenced[f]) {
-                // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
-                self.activated += 1;
-                self.active_bit[f] = true;
-                self.links.push_front(&mut self.active, victim);
-                continue;
+            if self.mapped.get(victim) {
+                if std::mem::take(&mut self.referenced[f]) {
+                    // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
+                    self.activated += 1;
+                    self.active_bit[f] = true;
+                    self.links.push_front(&mut self.active, victim);
+                    continue;
+                }
+                self.mapped.set(victim, false);
             }
-            self.mapped.set(victim, false);
             self.check();
             return victim;
         }

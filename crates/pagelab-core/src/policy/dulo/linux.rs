@@ -144,7 +144,10 @@ impl Replacement for DuloLinux {
         assert!(self.len() < self.capacity(), "insert into a full dulo-linux cache");
         let f = frame as usize;
         self.referenced[f] = !access.prefetch;
-        self.mapped.set(frame, access.mapped && !access.prefetch);
+        debug_assert!(!self.mapped.get(frame), "a free frame holds no mapped page");
+        if access.mapped && !access.prefetch {
+            self.mapped.set(frame, true);
+        }
         self.active_bit[f] = access.mapped;
         if access.mapped {
             self.inactive.locate(frame, access.lbn.0);
