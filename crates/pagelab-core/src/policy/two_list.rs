@@ -169,6 +169,17 @@ impl Mapped {
         self.by_frame[frame as usize]
     }
 
+    /// A page comes into the free `frame`: mapped if it was faulted in (not brought by swap readahead).
+    /// Returns whether it starts on the active list: every anonymous page does (`lru_cache_add_active`).
+    #[inline]
+    pub fn insert(&mut self, frame: FrameId, access: &Access) -> bool {
+        debug_assert!(!self.get(frame), "a free frame holds no mapped page");
+        if access.mapped && !access.prefetch {
+            self.set(frame, true);
+        }
+        access.mapped
+    }
+
     #[inline]
     pub fn set(&mut self, frame: FrameId, mapped: bool) {
         let was = std::mem::replace(&mut self.by_frame[frame as usize], mapped);
@@ -302,12 +313,8 @@ impl Replacement for TwoList {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
         let f = frame as usize;
         self.referenced[f] = !access.prefetch;
-        debug_assert!(!self.mapped.get(frame), "a free frame holds no mapped page");
-        if access.mapped && !access.prefetch {
-            self.mapped.set(frame, true);
-        }
-        self.active_bit[f] = access.mapped;
-        let list = if access.mapped { &mut self.active } else { &mut self.inactive };
+        self.active_bit[f] = self.mapped.insert(frame, access);
+        let list = if self.active_bit[f] { &mut self.active } else { &mut self.inactive };
         self.links.push_front(list, frame);
     }
 

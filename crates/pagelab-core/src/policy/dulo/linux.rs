@@ -144,12 +144,8 @@ impl Replacement for DuloLinux {
         assert!(self.len() < self.capacity(), "insert into a full dulo-linux cache");
         let f = frame as usize;
         self.referenced[f] = !access.prefetch;
-        debug_assert!(!self.mapped.get(frame), "a free frame holds no mapped page");
-        if access.mapped && !access.prefetch {
-            self.mapped.set(frame, true);
-        }
-        self.active_bit[f] = access.mapped;
-        if access.mapped {
+        self.active_bit[f] = self.mapped.insert(frame, access);
+        if self.active_bit[f] {
             self.inactive.locate(frame, access.lbn.0);
             self.links.push_front(&mut self.active, frame);
         } else {
