@@ -60,8 +60,11 @@
 //!   until one is demoted, and it becomes the victim (the kernel would demote a batch of 32 and then evict
 //!   from it).
 //! - Dirty pages and writeback are the buffer cache's ([`crate::buffer`]): the policy only orders pages.
-//! - One process's accessed bits: the swap token (2.6.9's `page_referenced_one()` counts a page of the
-//!   token holder as referenced while it faults) is not modelled.
+//! - No swap token (`mm/thrash.c`: `page_referenced_one()` counts a page of the token holder as referenced
+//!   when another context scans it): a patch for 2.6.10-rc3 made its timeout 0 by default, which disables
+//!   it ("Currently disabled; Needs further code to work at HZ * 300"), and a patch against 2.6.12 set it
+//!   back to 300 (both read as posted to the lists, not in a release tree); 2.6.11, DULO's kernel, falls
+//!   between them.
 //!
 //! Cost: O(1) per access; an eviction scans the active pages owed, amortised O(1) because a page is
 //! demoted at most once per activation and a mapped page is rotated at most once per reference (or, while

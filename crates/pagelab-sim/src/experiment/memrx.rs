@@ -59,7 +59,8 @@
 //! 17.4 % from 512 MiB, predicted 16.5 % (it gained 2.6 %, predicted 1.1 %, before the two lists kept
 //! anonymous pages as 2.6.11 does: they start on the active list and are kept by their accessed bit, so
 //! the first reclaim finds every bit set, clears them all, and then evicts in the order of first touch,
-//! the simulator's hot part first; 412 of its 445 swap-ins are hot pages, read back one by one); the
+//! the simulator's hot part first; 412 of its 445 swap-ins are hot pages, read back one by one; the
+//! paper's 2.4.30 reclaimed anonymous memory its own way, which pagelab does not model); the
 //! naive PPM's error 0 % at one thread and
 //! 737 %, 2,200 %, 5,153 %, 11,119 % at 2, 4, 8, 16 (before clamping) while the thread-aware PPM's stays
 //! at 0.0–0.2 %; with on-demand readahead FS Random predicted too low (−17.6 %), without readahead within
