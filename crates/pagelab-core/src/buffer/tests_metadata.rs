@@ -77,6 +77,39 @@ fn conventional_direct_reclaim_frees_slab_pages() {
     c.metadata().unwrap().check();
 }
 
+/// Conventional reclaim escalates: with the page cache all anonymous memory that cannot leave (no swap),
+/// a direct reclaim's page part frees nothing; its first shrinker pass, a small share of a small slab
+/// cache beside a large LRU, frees too few slab pages; so `shrink_metadata` lowers the priority and shrinks
+/// again (`do_try_to_free_pages`' loop) until the reclaim has its 32 pages or the cache is empty.
+#[test]
+fn a_direct_reclaim_short_of_its_batch_escalates_the_shrinker() {
+    let mut c = cache(1000, MetadataReclaim::Conventional);
+    let mut out = ReadOutcome::default();
+    for ino in 0..200 {
+        assert!(stat(&mut c, 0, ino, &mut out)); // 50 slab pages
+    }
+    let mut escalated = None;
+    for page in 0..2_000 {
+        let mut cur = c.begin_touch(Nanos::from_ms(1), StreamId(2), 0, page, true).unwrap();
+        out.clear();
+        c.touch(Nanos::from_ms(1), &mut cur, &mut out);
+        if out.direct_reclaims > 0 {
+            escalated = Some(out.direct_reclaim);
+            break;
+        }
+        assert_eq!(out.status, ReadStatus::Done, "page {page}: {:?}", c.memory());
+    }
+    let cost = escalated.expect("anonymous memory filled the cache without a direct reclaim");
+    let stats = c.metadata().unwrap().stats();
+    assert!(stats.priority_passes > 0, "the first pass was short of the batch: {stats:?} {cost:?}");
+    assert_eq!(cost.written, 0, "no swap: nothing leaves the page cache");
+    let left = c.metadata().unwrap().objects();
+    assert!(cost.freed >= 32 || left == 0, "escalation stopped early: {cost:?}, {left} objects left");
+    let m = c.memory();
+    assert!(m.free + m.metadata + m.resident + m.in_flight <= m.usable, "{m:?}");
+    c.metadata().unwrap().check();
+}
+
 /// Split reclaim: direct reclaim never touches metadata; the object count stays at `Md` (metadata reclaim
 /// at allocation) and iswapd brings it to `Mb`.
 #[test]
