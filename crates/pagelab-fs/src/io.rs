@@ -22,6 +22,13 @@
 //! congestion (`bdi_read_congested()`, [`EmulatedDevice::read_congested`]) makes readahead skip its
 //! asynchronous windows, as in the simulator and in 2.6.
 //!
+//! Reading threads come and go without telling a FUSE daemon. The scheduler learns of an exit as the
+//! simulator tells it of a handler's (`owner_exited`): a thread is known by its tid and its start time
+//! (`/proc/TID/stat`), so a tid the kernel gave to a new thread is a new I/O context, not the old one with
+//! its statistics (the old one is reported exited before the new one's first request); and about once a
+//! second the dispatcher looks for the threads it knows that are gone (Linux's `exit_io_context()`: the
+//! anticipatory scheduler stops waiting for an exited task).
+//!
 //! Departures from the simulator's block layer, each because a live mount cannot do otherwise: time is
 //! the machine's, so a completion is seen up to a timer slack (tens of µs) after the model's time, and the
 //! anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its
@@ -39,6 +46,27 @@ use std::time::{Duration, Instant};
 
 /// 2.6's default request queue size per direction (`BLKDEV_MAX_RQ`), the simulator's `--nr-requests`.
 pub const NR_REQUESTS_DEFAULT: u32 = 128;
+
+/// How often the dispatcher looks for reading threads that have exited.
+const THREAD_SWEEP_NS: u64 = 1_000_000_000;
+
+/// Which thread a tid names now: its start time, or `None` if no thread has the tid (or /proc cannot
+/// say). [`proc_thread_start`] on Linux; tests inject their own.
+pub type ThreadStart = fn(u32) -> Option<u64>;
+
+/// A thread's start time after boot in clock ticks, the 22nd field of `/proc/TID/stat`; `None` if the
+/// thread has exited.
+pub fn proc_thread_start(tid: u32) -> Option<u64> {
+    stat_start_time(&std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?)
+}
+
+/// The start time in a `/proc/TID/stat` line. The command name (field 2) is in parentheses and may hold
+/// spaces and parentheses itself, so the fields are counted from the last `)`: the state (field 3) is the
+/// first after it, the start time (field 22) the 20th.
+fn stat_start_time(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
 
 /// Real time since the mount, as the engine's [`Nanos`].
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +109,11 @@ struct DeviceState {
     stopped: bool,
     dispatched: u64,
     busy_ns: u64,
+    /// The start time of the thread each owner (tid) names, for the threads the scheduler has heard of.
+    threads: FxHashMap<u32, u64>,
+    /// When the dispatcher last looked for exited threads.
+    last_sweep: Nanos,
+    owners_exited: u64,
 }
 
 impl DeviceState {
@@ -105,6 +138,7 @@ pub struct EmulatedDevice {
     state: Mutex<DeviceState>,
     /// The dispatcher's wake-up: a request was added, or the device stops.
     wake: Condvar,
+    thread_start: ThreadStart,
 }
 
 /// What the emulated device did.
@@ -125,6 +159,9 @@ pub struct DeviceStats {
     pub packed_bytes: u64,
     #[serde(default)]
     pub real_span_bytes: u64,
+    /// Reading threads reported exited to the scheduler (gone, or their tid given to a new thread).
+    #[serde(default)]
+    pub owners_exited: u64,
 }
 
 impl EmulatedDevice {
@@ -153,9 +190,18 @@ impl EmulatedDevice {
                 stopped: false,
                 dispatched: 0,
                 busy_ns: 0,
+                threads: FxHashMap::default(),
+                last_sweep: Nanos::ZERO,
+                owners_exited: 0,
             }),
             wake: Condvar::new(),
+            thread_start: proc_thread_start,
         }
+    }
+
+    /// Tell threads apart with `thread_start` instead of /proc. Before the first [`EmulatedDevice::submit`].
+    pub fn identify_threads_with(&mut self, thread_start: ThreadStart) {
+        self.thread_start = thread_start;
     }
 
     pub fn name(&self) -> &str {
@@ -188,8 +234,16 @@ impl EmulatedDevice {
         let sectors = (pages as u64 * sectors_per_page).clamp(1, self.capacity_sectors);
         let span = self.capacity_sectors - sectors + 1;
         let first = (self.map.map(lbn).0.wrapping_mul(sectors_per_page)) % span;
+        let start = (self.thread_start)(owner.0);
         let mut s = self.lock();
         let now = s.advance(clock);
+        if let Some(start) = start {
+            // A tid that named another thread before: that thread has exited.
+            if s.threads.insert(owner.0, start).is_some_and(|was| was != start) {
+                s.sched.owner_exited(owner);
+                s.owners_exited += 1;
+            }
+        }
         let ticket = s.next_id;
         let (mut sector, end) = (first, first + sectors);
         let mut parts = 0;
@@ -238,7 +292,12 @@ impl EmulatedDevice {
                 if s.stopped {
                     return;
                 }
-                let now = s.advance(clock);
+                let mut now = s.advance(clock);
+                if now.0.saturating_sub(s.last_sweep.0) >= THREAD_SWEEP_NS {
+                    s.last_sweep = now;
+                    s = self.sweep_threads(s);
+                    now = s.advance(clock);
+                }
                 self.complete_due(&mut s, now, &mut done);
                 let wake_at = self.dispatch(&mut s, now);
                 if done.is_empty() {
@@ -257,6 +316,25 @@ impl EmulatedDevice {
                 served(ticket);
             }
         }
+    }
+
+    /// Report the known threads that have exited (or whose tid names another thread now) to the scheduler
+    /// and forget them. Reads /proc without the lock; returns it taken again.
+    fn sweep_threads<'a>(&'a self, s: MutexGuard<'a, DeviceState>) -> MutexGuard<'a, DeviceState> {
+        let known: Vec<(u32, u64)> = s.threads.iter().map(|(&tid, &start)| (tid, start)).collect();
+        drop(s);
+        let gone: Vec<(u32, u64)> =
+            known.into_iter().filter(|&(tid, start)| (self.thread_start)(tid) != Some(start)).collect();
+        let mut s = self.lock();
+        for (tid, start) in gone {
+            // Only if no submit has seen a new thread with the tid meanwhile (it reported the exit).
+            if s.threads.get(&tid) == Some(&start) {
+                s.threads.remove(&tid);
+                s.sched.owner_exited(StreamId(tid));
+                s.owners_exited += 1;
+            }
+        }
+        s
     }
 
     /// Report the requests whose service has ended by `now` to the scheduler, earliest first, and push the
@@ -319,6 +397,7 @@ impl EmulatedDevice {
             packed_files: self.map.files,
             packed_bytes: self.map.packed_pages() * PAGE_SIZE_BYTES,
             real_span_bytes: self.map.real_span_pages() * PAGE_SIZE_BYTES,
+            owners_exited: s.owners_exited,
         }
     }
 }
@@ -402,6 +481,64 @@ mod tests {
             r.next_served();
             r.stop();
         }
+    }
+
+    #[test]
+    fn a_threads_start_time_is_read_past_its_command_name() {
+        let fields: Vec<String> = (3..=22).map(|f| f.to_string()).collect();
+        let line = format!("4242 (a) (b c)) {}", fields.join(" "));
+        assert_eq!(stat_start_time(&line), Some(22));
+        assert_eq!(stat_start_time("4242 (short) S 1 2"), None);
+        assert_eq!(stat_start_time("no parenthesis"), None);
+        let me = proc_thread_start(std::process::id());
+        assert!(me.is_some() || !std::path::Path::new("/proc/self/stat").exists());
+    }
+
+    /// A tid the kernel gave to a new thread is a new I/O context: the old thread is reported exited to
+    /// the scheduler before the new one's first request; a known thread that is gone is reported by the
+    /// dispatcher's sweep.
+    #[test]
+    fn threads_that_exit_or_whose_tid_is_reused_are_reported_to_the_scheduler() {
+        use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+        static START_OF_7: AtomicU64 = AtomicU64::new(1);
+        static GONE_9: AtomicU64 = AtomicU64::new(0);
+        fn start(tid: u32) -> Option<u64> {
+            match tid {
+                7 => Some(START_OF_7.load(SeqCst)),
+                9 if GONE_9.load(SeqCst) == 1 => None,
+                _ => Some(5),
+            }
+        }
+        let mut dev = EmulatedDevice::new(
+            &DeviceSpec::parse("hdd").unwrap(),
+            &SchedulerSpec::parse("anticipatory").unwrap(),
+            NR_REQUESTS_DEFAULT,
+        );
+        dev.identify_threads_with(start);
+        let dev = Arc::new(dev);
+        let clock = Clock::start();
+        let (tx, served) = mpsc::channel();
+        let d = Arc::clone(&dev);
+        let thread = std::thread::spawn(move || d.run(&clock, |t| tx.send(t).unwrap()));
+        let r = Running { dev, clock, served, thread };
+        let a = r.dev.submit(&r.clock, StreamId(7), Lbn(100), 8);
+        assert_eq!(r.next_served(), a);
+        let b = r.dev.submit(&r.clock, StreamId(7), Lbn(108), 8);
+        assert_eq!(r.next_served(), b);
+        assert_eq!(r.dev.stats().owners_exited, 0, "the same thread");
+        START_OF_7.store(2, SeqCst);
+        let c = r.dev.submit(&r.clock, StreamId(7), Lbn(116), 8);
+        assert_eq!(r.next_served(), c);
+        assert_eq!(r.dev.stats().owners_exited, 1, "tid 7 names a new thread");
+        let d = r.dev.submit(&r.clock, StreamId(9), Lbn(500), 8);
+        assert_eq!(r.next_served(), d);
+        GONE_9.store(1, SeqCst);
+        // The dispatcher sweeps when it next wakes a second after its last sweep.
+        std::thread::sleep(Duration::from_millis(1_100));
+        let e = r.dev.submit(&r.clock, StreamId(10), Lbn(900), 8);
+        assert_eq!(r.next_served(), e);
+        assert_eq!(r.dev.stats().owners_exited, 2, "tid 9 is gone");
+        r.stop();
     }
 
     #[test]

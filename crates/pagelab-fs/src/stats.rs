@@ -155,8 +155,8 @@ impl LiveStats {
         if !self.device.model.is_empty() {
             let _ = writeln!(
                 s,
-                "device        EMULATED {} behind the {} scheduler: {} requests, {:.2} s busy (every miss also waited for this model)",
-                self.device.model, self.device.scheduler, self.device.requests, self.device.busy_s
+                "device        EMULATED {} behind the {} scheduler: {} requests, {:.2} s busy (every miss also waited for this model); {} reading threads exited",
+                self.device.model, self.device.scheduler, self.device.requests, self.device.busy_s, self.device.owners_exited
             );
             if self.device.packed_files > 0 {
                 let _ = writeln!(
