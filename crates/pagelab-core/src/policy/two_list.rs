@@ -14,19 +14,23 @@
 //! - The victim is the inactive tail, referenced or not: 2.6.10's `shrink_list` activates a referenced page
 //!   only if `page_mapping_inuse()`, which is false for a file nobody maps.
 //! - Aging (`refill_inactive_zone`) runs only during reclaim, in proportion to the list sizes as
-//!   `shrink_zone` scans them at `DEF_PRIORITY` (`nr_scan_active += (nr_active >> 12) + 1`,
-//!   `nr_scan_inactive += (nr_inactive >> 12) + 1`): for every page taken from the inactive list,
-//!   `((active_len >> 12) + 1) / ((inactive_len >> 12) + 1)` pages are taken from the active tail, one at
-//!   a time (so the oldest demoted page ends up deepest). The `+ 1`s ("just to make sure that the kernel
-//!   will slowly sift through the active list") set the ratio while a list is under 4,096 pages: with an
-//!   empty inactive list the active list is scanned `(active_len >> 12) + 1` pages per page reclaimed, not
-//!   one (the ratio `active / inactive` alone would leave the inactive list empty whenever pages start on
-//!   the active list, as anonymous pages do, and every page demoted would be evicted at once). The
-//!   fractional part is carried to the next eviction as a 32.32 fixed-point credit, each ratio rounded up
-//!   to the next 2^-32 page so that ratios such as 1/3 + 1/3 + 1/3 make a whole page on time
-//!   (deterministic; the upward drift is under one page per 2^32 evictions). As in `shrink_zone`, the
-//!   active list is aged before the inactive list is scanned. Demoted unmapped pages keep their referenced
-//!   bit: 2.6.10 calls `page_referenced()` only for mapped pages.
+//!   `shrink_zone` scans them (`nr_scan_active += (nr_active >> priority) + 1`, `nr_scan_inactive +=
+//!   (nr_inactive >> priority) + 1`): for every page taken from the inactive list, `active_len /
+//!   inactive_len` pages are taken from the active tail, one at a time (so the oldest demoted page ends up
+//!   deepest). While the inactive list holds pages this is the kernel's ratio within about 10 %: with its
+//!   `+ 1`s and `balance_pgdat`'s descent from priority 12 until the inactive list's batch of 32 is due,
+//!   computed by hand for lists of 100 to a million pages. The fractional part is carried to the next
+//!   eviction as a 32.32 fixed-point credit, each ratio rounded up to the next 2^-32 page so that ratios
+//!   such as 1/3 + 1/3 + 1/3 make a whole page on time (deterministic; the upward drift is under one page
+//!   per 2^32 evictions). As in `shrink_zone`, the active list is aged before the inactive list is scanned.
+//!   Demoted unmapped pages keep their referenced bit: 2.6.10 calls `page_referenced()` only for mapped
+//!   pages.
+//! - An empty inactive list has no ratio: the kernel then scans the active list in a burst, its batches of
+//!   32 falling due at each priority of the descent until the inactive list's batch is due, which takes
+//!   the whole active list (about twice over, at priority 0) when nothing is demoted before. [`descent`]
+//!   does that, with the scan counts kept between descents as the zone keeps them. (Demoting one page and
+//!   evicting it, as pagelab did before, leaves the inactive list empty for ever once pages start on the
+//!   active list, as anonymous pages do: every page demoted is evicted at once.)
 //!
 //! Mapped pages ([`Access::mapped`]: anonymous memory, which processes load from and store to), as 2.6.11
 //! treats them (`mm/memory.c`, `mm/swap_state.c`, `mm/vmscan.c`, `mm/rmap.c`):
@@ -51,14 +55,12 @@
 //!
 //! Where pagelab departs from the kernel, and why:
 //! - One list pair, no zones: pagelab's buffer cache is one memory pool.
-//! - No scan batches of `SWAP_CLUSTER_MAX` (32), and one priority: the kernel scans in batches to amortise
-//!   the zone lock, and lowers the priority when a pass frees too little; a simulated cache evicts exactly
-//!   one page when it needs one frame, and keeps the ratio the batches aim at at `DEF_PRIORITY`. At lower
-//!   priorities the kernel's ratio tends to `active / inactive` (the `+ 1`s weigh less); pagelab keeps the
-//!   first pass's, which is where kswapd starts and, unless it fails to free enough, stays.
-//! - If the inactive list is empty when a victim is needed, active pages are scanned at the ratio above
-//!   until one is demoted, and it becomes the victim (the kernel would demote a batch of 32 and then evict
-//!   from it).
+//! - No scan batches of `SWAP_CLUSTER_MAX` (32) and no priorities while the inactive list holds pages: the
+//!   kernel scans in batches to amortise the zone lock, and lowers the priority when a pass frees too
+//!   little; a simulated cache evicts exactly one page when it needs one frame, and keeps the ratio the
+//!   batches come to (above).
+//! - A descent's scan happens inside one `evict`, in no simulated time; the kernel's takes as long as its
+//!   `page_referenced()` calls.
 //! - Dirty pages and writeback are the buffer cache's ([`crate::buffer`]): the policy only orders pages.
 //! - No swap token (`mm/thrash.c`: `page_referenced_one()` counts a page of the token holder as referenced
 //!   when another context scans it): a patch for 2.6.10-rc3 made its timeout 0 by default, which disables
