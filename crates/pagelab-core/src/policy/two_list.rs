@@ -86,10 +86,11 @@ const CREDIT_ONE: u64 = 1 << 32;
 /// kept between them as the zone keeps `nr_scan_active` and `nr_scan_inactive`. Shared with
 /// `dulo-linux`, whose lists age alike.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct AgingCredit(u64, DescentCounts);
-
-/// `(nr_scan_active, nr_scan_inactive)`: pages each list owes a scan, below a batch.
-pub(crate) type DescentCounts = (u64, u64);
+pub(crate) struct AgingCredit {
+    credit: u64,
+    /// `(nr_scan_active, nr_scan_inactive)`: pages each list owes a scan, below a batch.
+    descent: (u64, u64),
+}
 
 impl AgingCredit {
     /// The active pages to scan before one inactive page is scanned: `active / inactive` of a page, the
@@ -97,54 +98,68 @@ impl AgingCredit {
     /// left to age). Caller guarantees `inactive_len > 0` (an empty inactive list is [`descent`]'s).
     pub fn owed(&mut self, active_len: u32, inactive_len: u32) -> u64 {
         assert!(inactive_len > 0, "proportional aging of an empty inactive list");
-        self.0 += (active_len as u64 * CREDIT_ONE).div_ceil(inactive_len as u64);
-        let owed_pages = self.0 / CREDIT_ONE;
-        self.0 %= CREDIT_ONE;
-        debug_assert!(self.0 < CREDIT_ONE, "aging credit not carried");
+        self.credit += (active_len as u64 * CREDIT_ONE).div_ceil(inactive_len as u64);
+        let owed_pages = self.credit / CREDIT_ONE;
+        self.credit %= CREDIT_ONE;
+        debug_assert!(self.credit < CREDIT_ONE, "aging credit not carried");
         owed_pages.min(active_len as u64)
     }
+}
 
-    /// A [`descent`] over `policy`'s lists, with the scan counts the last one left.
-    pub fn descend<P>(
-        policy: &mut P,
-        aging: fn(&mut P) -> &mut AgingCredit,
-        lens: fn(&P) -> (u32, u32),
-        scan_active: fn(&mut P, u64),
-    ) {
-        let mut counts = aging(policy).1;
-        descent(policy, &mut counts, lens, scan_active);
-        aging(policy).1 = counts;
+/// The aging the Linux lists share (the two lists, and `dulo-linux`, whose inactive list is DULO's
+/// sections): what it needs of the policy, and [`ActiveAging::age`] itself.
+pub(crate) trait ActiveAging {
+    /// `(active, inactive)` list lengths.
+    fn lens(&self) -> (u32, u32);
+    /// Frames the policy was built for (`reclaim_mapped`'s `total_memory`).
+    fn frames(&self) -> u32;
+    fn mapped(&self) -> &Mapped;
+    fn aging(&mut self) -> &mut AgingCredit;
+    /// `refill_inactive_zone` for one page: the active tail is demoted, or put back at the active head if
+    /// it is a mapped page kept active (`reclaim_mapped` off, or referenced: the bit is cleared).
+    fn demote_one(&mut self, reclaim_mapped: bool);
+
+    /// Age the active list before one inactive page is scanned: in proportion to the lists' sizes, or by
+    /// [`descent`] when the inactive list is empty (module doc).
+    fn age(&mut self) {
+        let (active, inactive) = self.lens();
+        let reclaim_mapped = self.mapped().reclaim_mapped(self.frames(), inactive == 0);
+        if inactive == 0 {
+            debug_assert!(reclaim_mapped, "an empty inactive list is distress");
+            descent(self);
+            return;
+        }
+        for _ in 0..self.aging().owed(active, inactive) {
+            self.demote_one(reclaim_mapped);
+        }
     }
 }
 
 /// `balance_pgdat()`'s descent when the inactive list is empty: at each priority from `DEF_PRIORITY` down
 /// to 0, `shrink_zone` adds `(active >> p) + 1` to the active list's scan count and `(inactive >> p) + 1`
 /// to the inactive list's, scans the active list in batches once its count reaches `SWAP_CLUSTER_MAX`
-/// (`scan_active(policy, n)` scans `n` pages: each is demoted, or rotated if it is a mapped page kept
-/// active), and stops once the inactive list's count reaches a batch, which is then due (its count is
-/// spent). `lens(policy)` gives `(active, inactive)`; `counts` carries the counts below a batch from one
-/// descent to the next, as the zone does. The active list is scanned about twice over at most
-/// (`Σ active >> p`), when no earlier priority made the inactive batch due; lists of a few pages may need
-/// three descents before a batch is due.
-fn descent<P>(
-    policy: &mut P,
-    counts: &mut DescentCounts,
-    lens: fn(&P) -> (u32, u32),
-    scan_active: fn(&mut P, u64),
-) {
-    let (scan_a, scan_i) = counts;
+/// (each page demoted, or rotated if it is a mapped page kept active), and stops once the inactive list's
+/// count reaches a batch, which is then due (its count is spent). The counts below a batch are kept from
+/// one descent to the next ([`AgingCredit`]), as the zone keeps them. The active list is scanned about
+/// twice over at most (`Σ active >> p`), when no earlier priority made the inactive batch due; lists of a
+/// few pages may need three descents before a batch is due.
+fn descent<L: ActiveAging + ?Sized>(lists: &mut L) {
+    let (mut scan_a, mut scan_i) = lists.aging().descent;
     for priority in (0..=DEF_PRIORITY).rev() {
-        let (active, inactive) = lens(policy);
-        *scan_a += (active >> priority) as u64 + 1;
-        *scan_i += (inactive >> priority) as u64 + 1;
-        if *scan_a >= SWAP_CLUSTER_MAX as u64 {
-            scan_active(policy, std::mem::take(scan_a).min(active as u64));
+        let (active, inactive) = lists.lens();
+        scan_a += (active >> priority) as u64 + 1;
+        scan_i += (inactive >> priority) as u64 + 1;
+        if scan_a >= SWAP_CLUSTER_MAX as u64 {
+            for _ in 0..std::mem::take(&mut scan_a).min(active as u64) {
+                lists.demote_one(true);
+            }
         }
-        if *scan_i >= SWAP_CLUSTER_MAX as u64 {
-            *scan_i = 0;
-            return;
+        if scan_i >= SWAP_CLUSTER_MAX as u64 {
+            scan_i = 0;
+            break;
         }
     }
+    lists.aging().descent = (scan_a, scan_i);
 }
 
 /// An eviction's passes (age, then try the inactive tail) at most: each pass activates a referenced
@@ -250,36 +265,6 @@ impl TwoList {
         (self.active.len(), self.inactive.len())
     }
 
-    /// `refill_inactive_zone` for one page: the active tail goes to the inactive head, keeping its
-    /// referenced bit; a mapped page goes back to the active head instead if mapped pages are not being
-    /// reclaimed or it was referenced (which clears the bit).
-    fn demote_one(&mut self, reclaim_mapped: bool) {
-        let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
-        let f = frame as usize;
-        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
-            self.rotated += 1;
-            self.links.push_front(&mut self.active, frame);
-            return;
-        }
-        self.demoted += 1;
-        self.active_bit[frame as usize] = false;
-        self.links.push_front(&mut self.inactive, frame);
-    }
-
-    /// Age the active list in proportion to the lists' sizes before one inactive page is scanned.
-    fn age(&mut self) {
-        let reclaim_mapped = self.mapped.reclaim_mapped(self.links.capacity(), self.inactive.is_empty());
-        if self.inactive.is_empty() {
-            debug_assert!(reclaim_mapped, "an empty inactive list is distress");
-            let scan: fn(&mut TwoList, u64) = |me, n| (0..n).for_each(|_| me.demote_one(true));
-            AgingCredit::descend(self, |me| &mut me.aging, TwoList::list_lens, scan);
-            return;
-        }
-        for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
-            self.demote_one(reclaim_mapped);
-        }
-    }
-
     fn check(&self) {
         assert!(self.active.len() + self.inactive.len() <= self.links.capacity(), "more than c pages");
     }
@@ -294,6 +279,39 @@ impl TwoList {
             })
             .collect();
         format!("[{}]", marked.join(" "))
+    }
+}
+
+impl ActiveAging for TwoList {
+    fn lens(&self) -> (u32, u32) {
+        self.list_lens()
+    }
+
+    fn frames(&self) -> u32 {
+        self.links.capacity()
+    }
+
+    fn mapped(&self) -> &Mapped {
+        &self.mapped
+    }
+
+    fn aging(&mut self) -> &mut AgingCredit {
+        &mut self.aging
+    }
+
+    /// The active tail goes to the inactive head, keeping its referenced bit; or a mapped page kept
+    /// active goes back to the active head.
+    fn demote_one(&mut self, reclaim_mapped: bool) {
+        let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
+        let f = frame as usize;
+        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
+            self.rotated += 1;
+            self.links.push_front(&mut self.active, frame);
+            return;
+        }
+        self.demoted += 1;
+        self.active_bit[f] = false;
+        self.links.push_front(&mut self.inactive, frame);
     }
 }
 

@@ -35,7 +35,7 @@ use super::sections::{DualSections, Section};
 use super::{DuloConfig, DuloStats};
 use crate::frames::{FrameTable, Shadows};
 use crate::list::{Links, List};
-use crate::policy::two_list::{AgingCredit, Mapped, EVICT_PASSES_MIN, EVICT_PASSES_PER_FRAME};
+use crate::policy::two_list::{ActiveAging, AgingCredit, Mapped, EVICT_PASSES_MIN, EVICT_PASSES_PER_FRAME};
 use crate::policy::{Access, FrameId, History, Replacement};
 
 /// Sequencing groups (§4.2's mark).
@@ -92,10 +92,27 @@ impl DuloLinux {
     fn buffer_max(&self) -> u32 {
         (self.inactive.len() + 1).saturating_sub(self.evicting_pages)
     }
+}
 
-    /// `refill_inactive_zone` for one page: the active tail goes to the inactive list, marked demoted,
-    /// keeping its referenced bit; a mapped page goes back to the active head instead if mapped pages are
-    /// not being reclaimed or it was referenced ([`crate::policy::TwoList`]'s rule).
+impl ActiveAging for DuloLinux {
+    fn lens(&self) -> (u32, u32) {
+        (self.active.len(), self.inactive.len())
+    }
+
+    fn frames(&self) -> u32 {
+        self.links.capacity()
+    }
+
+    fn mapped(&self) -> &Mapped {
+        &self.mapped
+    }
+
+    fn aging(&mut self) -> &mut AgingCredit {
+        &mut self.aging
+    }
+
+    /// The active tail goes to the inactive list, marked demoted, keeping its referenced bit; or a mapped
+    /// page kept active goes back to the active head ([`crate::policy::TwoList`]'s rule).
     fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
         let f = frame as usize;
@@ -105,25 +122,9 @@ impl DuloLinux {
             return;
         }
         self.demoted += 1;
-        self.active_bit[frame as usize] = false;
+        self.active_bit[f] = false;
         // The sections kept its location when it was promoted out of them.
         self.inactive.readmit(frame, DEMOTED, self.buffer_max());
-    }
-
-    /// Ages the active list in proportion to the lists' sizes before one inactive page is scanned
-    /// ([`crate::policy::TwoList`]'s rule).
-    fn age(&mut self) {
-        let reclaim_mapped = self.mapped.reclaim_mapped(self.links.capacity(), self.inactive.len() == 0);
-        if self.inactive.len() == 0 {
-            debug_assert!(reclaim_mapped, "an empty inactive list is distress");
-            let lens: fn(&DuloLinux) -> (u32, u32) = |me| (me.active.len(), me.inactive.len());
-            let scan: fn(&mut DuloLinux, u64) = |me, n| (0..n).for_each(|_| me.demote_one(true));
-            AgingCredit::descend(self, |me| &mut me.aging, lens, scan);
-            return;
-        }
-        for _ in 0..self.aging.owed(self.active.len(), self.inactive.len()) {
-            self.demote_one(reclaim_mapped);
-        }
     }
 }
 
