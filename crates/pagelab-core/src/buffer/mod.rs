@@ -723,7 +723,8 @@ impl<O: Observer> BufferCache<O> {
             let owner = self.pages.meta[frame as usize].owner;
             let owner_cpu_ns =
                 self.pages.pc.as_ref().and_then(|_| self.streams.get(&owner.0)).map(|r| r.cpu_ns);
-            if fetch.file == FileId::SWAP {
+            let from_swap = fetch.file == FileId::SWAP;
+            if from_swap {
                 self.swap_read_arrived(frame);
             }
             self.pages.complete(frame, now, owner_cpu_ns);
@@ -731,7 +732,7 @@ impl<O: Observer> BufferCache<O> {
             let key = PageKey::from_raw(self.pages.table.key(frame));
             let prefetched = self.pages.meta[f].flags & flag::DEMANDED == 0;
             self.observer.inserted(now, key, self.pages.meta[f].owner, prefetched);
-            if fetch.file == FileId::SWAP {
+            if from_swap {
                 self.observer.swapped_in(now, key, !prefetched);
             }
         }

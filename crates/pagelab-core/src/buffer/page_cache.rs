@@ -13,10 +13,11 @@ use crate::policy::dulo::DuloStats;
 use crate::policy::{Access, AnyPolicy, DuloConfig, FrameId, History, PolicyKind, Replacement, NEVER};
 use crate::time::Nanos;
 
-/// Whether page `key` is mapped into a process: an anonymous page ([`Access::mapped`]).
+/// The policy's view of a reference to page `key` at logical time `vtime` (future unknown): an anonymous
+/// page is mapped into a process ([`Access::mapped`]).
 #[inline]
-fn mapped(key: u64) -> bool {
-    PageKey::from_raw(key).file().is_anon()
+fn policy_access(key: u64, vtime: u64, lbn: Lbn, prefetch: bool) -> Access {
+    Access { key, vtime, next_vtime: NEVER, lbn, prefetch, mapped: PageKey::from_raw(key).file().is_anon() }
 }
 
 /// Page flags, one byte per id.
@@ -239,15 +240,7 @@ impl PageCache {
     /// (`prefetch`: a readahead page, not a reference).
     fn join_policy(&mut self, frame: FrameId, prefetch: bool) {
         let f = frame as usize;
-        let key = self.table.key(frame);
-        let access = Access {
-            key,
-            vtime: self.tick(),
-            next_vtime: NEVER,
-            lbn: self.meta[f].lbn,
-            prefetch,
-            mapped: mapped(key),
-        };
+        let access = policy_access(self.table.key(frame), self.tick(), self.meta[f].lbn, prefetch);
         let history = std::mem::take(&mut self.meta[f].history);
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
     }
@@ -270,7 +263,7 @@ impl PageCache {
 
     /// `on_miss` for a page about to be fetched: the policy takes the page's history.
     pub fn announce(&mut self, key: u64, lbn: Lbn, prefetch: bool) -> History {
-        let access = Access { key, vtime: self.vtime, next_vtime: NEVER, lbn, prefetch, mapped: mapped(key) };
+        let access = policy_access(key, self.vtime, lbn, prefetch);
         self.policy.on_miss(&access, &mut self.table.shadows())
     }
 
@@ -321,10 +314,7 @@ impl PageCache {
 
     /// A reader referenced the resident page in `frame`.
     pub fn hit(&mut self, frame: FrameId) {
-        let key = self.table.key(frame);
-        let lbn = self.meta[frame as usize].lbn;
-        let access =
-            Access { key, vtime: self.tick(), next_vtime: NEVER, lbn, prefetch: false, mapped: mapped(key) };
+        let access = policy_access(self.table.key(frame), self.tick(), self.meta[frame as usize].lbn, false);
         self.policy.on_hit(frame, &access, &mut self.table.shadows());
     }
 
@@ -365,14 +355,7 @@ impl PageCache {
         self.meta[f].slot = w.slot;
         self.meta[f].anon_slot = w.anon_slot;
         self.meta[f].demand_read = 0;
-        let access = Access {
-            key,
-            vtime: self.tick(),
-            next_vtime: NEVER,
-            lbn: w.lbn,
-            prefetch: false,
-            mapped: mapped(key),
-        };
+        let access = policy_access(key, self.tick(), w.lbn, false);
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
         frame
     }
