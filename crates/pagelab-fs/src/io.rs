@@ -415,11 +415,18 @@ mod tests {
     }
 
     fn running(sched: &str) -> Running {
-        let dev = Arc::new(EmulatedDevice::new(
+        running_with(sched, proc_thread_start)
+    }
+
+    /// The device behind `sched`, its threads told apart by `thread_start`, with its dispatcher running.
+    fn running_with(sched: &str, thread_start: ThreadStart) -> Running {
+        let mut dev = EmulatedDevice::new(
             &DeviceSpec::parse("hdd").unwrap(),
             &SchedulerSpec::parse(sched).unwrap(),
             NR_REQUESTS_DEFAULT,
-        ));
+        );
+        dev.identify_threads_with(thread_start);
+        let dev = Arc::new(dev);
         let clock = Clock::start();
         let (tx, served) = mpsc::channel();
         let d = Arc::clone(&dev);
@@ -509,18 +516,7 @@ mod tests {
                 _ => Some(5),
             }
         }
-        let mut dev = EmulatedDevice::new(
-            &DeviceSpec::parse("hdd").unwrap(),
-            &SchedulerSpec::parse("anticipatory").unwrap(),
-            NR_REQUESTS_DEFAULT,
-        );
-        dev.identify_threads_with(start);
-        let dev = Arc::new(dev);
-        let clock = Clock::start();
-        let (tx, served) = mpsc::channel();
-        let d = Arc::clone(&dev);
-        let thread = std::thread::spawn(move || d.run(&clock, |t| tx.send(t).unwrap()));
-        let r = Running { dev, clock, served, thread };
+        let r = running_with("anticipatory", start);
         let a = r.dev.submit(&r.clock, StreamId(7), Lbn(100), 8);
         assert_eq!(r.next_served(), a);
         let b = r.dev.submit(&r.clock, StreamId(7), Lbn(108), 8);
