@@ -631,13 +631,12 @@ impl MetadataCache {
     /// objects scanned.
     fn prune_dentries(&mut self, n: u64) -> ReclaimCost {
         match self.config.prune_count {
-            _ if self.objects() == 0 => ReclaimCost::default(),
-            PruneCount::Examined if n == 0 => ReclaimCost::default(),
-            PruneCount::Freed if n == 0 => self.scan(self.objects(), u64::MAX, false),
             PruneCount::Examined => self.scan(n, u64::MAX, false),
             PruneCount::Freed => {
-                let cost = self.scan(self.objects(), n, false);
-                debug_assert!(cost.objects_freed <= n);
+                // `if (!--count) break;`: a count of 0 is never met.
+                let free_max = if n == 0 { u64::MAX } else { n };
+                let cost = self.scan(self.objects(), free_max, false);
+                debug_assert!(cost.objects_freed <= free_max);
                 cost
             }
         }
