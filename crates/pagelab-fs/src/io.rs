@@ -114,6 +114,13 @@ struct DeviceState {
     /// When the dispatcher last looked for exited threads.
     last_sweep: Nanos,
     owners_exited: u64,
+    /// The queue is due to be run (the scheduler's `next()` called): a request was added or completed, an
+    /// owner exited, or the time the scheduler's last `WaitUntil` named has come. Not on a spurious or
+    /// idle wake-up: a call is a queue run (the `IoScheduler::next` contract; CFQ re-arms its idle timer
+    /// at each).
+    queue_run: bool,
+    /// The time of the scheduler's last `WaitUntil`, until it has come.
+    wait_until: Option<Nanos>,
 }
 
 impl DeviceState {
@@ -193,6 +200,8 @@ impl EmulatedDevice {
                 threads: FxHashMap::default(),
                 last_sweep: Nanos::ZERO,
                 owners_exited: 0,
+                queue_run: false,
+                wait_until: None,
             }),
             wake: Condvar::new(),
             thread_start: proc_thread_start,
@@ -244,6 +253,7 @@ impl EmulatedDevice {
                 s.owners_exited += 1;
             }
         }
+        s.queue_run = true;
         let ticket = s.next_id;
         let (mut sector, end) = (first, first + sectors);
         let mut parts = 0;
@@ -332,6 +342,7 @@ impl EmulatedDevice {
                 s.threads.remove(&tid);
                 s.sched.owner_exited(StreamId(tid));
                 s.owners_exited += 1;
+                s.queue_run = true;
             }
         }
         s
@@ -347,6 +358,7 @@ impl EmulatedDevice {
             };
             let (dispatch, _) = s.in_service.swap_remove(i);
             s.sched.completed(now, &dispatch);
+            s.queue_run = true;
             // The freed request wakes the first thread waiting for one (its held requests are added).
             let DeviceState { queue, sched, .. } = &mut *s;
             queue.freed(now, sched.as_mut(), false, &mut Vec::new());
@@ -366,6 +378,15 @@ impl EmulatedDevice {
     /// completion or the end of an anticipation, `None` when only a new request can change anything.
     fn dispatch(&self, s: &mut DeviceState, now: Nanos) -> Option<Nanos> {
         let mut wake_at = s.in_service.iter().map(|&(_, at)| at).min();
+        if s.wait_until.is_some_and(|at| at <= now) {
+            s.wait_until = None;
+            s.queue_run = true;
+        }
+        if !std::mem::take(&mut s.queue_run) {
+            return wake_at.into_iter().chain(s.wait_until).min();
+        }
+        // The scheduler decides anew: a wait it asked for before is replaced by what it answers now.
+        s.wait_until = None;
         while s.in_service.len() < self.parallelism {
             let head = s.device.head_sector();
             match s.sched.next(now, head) {
@@ -378,6 +399,7 @@ impl EmulatedDevice {
                     s.in_service.push((d, at));
                 }
                 Decision::WaitUntil(at) => {
+                    s.wait_until = Some(at);
                     wake_at = Some(wake_at.map_or(at, |w| w.min(at)));
                     break;
                 }

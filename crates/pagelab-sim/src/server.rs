@@ -296,6 +296,13 @@ pub struct Server {
     in_service: u32,
     busy_since: Option<Nanos>,
     timer: Option<Nanos>,
+    /// The request queue is due to be run: the device is offered to the I/O scheduler (`next()`) only at
+    /// the points where a kernel runs its queue (`request_fn`): a request added, a request completed, the
+    /// scheduler's own timer, an owner's exit. Not after every event: a scheduler whose dispatch has
+    /// effects in time (CFQ re-arms its idle timer from now on each dispatch call that finds the active
+    /// queue waiting, as 2.6.18's `cfq_select_queue()` does) would otherwise see a handler's CPU burst or an
+    /// arrival as a queue run, and with events more often than `slice_idle` its idle never ends.
+    queue_run: bool,
     /// Fetches submitted and not completed, with their disk requests still outstanding.
     fetches: KeyMap<u64, (Fetch, u32)>,
     /// Disk request id → the fetch it is part of (a fetch larger than `max_request_sectors` is split).
@@ -447,6 +454,7 @@ impl Server {
             in_service: 0,
             busy_since: None,
             timer: None,
+            queue_run: false,
             fetches: KeyMap::default(),
             io_fetch: KeyMap::default(),
             next_io: 0,
@@ -598,8 +606,10 @@ impl Server {
             }
             Event::IoDone(dispatch) => self.io_done(dispatch),
             Event::SchedTimer => {
+                // Only the timer last asked for runs the queue (`mod_timer()` replaced the others).
                 if self.timer == Some(self.now()) {
                     self.timer = None;
+                    self.queue_run = true;
                 }
             }
             Event::Measure => {
@@ -1121,6 +1131,7 @@ impl Server {
     fn close_stream(&mut self, stream: StreamId) {
         self.cache.stream_closed(self.now(), stream);
         self.sched.owner_exited(stream);
+        self.queue_run = true;
     }
 
     /// The whole pages covering `len` bytes at `offset` of `file`, clipped to the file, and the file's size
@@ -1303,6 +1314,7 @@ impl Server {
                 self.handlers[slot as usize].queue_wait_since.get_or_insert(now);
             }
         }
+        self.queue_run = true;
         self.update_congestion();
     }
 
@@ -1312,6 +1324,7 @@ impl Server {
         let now = self.now();
         let mut awake = Vec::new();
         self.blk.freed(now, self.sched.as_mut(), write, &mut awake);
+        self.queue_run = true;
         for slot in awake.into_iter().flatten() {
             let h = &mut self.handlers[slot as usize];
             let since = h.queue_wait_since.take().expect("a waiting handler knows since when");
@@ -1355,9 +1368,11 @@ impl Server {
 
     /// Keep the device busy while the scheduler has work for it.
     fn kick_device(&mut self) {
-        if self.ended {
+        if self.ended || !std::mem::take(&mut self.queue_run) {
             return;
         }
+        // The scheduler decides anew: a wait it asked for before is replaced by what it answers now.
+        self.timer = None;
         while self.in_service < self.device.parallelism() {
             let now = self.now();
             match self.sched.next(now, self.device.head_sector()) {
@@ -1411,6 +1426,7 @@ impl Server {
             }
         }
         self.sched.completed(now, &d);
+        self.queue_run = true;
         let mut wake: Vec<Slot> = Vec::new();
         for io in &d.parts {
             let id = self.io_fetch.remove(io).expect("a completed request was submitted");
@@ -2026,6 +2042,31 @@ mod tests {
         );
         let unlimited = run(cfg(None), RANDOM);
         assert_eq!(unlimited.disk.queue_full_waits, 0);
+    }
+
+    /// CFQ's idle window ends `slice_idle` after the active queue's last request unless a queue run re-arms
+    /// it: events that are not queue runs must not. Two paced streams (1,000 and 7,000 pages/s, 32-32
+    /// readahead) under CFQ: the slow stream, catching up after waiting out the fast one's slice, gets an
+    /// idle window of its own; when it then goes quiet, its slice must end within 8 ms even though the fast
+    /// stream's arrivals and CPU bursts come every 143 µs. When every event re-armed the timer the slow
+    /// stream kept the disk for its whole 100-ms slice, and the fast stream waited up to 110–128 ms (seeds
+    /// 1–3; 23–28 ms since).
+    #[test]
+    fn events_that_are_not_queue_runs_do_not_prolong_cfqs_idle_window() {
+        let cfg = SimConfig {
+            memory_bytes: 1 << 30,
+            cpus: 4,
+            device: crate::device::DeviceSpec::parse(crate::device::spec::ST3500320AS).unwrap(),
+            prefetcher: "tp:32-32".parse().unwrap(),
+            scheduler: "cfq".parse().unwrap(),
+            duration: Nanos::from_secs(5),
+            warmup: Warmup::Fixed(Nanos::from_secs(1)),
+            ..SimConfig::default()
+        };
+        let m = run(cfg, "rate-streams:rates=1000/7000,cv=1/1");
+        let fast = m.streams.iter().find(|s| s.kind.contains("7000")).expect("the fast stream");
+        assert!(fast.requests > 30_000, "{fast:?}");
+        assert!(fast.response_time_us_max < 50_000.0, "{fast:?}");
     }
 
     /// The timeline samples the gauges at its interval over the measured period; the per-read latency is

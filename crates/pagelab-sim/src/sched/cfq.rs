@@ -46,7 +46,9 @@
 //! the slice instead. When the timer fires, the queue is expired if its slice is over or if it still has
 //! nothing queued while other queues do; if nothing at all is queued the queue stays active and idle. The
 //! timer is re-armed (`mod_timer()` from now) every time a dispatch round finds the active queue still
-//! waiting, e.g. when another owner's request arrives: 2.6.18 does exactly this.
+//! waiting, e.g. when another owner's request arrives: 2.6.18 does exactly this. Dispatch rounds run only
+//! at queue runs (the caller's contract on [`IoScheduler::next`]); a caller that called `next()` at every
+//! event of its own would keep the window open for as long as its events came within `slice_idle`.
 //!
 //! The idle window (`cfq_update_idle_window()`) is decided at each new synchronous request of the owner
 //! from its decayed mean think time (gain 1/8, fixed point × 256, from the completion of its last

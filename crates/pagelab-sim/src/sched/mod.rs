@@ -132,6 +132,13 @@ pub trait IoScheduler: Send {
     /// head is (`Device::head_sector`): the end of the last request it served, i.e. the sector a request
     /// must start at to be served without a seek. Returns [`Decision::Idle`] exactly when nothing is
     /// queued.
+    ///
+    /// A call is a queue run (a kernel's `request_fn` asking `elv_next_request()`): callers call it only
+    /// where the kernel runs its queue, after [`IoScheduler::add`], [`IoScheduler::completed`],
+    /// [`IoScheduler::owner_exited`], or at the time a [`Decision::WaitUntil`] named, and never merely
+    /// because time passed. A scheduler may act on a call: CFQ re-arms its idle timer from `now` each
+    /// time a call finds the active queue still waiting (2.6.18's `cfq_select_queue()`), so extra calls
+    /// would keep its idle window open.
     fn next(&mut self, now: Nanos, head_sector: u64) -> Decision;
 
     /// The device finished `done`, a dispatch this scheduler returned and that has not completed before.
