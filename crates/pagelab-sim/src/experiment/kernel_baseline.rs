@@ -50,19 +50,19 @@
 //! | 10 | 12.25 (0.0) | 9.43 (0.0) | 9.05 (0.0) | 5.81 (0.0) |
 //! | 50 | 12.21 (0.0) | 9.57 (0.0) | 9.14 (0.0) | 6.34 (0.0) |
 //! | 100 | 12.78 (0.0) | 11.10 (0.0) | 10.26 (0.0) | 6.52 (0.0) |
-//! | 200 | 12.04 (0.0) | 10.97 (0.0) | 10.69 (0.1) | 6.57 (0.0) |
-//! | 300 | 11.89 (0.0) | 11.12 (0.0) | 10.34 (2.7) | 6.59 (0.0) |
-//! | 400 | 11.96 (0.0) | 11.17 (0.0) | 9.74 (4.6) | 6.58 (0.0) |
-//! | 500 | 12.01 (0.0) | 11.20 (0.1) | 9.90 (11.4) | 6.56 (0.0) |
-//! | 600 | 12.02 (0.2) | 11.30 (0.1) | 9.53 (26.9) | 6.56 (0.0) |
-//! | 700 | 11.89 (1.0) | 11.22 (0.1) | 9.29 (40.5) | 6.56 (0.0) |
-//! | 800 | 11.75 (8.5) | 11.13 (0.8) | 8.85 (85.4) | 6.55 (0.0) |
-//! | 900 | 11.93 (2.8) | 11.23 (0.7) | 7.82 (205.4) | 6.56 (0.0) |
-//! | 1000 | 11.89 (2.3) | 11.32 (0.3) | 7.15 (265.6) | 6.57 (0.0) |
+//! | 200 | 12.25 (0.0) | 10.97 (0.0) | 10.69 (0.1) | 6.57 (0.0) |
+//! | 300 | 11.98 (0.0) | 11.05 (0.0) | 10.20 (4.7) | 6.59 (0.0) |
+//! | 400 | 12.01 (0.0) | 11.18 (0.0) | 10.16 (3.5) | 6.58 (0.0) |
+//! | 500 | 12.09 (0.0) | 11.29 (0.0) | 9.80 (12.4) | 6.56 (0.0) |
+//! | 600 | 11.96 (0.2) | 11.34 (0.1) | 9.46 (22.9) | 6.56 (0.0) |
+//! | 700 | 12.00 (0.7) | 11.13 (0.6) | 9.55 (40.7) | 6.56 (0.0) |
+//! | 800 | 11.71 (2.1) | 11.08 (1.1) | 8.78 (95.5) | 6.55 (0.0) |
+//! | 900 | 11.80 (5.3) | 11.11 (1.9) | 8.25 (163.8) | 6.56 (0.0) |
+//! | 1000 | 12.10 (1.0) | 11.13 (4.2) | 7.50 (228.2) | 6.57 (0.0) |
 //!
-//! Verdicts: One-Whole **reproduced** (max/min 1.10); One-Rand **not reproduced** (9.91 → 11.10 at 100,
-//! then flat at 10.97–11.32: peak 11.32 at 1000, peak/end 1.00, no thrashing to speak of); Two-Rand
-//! **reproduced** (9.08 → peak 10.69 at 200, 1.18x → 7.15 at 1000, peak/end 1.50; thrashing 0.1 → 265.6
+//! Verdicts: One-Whole **reproduced** (max/min 1.11); One-Rand **not reproduced** (9.91 → 11.10 at 100,
+//! then flat at 10.97–11.34: peak 11.34 at 600, peak/end 1.02, no thrashing to speak of); Two-Rand
+//! **reproduced** (9.08 → peak 10.69 at 200, 1.18x → 7.50 at 1000, peak/end 1.43; thrashing 0.1 → 228.2
 //! pages/s); Four-64KB **partly** (max/min 1.33: it rises to 100 handlers, then stays at 6.55–6.59, peak/end
 //! 1.00). Before, with the FIFO queue: the same four verdicts (One-Whole 1.13, One-Rand peak/end 1.10,
 //! Two-Rand peak/end 1.26 with 4.2 pages/s, Four-64KB 1.32).
@@ -75,22 +75,22 @@
 //! - **The request queue sets the regime.** Up to 100 handlers nobody waits for a request; from 200 on
 //!   the 128-request read queue is always full and read-congested, and handlers sleep on it (the mean wait
 //!   grows with concurrency, to 30 s for One-Rand at 1000); the pages allocated for queued and dispatched
-//!   reads pin a growing share of memory (One-Rand at 1000: 280 MiB of 512 in flight, papers/000 §4.2's
+//!   reads pin a growing share of memory (One-Rand at 1000: 272 MiB of 512 in flight, papers/000 §4.2's
 //!   "pages pinned for outstanding I/O operations"). Batching itself rarely matters here: a handler
 //!   holds one read request at a time, and its next comes long after its 20 ms batch window; what matters
 //!   is the exemption. The handler the anticipatory scheduler is waiting for is not put to sleep
 //!   (`as_may_queue()`), so its next read reaches the scheduler at once and the anticipation pays off
-//!   instead of timing out: from 200 handlers on the disk is busy 98.4–99.9 % of the time (97.6–99.2 %
+//!   instead of timing out: from 200 handlers on the disk is busy 98.5–99.9 % of the time (97.6–99.2 %
 //!   for One-Whole, One-Rand and Two-Rand before; 88 % for Four-64KB).
 //! - **One-Whole is flat, now partly for the paper's reason.** Every disk request is still a whole or
 //!   nearly whole 512 KiB window up to 300 handlers (mean 101–102 pages), so the disk streams at the same
 //!   rate at any concurrency. The exempted handler keeps the disk while it reads on: at 500 and 1000
-//!   handlers 363 and 356 requests complete in the 120 s (none did with the FIFO queue, where the handlers
+//!   handlers 358 and 361 requests complete in the 120 s (none did with the FIFO queue, where the handlers
 //!   took turns), the anticipatory scheduler running a few handlers nearly serially while the rest sleep
-//!   on the queue (mean wait 14 s at 500, 26 s at 1000). From 400 on, windows of sleeping handlers are
-//!   partly evicted before use and re-read a page at a time (3–21 one-page requests/s; mean request 61
-//!   pages at 1000); thrashing stays below 9 pages/s.
-//! - **One-Rand does not fall because it hardly thrashes**: 0.0–0.8 pages/s. A One-Rand handler has one
+//!   on the queue (mean wait 14 s at 500, 28 s at 1000). From 400 on, windows of sleeping handlers are
+//!   partly evicted before use and re-read a page at a time (2–23 one-page requests/s; mean request 68
+//!   pages at 1000); thrashing stays below 6 pages/s.
+//! - **One-Rand does not fall because it hardly thrashes**: 0.0–4.2 pages/s. A One-Rand handler has one
 //!   stream. While the queue is congested, 2.6's readahead skips the asynchronous ahead window
 //!   (`blockable_page_cache_readahead()` under `bdi_read_congested()`), so the handler reads one window at
 //!   a time, issued when its read reaches the window's end, and sleeps on the queue only when it holds no
@@ -105,8 +105,8 @@
 //!   `handle_ra_miss()`, then `readpage()` of the missing page). Such a handler, once anticipated, stays
 //!   exempt from the queue page after page (each one-page read completes, the scheduler waits for its
 //!   next, which is close), while everyone else's windows age on: one-page requests rise from 4/s at 200
-//!   to 42/s at 500 and 427/s at 1000, the mean disk request shrinks from 86 pages to 5, thrashing rises
-//!   from 0.1 to 266 pages/s (Figure 2's hundreds), and throughput falls from 10.69 to 7.15 (with the FIFO
+//!   to 38/s at 500 and 386/s at 1000, the mean disk request shrinks from 86 pages to 6, thrashing rises
+//!   from 0.1 to 228 pages/s (Figure 2's hundreds), and throughput falls from 10.69 to 7.50 (with the FIFO
 //!   queue: 4–7 pages/s, 8.0–8.3 MiB/s from 500 on). The detector still remembers evictions only as far
 //!   back as the paper's bounded history (40 % of memory).
 //! - **Four-64KB** rises from 4.95 (1) to 6.52 (100) as the scheduler chooses among more requests (§4.3;
@@ -511,11 +511,11 @@ of the handler it waits for, the 3/2 × `nr_requests` hard limit).\n\n\
 - **The request queue sets the regime.** Up to 100 handlers nobody waits for a request; from 200 on the \
 128-request read queue is always full and read-congested and handlers sleep on it (the mean queue wait grows \
 with concurrency, to 30 s for One-Rand at 1000); pages allocated for queued and dispatched reads pin a growing \
-share of memory (One-Rand at 1000: 280 MiB of 512 in flight, papers/000 §4.2's \"pages pinned for outstanding \
+share of memory (One-Rand at 1000: 272 MiB of 512 in flight, papers/000 §4.2's \"pages pinned for outstanding \
 I/O operations\"). Batching rarely matters here (a handler holds one read request at a time and its next comes \
 long after its 20 ms batch window); the exemption does: the handler the anticipatory scheduler waits for is not \
 put to sleep (`as_may_queue()`), so the anticipation pays off instead of timing out, and from 200 handlers on \
-the disk is busy 98.4–99.9 % of the time.\n\
+the disk is busy 98.5–99.9 % of the time.\n\
 - **One-Whole is flat, partly for the paper's reason.** Disk requests are whole or nearly whole 512 KiB \
 windows up to 300 handlers, so the disk streams at the same rate at any concurrency, and the exempted handler \
 keeps the disk while it reads on: the anticipatory scheduler runs a few handlers nearly serially while the rest \
@@ -527,14 +527,14 @@ stream. While the queue is congested, 2.6's readahead skips the asynchronous ahe
 issued when its read reaches the window's end: it sleeps on the queue only when it holds no unread prefetched \
 page, and consumes a window as soon as it arrives. Prefetch thrashing needs prefetched pages left waiting while \
 their owner is elsewhere; a One-Rand handler never is. Its prefetched-unused evictions are window tails past \
-the request's random end: waste, not thrashing. Throughput stays at 11.0–11.3 MiB/s from 100 handlers on.\n\
+the request's random end: waste, not thrashing. Throughput stays at 11.0–11.4 MiB/s from 100 handlers on.\n\
 - **Two-Rand falls, for the paper's reason.** A handler alternates two files: while it sleeps on the full queue \
 for one file's window, the unread rest of the other file's window ages on the inactive list and is evicted, and \
 reading on it falls into per-page makeup reads (2.6's `handle_ra_miss()`, then `readpage()` of the one missing \
 page). Once anticipated, such a handler stays exempt from the queue page after page while everyone else's \
-windows age on: one-page requests rise from 4/s at 200 handlers to 42/s at 500 and 427/s at 1000, the mean \
-disk request shrinks from 86 pages to 5, thrashing rises from 0.1 to 266 pages/s (Figure 2's hundreds), and \
-throughput falls from 10.69 to 7.15 MiB/s. The detector remembers evictions only as far back as the paper's \
+windows age on: one-page requests rise from 4/s at 200 handlers to 38/s at 500 and 386/s at 1000, the mean \
+disk request shrinks from 86 pages to 6, thrashing rises from 0.1 to 228 pages/s (Figure 2's hundreds), and \
+throughput falls from 10.69 to 7.50 MiB/s. The detector remembers evictions only as far back as the paper's \
 bounded history (40 % of memory).\n\
 - **Four-64KB** rises from 1 to 100 handlers as the scheduler chooses among more requests (§4.3; \
 `system-model` part 3), then stays flat (6.55–6.59 MiB/s). Each request is a new handler stream, which the \

@@ -66,8 +66,8 @@
 //!   monotone between the ends partly; persist = a gain above 5 % at every dataset size reproduced, at
 //!   two of three partly.
 //!
-//! # Measured (full run, seeds 1–3: `pagelab experiment prefetch-memory --jobs 2`, 1,029 runs, 772 s of
-//! wall time on 2 cores)
+//! # Measured (full run, seeds 1–3: `pagelab experiment prefetch-memory --jobs 2`, 1,029 runs, 488 s of
+//! wall time on 2 cores; since the simulator offers the disk to the scheduler only at queue runs)
 //!
 //! Throughput MiB/s, mean of three seeds (AccessHistory / PC-AccessHistory / PC-Coldest+ / optimal), and
 //! AccessHistory's and PC-Coldest+'s thrashed pages/s:
@@ -75,29 +75,29 @@
 //! | handlers | two-rand | thrash AH / PC-C+ | one-rand AH / PC-C+ | index-search AH / PC-C+ | media-clips AH / PC-C+ |
 //! |---:|---|---|---|---|---|
 //! | 1 | 18.61 / 18.34 / 18.40 / 18.40 | 0 / 13 | 21.68 / 21.65 | 46.05 / 35.81 | 13.91 / 13.36 |
-//! | 100 | 20.23 / 20.17 / 18.75 / 19.24 | 0 / 200 | 24.34 / 24.22 | 63.58 / 44.39 | 18.04 / 17.81 |
-//! | 500 | 19.86 / 16.36 / 15.25 / 17.01 | 12 / 398 | 24.37 / 24.37 | 65.74 / 52.45 | 18.25 / 17.67 |
-//! | 700 | 15.82 / 16.49 / 13.71 / 18.33 | 307 / 553 | — | — | — |
-//! | 1000 | 8.89 / 12.08 / 18.09 / 14.84 | 848 / 39 | 24.73 / 24.54 | 65.10 / 37.40 | 17.74 / 16.63 |
+//! | 100 | 20.23 / 20.17 / 18.75 / 19.24 | 0 / 200 | 24.34 / 24.21 | 63.10 / 45.44 | 18.04 / 17.81 |
+//! | 500 | 19.85 / 17.95 / 16.01 / 18.66 | 15 / 356 | 24.50 / 24.34 | 65.97 / 52.27 | 18.27 / 17.42 |
+//! | 700 | 16.18 / 15.12 / 16.39 / 18.65 | 298 / 372 | — | — | — |
+//! | 1000 | 9.10 / 14.23 / 18.06 / 16.45 | 842 / 54 | 24.79 / 24.67 | 63.53 / 40.06 | 17.75 / 16.26 |
 //!
 //! Verdicts: One-Whole and Four-64KB no gain and no loss **reproduced** (within ±2 %); Figure 6's optimal
-//! above PC-Coldest+ **reproduced** by its criterion (+34 % at 700 handlers on Two-Rand) but within the
-//! seeds' spread (−18 % at 1000); gains growing with prefetch depth **reproduced** (−5 %, −1 %, +24 %, the
+//! above PC-Coldest+ **reproduced** by its criterion (+26 % at 400 handlers on Two-Rand) but within the
+//! seeds' spread (−9 % at 1000); gains growing with prefetch depth **reproduced** (−5 %, −3 %, +24 %, the
 //! last from the 1000-handler point alone); shrinking with memory **partly**; the orderings **partly** (3 of 4);
-//! everything else **not reproduced**: Two-Rand +104 % at 1000 handlers but −2 to −23 % from 100 to 700,
-//! One-Rand ±1 %, the index server −10 to −43 % and no AccessHistory fall (96 % of its peak at 1000, no
-//! thrashing), media clips −1 to −6 %, Four-64KB's descent at 72 % of memory, gains across dataset sizes
-//! −14 % (1 GB), −4 % (8 GB), +24 % (24 GB). The report's "Why" ([`WHY`]) explains each; the short of it:
-//! the prefetch cache works as the paper says where AccessHistory thrashes (Two-Rand at 1000: 848 → 39
+//! everything else **not reproduced**: Two-Rand +98 % at 1000 handlers but −22 to +1 % from 100 to 700,
+//! One-Rand ±1 %, the index server −9 to −37 % and no AccessHistory fall (95 % of its peak at 1000, no
+//! thrashing), media clips −1 to −8 %, Four-64KB's descent at 72 % of memory, gains across dataset sizes
+//! −11 % (1 GB), +1 % (8 GB), +24 % (24 GB). The report's "Why" ([`WHY`]) explains each; the short of it:
+//! the prefetch cache works as the paper says where AccessHistory thrashes (Two-Rand at 1000: 842 → 54
 //! thrashed pages/s, twice the throughput), the gradient descent as parameterised here does not find an
 //! allocation (its one-epoch-to-the-next comparison is counting noise, and each downward step evicts live
 //! prefetched pages), and this model's index server and media clips do not thrash under AccessHistory.
 //!
 //! The fixed-share diagnostic (PC-Coldest+ at 5 % and at 50 % of memory, no descent) shows the right
-//! allocation exists and depends on the workload: Two-Rand needs a large one (50 %: 20.13 / 19.69 / 18.57
-//! MiB/s at 100 / 500 / 1000 handlers, +109 % at 1000 with no loss below; 5 %: 5.7 MiB/s at 500 and 1000),
-//! the index server a small one (5 %: +5 %, +4 %, +3 %; 50 %: −21 to −26 %), media clips none (5 %: −1 to
-//! −2 %). Finding it is the descent's job, and here it does not.
+//! allocation exists and depends on the workload: Two-Rand needs a large one (50 %: 20.13 / 19.58 / 18.06
+//! MiB/s at 100 / 500 / 1000 handlers, +98 % at 1000 and within 2 % below; 5 %: 5.7 MiB/s at 500 and
+//! 1000), the index server a small one (5 %: +6 %, +4 %, +6 %; 50 %: −19 to −25 %), media clips none (5 %:
+//! 0 to −2 %). Finding it is the descent's job, and here it does not.
 //!
 //! Space overhead (§3.3): 0.39 % of memory by the paper's accounting, 0.63–0.65 % for pagelab's structures.
 //!
@@ -1027,17 +1027,18 @@ fn markdown(t: &Table, levels: &[u32], quick: bool) -> String {
 /// Two-Rand effect and the descent's behaviour at fewer points).
 pub const WHY: &str = "### Why\n\n\
 - **Where AccessHistory thrashes, the prefetch cache does what the paper says.** Two-Rand at 1000 \
-handlers: AccessHistory thrashes 848 pages/s and delivers 8.89 MiB/s; PC-Coldest+ 39 pages/s and 18.09 \
-MiB/s (+104 %), PC-AccessHistory (FIFO) 12.08 in between, the optimal 14.84. The 2.6 baseline thrashes \
+handlers: AccessHistory thrashes 842 pages/s and delivers 9.10 MiB/s; PC-Coldest+ 54 pages/s and 18.06 \
+MiB/s (+98 %), PC-AccessHistory (FIFO) 14.23 in between, the optimal 16.45. The 2.6 baseline thrashes \
 here for the reason `kernel-baseline` found: a handler alternating two files sleeps on the full request \
 queue for one file's window while the other's unread pages age on the inactive list. In the prefetch \
 cache they wait outside the policy, and Coldest+ (exited handlers' pages first) takes the tails of \
 finished requests, not the windows of live ones.\n\
 - **Below 1000 handlers the descent costs more than the prefetch cache saves.** On the paper's faster disk \
 the baseline thrashes little until 500 handlers (12 pages/s), so there is little to gain, and PC-Coldest+ \
-loses 2–23 % while thrashing 200–553 pages/s where AccessHistory does not. The fixed-share diagnostic \
+loses up to 22 % (−22 to +1 % from 100 to 700 handlers) while thrashing 200–372 pages/s, where \
+AccessHistory thrashes 0–298. The fixed-share diagnostic \
 above isolates the cause: the same order at a fixed 50 % of memory neither thrashes nor loses at 100 and \
-500 handlers (20.13 and 19.69 MiB/s) and doubles AccessHistory at 1000 (18.57); at a fixed 5 % it \
+500 handlers (20.13 and 19.58 MiB/s) and doubles AccessHistory at 1000 (18.06); at a fixed 5 % it \
 thrashes over 1,000 pages/s from 500 handlers on. The gradient descent moves the allocation by 1 % of memory (1,310 pages) every \
 epoch, and §3.3 reclaims the excess over a lowered allocation at once: every downward step evicts 1,310 \
 prefetched pages, live streams' included. It takes downward steps about as often as upward ones, because \
@@ -1054,13 +1055,13 @@ upper levels in the 522 MB mapping file and the popular terms' posting lists sta
 0.96; disk requests of 7 pages on average), and throughput (46 → 65 MiB/s) rises with concurrency \
 instead of falling. The workload's query and posting-list distributions are the model's own (the paper \
 gives none; `workload/index_search.rs`), and a heavier-tailed, less cacheable index would behave \
-differently. The prefetch cache loses there (−10 to −43 %) because the descent lets its allocation grow \
+differently. The prefetch cache loses there (−9 to −37 %) because the descent lets its allocation grow \
 to 70–75 % of memory, and the prefetch cache fills it with the unread tails of short posting lists whose \
 handlers have exited — heuristic #1's victims, but reclaimed only above the allocation — squeezing the \
-hot set out of the policy (hit ratio 0.96 → 0.92–0.94). At a fixed 5 % the same order gains 3–5 % at \
-every level (66.79 / 68.50 / 67.21 against 63.58 / 65.74 / 65.10 MiB/s), at 50 % it loses 21–26 %: the \
+hot set out of the policy (hit ratio 0.96 → 0.92–0.94). At a fixed 5 % the same order gains 4–6 % at \
+every level (66.97 / 68.73 / 67.25 against 63.10 / 65.97 / 63.53 MiB/s), at 50 % it loses 19–25 %: the \
 right allocation is small here and large for Two-Rand, which is what the descent is for. Media clips \
-(256 MiB) lose 1–6 % with the descent, 1–2 % at 5 %.\n\
+(256 MiB) lose 1–8 % with the descent, 0–2 % at 5 %.\n\
 - **One-Rand does not thrash, so there is nothing to gain** (±1 %): as `kernel-baseline` explains, under \
 a congested queue 2.6.18's readahead skips the ahead window, so a single-stream handler never leaves \
 prefetched pages waiting while it sleeps. The paper's kernel carried a readahead-under-congestion fix \
@@ -1069,7 +1070,7 @@ prefetched pages waiting while it sleeps. The paper's kernel carried a readahead
 not converge to a small allocation (72 % of memory on average at 1000 handlers): 2.6.18's readahead \
 hardly prefetches for random 64 KiB reads (the prefetch cache holds 13 MiB), so the allocation changes \
 no miss and the descent drifts without a signal.\n\
-- **The optimal** differs from PC-Coldest+ by less than the seeds' spread on Two-Rand (−18 % to +34 %) and \
+- **The optimal** differs from PC-Coldest+ by less than the seeds' spread on Two-Rand (−9 % to +26 %) and \
 not at all on One-Rand: Coldest+ already takes exited handlers' pages first, and those are the pages \
 rule A would take (the tails past a request's end).\n\
 - **Figures 10–12** follow the 1000-handler point: only there does AccessHistory thrash, so the mean gain \
