@@ -429,6 +429,7 @@ pub fn run(workload: &'static str, concurrency: u32, secs: u64, seed: u64) -> Re
             ("disk_requests".into(), m.disk.read_requests as f64),
             ("mean_request_pages".into(), m.disk.mean_request_pages),
             ("one_page_requests".into(), one_page as f64),
+            ("measured_s".into(), m.sim_seconds),
             ("mean_service_ms".into(), m.disk.mean_service_ms),
             ("disk_busy".into(), m.disk.busy_fraction),
             ("queue_full_waits".into(), m.disk.queue_full_waits as f64),
@@ -499,59 +500,131 @@ fn markdown(curves: &[Curve]) -> String {
             );
         }
     }
-    let _ = writeln!(md, "\n{EXPLANATION}");
+    let _ = writeln!(md, "\n{}", explanation(curves));
     md
 }
 
-/// Why the shapes come out as they do: the report's version of the module doc's "Why".
-const EXPLANATION: &str = "### Why\n\n\
-The numbers quoted are the full run's (seed 1); the quick sweep shows the same mechanisms at fewer points. The \
-request queue follows 2.6.18's request allocation (`blk.rs`: batchers, the anticipatory scheduler's exemption \
-of the handler it waits for, the 3/2 × `nr_requests` hard limit).\n\n\
+/// Why the shapes come out as they do: the report's version of the module doc's "Why", with this run's
+/// numbers (the quick sweep has fewer levels: each number names the level it comes from).
+fn explanation(curves: &[Curve]) -> String {
+    let curve = |w: &str| curves.iter().find(|c| c.workload == w).expect("every workload has a curve");
+    // The row at the level nearest `c`, and that level.
+    let near = |w: &str, c: f64| -> Option<(&Row, f64)> {
+        let rows = &curve(w).rows;
+        let r = rows
+            .iter()
+            .min_by(|a, b| (a.num("concurrency") - c).abs().total_cmp(&(b.num("concurrency") - c).abs()))?;
+        Some((*r, r.num("concurrency")))
+    };
+    let at = |w: &str, c: f64, key: &str| near(w, c).map_or(f64::NAN, |(r, _)| r.metric(key));
+    let level = |w: &str, c: f64| near(w, c).map_or(f64::NAN, |(_, l)| l);
+    let per_s = |w: &str, c: f64, key: &str| at(w, c, key) / at(w, c, "measured_s");
+    // min and max of `f` over the levels from `from` handlers on (of one workload, or of all).
+    let span = |ws: &[&str], from: f64, f: &dyn Fn(&Row) -> f64| {
+        let v = ws
+            .iter()
+            .flat_map(|w| curve(w).rows.iter().filter(|r| r.num("concurrency") >= from).map(|r| f(r)));
+        v.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+    };
+    let top = curve("one-rand").rows.last().map_or(f64::NAN, |r| r.num("concurrency"));
+    let busy = span(&WORKLOADS, 200.0, &|r| 100.0 * r.metric("disk_busy"));
+    let whole_requests = span(&["one-whole"], 0.0, &|r| r.metric("requests_completed"));
+    let whole_one_page =
+        span(&["one-whole"], 400.0, &|r| r.metric("one_page_requests") / r.metric("measured_s"));
+    let rand_thrash = span(&["one-rand"], 0.0, &|r| r.metric("thrash_pages_per_s"));
+    let rand_tp = span(&["one-rand"], 100.0, &|r| r.metric("throughput_mib_s"));
+    let four_tp = span(&["four-64kb"], 100.0, &|r| r.metric("throughput_mib_s"));
+    let four_busy = span(&["four-64kb"], 200.0, &|r| 100.0 * r.metric("disk_busy"));
+    let mut md = String::new();
+    let _ = write!(
+        md,
+        "### Why\n\n\
+The numbers quoted are this run's. The request queue follows 2.6.18's request allocation (`blk.rs`: batchers, \
+the anticipatory scheduler's exemption of the handler it waits for, the 3/2 × `nr_requests` hard limit).\n\n\
 - **The request queue sets the regime.** Up to 100 handlers nobody waits for a request; from 200 on the \
 128-request read queue is always full and read-congested and handlers sleep on it (the mean queue wait grows \
-with concurrency, to 30 s for One-Rand at 1000); pages allocated for queued and dispatched reads pin a growing \
-share of memory (One-Rand at 1000: 272 MiB of 512 in flight, papers/000 §4.2's \"pages pinned for outstanding \
-I/O operations\"). Batching rarely matters here (a handler holds one read request at a time and its next comes \
-long after its 20 ms batch window); the exemption does: the handler the anticipatory scheduler waits for is not \
-put to sleep (`as_may_queue()`), so the anticipation pays off instead of timing out, and from 200 handlers on \
-the disk is busy 98.5–99.9 % of the time.\n\
-- **One-Whole is flat, partly for the paper's reason.** Disk requests are whole or nearly whole 512 KiB \
+with concurrency, to {:.0} s for One-Rand at {top:.0}); pages allocated for queued and dispatched reads pin a \
+growing share of memory (One-Rand at {top:.0}: {:.0} MiB of {} in flight, papers/000 §4.2's \"pages pinned for \
+outstanding I/O operations\"). Batching rarely matters here (a handler holds one read request at a time and its \
+next comes long after its 20 ms batch window); the exemption does: the handler the anticipatory scheduler waits \
+for is not put to sleep (`as_may_queue()`), so the anticipation pays off instead of timing out, and from 200 \
+handlers on the disk is busy {:.1}–{:.1} % of the time.\n",
+        at("one-rand", top, "queue_wait_ms_mean") / 1000.0,
+        at("one-rand", top, "in_flight_mib_mean"),
+        MEMORY_BYTES >> 20,
+        busy.0,
+        busy.1,
+    );
+    let _ = write!(
+        md,
+        "- **One-Whole is flat, partly for the paper's reason.** Disk requests are whole or nearly whole 512 KiB \
 windows up to 300 handlers, so the disk streams at the same rate at any concurrency, and the exempted handler \
 keeps the disk while it reads on: the anticipatory scheduler runs a few handlers nearly serially while the rest \
-sleep on the queue (340–388 requests complete per 120 s at every level). From 400 handlers on, windows of \
-sleeping handlers are partly evicted before use and re-read a page at a time (3–21 one-page requests/s).\n\
-- **One-Rand does not fall because it hardly thrashes** (at most 0.8 pages/s). A One-Rand handler has one \
+sleep on the queue ({:.0}–{:.0} requests complete in the measured period at every level). From 400 handlers on, \
+windows of sleeping handlers are partly evicted before use and re-read a page at a time ({:.0}–{:.0} one-page \
+requests/s).\n\
+- **One-Rand does not fall because it hardly thrashes** (at most {:.1} pages/s). A One-Rand handler has one \
 stream. While the queue is congested, 2.6's readahead skips the asynchronous ahead window \
 (`blockable_page_cache_readahead()` under `bdi_read_congested()`), so the handler reads one window at a time, \
 issued when its read reaches the window's end: it sleeps on the queue only when it holds no unread prefetched \
 page, and consumes a window as soon as it arrives. Prefetch thrashing needs prefetched pages left waiting while \
 their owner is elsewhere; a One-Rand handler never is. Its prefetched-unused evictions are window tails past \
-the request's random end: waste, not thrashing. Throughput stays at 11.0–11.4 MiB/s from 100 handlers on.\n\
-- **Two-Rand falls, for the paper's reason.** A handler alternates two files: while it sleeps on the full queue \
-for one file's window, the unread rest of the other file's window ages on the inactive list and is evicted, and \
-reading on it falls into per-page makeup reads (2.6's `handle_ra_miss()`, then `readpage()` of the one missing \
-page). Once anticipated, such a handler stays exempt from the queue page after page while everyone else's \
-windows age on: one-page requests rise from 4/s at 200 handlers to 38/s at 500 and 386/s at 1000, the mean \
-disk request shrinks from 86 pages to 6, thrashing rises from 0.1 to 228 pages/s (Figure 2's hundreds), and \
-throughput falls from 10.69 to 7.50 MiB/s. The detector remembers evictions only as far back as the paper's \
-bounded history (40 % of memory).\n\
-- **Four-64KB** rises from 1 to 100 handlers as the scheduler chooses among more requests (§4.3; \
-`system-model` part 3), then stays flat (6.55–6.59 MiB/s). Each request is a new handler stream, which the \
+the request's random end: waste, not thrashing. Throughput stays at {:.1}–{:.1} MiB/s from 100 handlers on.\n",
+        whole_requests.0,
+        whole_requests.1,
+        whole_one_page.0,
+        whole_one_page.1,
+        rand_thrash.1,
+        rand_tp.0,
+        rand_tp.1,
+    );
+    let (lo, mid) = (level("two-rand", 200.0), level("two-rand", 500.0));
+    let _ = writeln!(
+        md,
+        "- **Two-Rand falls, for the paper's reason.** A handler alternates two files: while it sleeps on the full \
+queue for one file's window, the unread rest of the other file's window ages on the inactive list and is evicted, \
+and reading on it falls into per-page makeup reads (2.6's `handle_ra_miss()`, then `readpage()` of the one \
+missing page). Once anticipated, such a handler stays exempt from the queue page after page while everyone \
+else's windows age on: one-page requests rise from {:.0}/s at {lo:.0} handlers to {:.0}/s at {mid:.0} and {:.0}/s \
+at {top:.0}, the mean disk request shrinks from {:.0} pages to {:.0}, thrashing rises from {:.1} to {:.0} pages/s \
+(Figure 2's hundreds), and throughput falls from {:.2} to {:.2} MiB/s. The detector remembers evictions only as \
+far back as the paper's bounded history (40 % of memory).",
+        per_s("two-rand", lo, "one_page_requests"),
+        per_s("two-rand", mid, "one_page_requests"),
+        per_s("two-rand", top, "one_page_requests"),
+        at("two-rand", lo, "mean_request_pages"),
+        at("two-rand", top, "mean_request_pages"),
+        at("two-rand", lo, "thrash_pages_per_s"),
+        at("two-rand", top, "thrash_pages_per_s"),
+        at("two-rand", lo, "throughput_mib_s"),
+        at("two-rand", top, "throughput_mib_s"),
+    );
+    let _ = write!(
+        md,
+        "- **Four-64KB** rises from 1 to 100 handlers as the scheduler chooses among more requests (§4.3; \
+`system-model` part 3), then stays flat ({:.2}–{:.2} MiB/s). Each request is a new handler stream, which the \
 anticipatory scheduler waits 6 ms for after its first read; that handler's next read is exempt from the full \
-queue, so the wait ends in a hit and the disk is busy 99.8–99.9 % (`disk busy` column). Its readahead is off \
-(random reads): it never thrashes.\n\
+queue, so the wait ends in a hit and the disk is busy {:.1}–{:.1} % from 200 handlers on (`disk busy` column). \
+Its readahead is off (random reads): it never thrashes.\n\
 - **The warm-up bound** (`(bound)` above): a few handlers never finish their first request. A handler whose \
 window was evicted before it read it falls into per-page makeup reads — the current window already covers the \
 missing pages, so 2.6's readahead does not read them again as a window — and each page waits the whole queue \
-unless it is anticipated (the slowest One-Rand request at 1000 handlers took 1,279 s). Measuring then starts \
-with memory full and almost every handler done.\n\n\
+unless it is anticipated (even in the measured period the slowest One-Rand request at {top:.0} handlers took \
+{:.0} s). Measuring then starts with memory full and almost every handler done.\n\n\
 What the model lacks that bears on these curves: the paper ran a 2.6.10 corrected for its ref. [25]'s \
 readahead-under-congestion anomaly, which is not modelled: if that readahead kept issuing ahead windows under \
 congestion, a One-Rand handler would sleep on the full queue with most of its current window unread, and \
 One-Rand would thrash as Two-Rand does (a hypothesis, not measured). 2.6.10's request allocation had batching \
 and the exemption but not yet the 3/2 hard limit (2.6.13); the model follows 2.6.18, and a woken handler \
-allocates in the completion's event, before any other submitter.";
+allocates in the completion's event, before any other submitter.",
+        four_tp.0,
+        four_tp.1,
+        four_busy.0,
+        four_busy.1,
+        at("one-rand", top, "latency_max_ms") / 1000.0,
+    );
+    md
+}
 
 #[cfg(test)]
 mod tests {
