@@ -703,6 +703,14 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
         d.mean_service_ms,
         100.0 * d.busy_fraction
     );
+    if let Some(a) = d.anticipation {
+        let _ = writeln!(
+            out,
+            "anticipation  {} waits for the owner whose request just completed: {} ended by its next request, {} \
+             by antic_expire",
+            a.waits, a.hits, a.timeouts
+        );
+    }
     let p = &m.prefetch;
     let _ = writeln!(
         out,

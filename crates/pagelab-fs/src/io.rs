@@ -169,6 +169,9 @@ pub struct DeviceStats {
     /// Reading threads reported exited to the scheduler (gone, or their tid given to a new thread).
     #[serde(default)]
     pub owners_exited: u64,
+    /// The anticipatory scheduler's waits since the mount and how they ended (`None` under another).
+    #[serde(default)]
+    pub anticipation: Option<pagelab_sim::sched::AnticipationStats>,
 }
 
 impl EmulatedDevice {
@@ -420,6 +423,7 @@ impl EmulatedDevice {
             packed_bytes: self.map.packed_pages() * PAGE_SIZE_BYTES,
             real_span_bytes: self.map.real_span_pages() * PAGE_SIZE_BYTES,
             owners_exited: s.owners_exited,
+            anticipation: s.sched.anticipation(),
         }
     }
 }

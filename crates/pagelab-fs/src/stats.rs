@@ -158,6 +158,13 @@ impl LiveStats {
                 "device        EMULATED {} behind the {} scheduler: {} requests, {:.2} s busy (every miss also waited for this model); {} reading threads exited",
                 self.device.model, self.device.scheduler, self.device.requests, self.device.busy_s, self.device.owners_exited
             );
+            if let Some(a) = self.device.anticipation {
+                let _ = writeln!(
+                    s,
+                    "              anticipation: {} waits for the thread whose read just completed, {} ended by its next read, {} by antic_expire",
+                    a.waits, a.hits, a.timeouts
+                );
+            }
             if self.device.packed_files > 0 {
                 let _ = writeln!(
                     s,

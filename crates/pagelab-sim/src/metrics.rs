@@ -58,6 +58,10 @@ pub struct DiskMetrics {
     pub queue_full_waits: u64,
     pub queue_wait_ms_mean: f64,
     pub queue_wait_ms_max: f64,
+    /// The anticipatory scheduler's waits in the measured period (the disk kept idle for the owner whose
+    /// request just completed) and how they ended: the owner's next request (`hits`) or `antic_expire`
+    /// (`timeouts`); `None` under another scheduler.
+    pub anticipation: Option<crate::sched::AnticipationStats>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -338,6 +338,8 @@ pub struct Server {
     release_wake: Option<Nanos>,
     measuring: bool,
     measure_start: Nanos,
+    /// The scheduler's anticipation counts when the measured period began.
+    anticipation_at_start: Option<crate::sched::AnticipationStats>,
     ended: bool,
     win: Window,
     gauges: Gauges,
@@ -476,6 +478,7 @@ impl Server {
             release_wake: None,
             measuring: false,
             measure_start: Nanos::ZERO,
+            anticipation_at_start: None,
             ended: false,
             win: Window::default(),
             gauges: Gauges::default(),
@@ -1481,6 +1484,7 @@ impl Server {
         };
         self.measuring = true;
         self.measure_start = now;
+        self.anticipation_at_start = self.sched.anticipation();
         self.q.schedule(now + self.cfg.duration, Event::End(now));
         self.win = Window::default();
         let observer = self.cache.observer_mut();
@@ -1593,6 +1597,10 @@ impl Server {
                     w.queue_wait_total.as_ms_f64() / w.queue_waits as f64
                 },
                 queue_wait_ms_max: w.queue_wait_max.as_ms_f64(),
+                anticipation: self
+                    .sched
+                    .anticipation()
+                    .map(|now| now.since(self.anticipation_at_start.unwrap_or_default())),
             },
             prefetch: PrefetchMetrics {
                 pages_prefetched: s.pages_prefetched,
@@ -2042,6 +2050,30 @@ mod tests {
         );
         let unlimited = run(cfg(None), RANDOM);
         assert_eq!(unlimited.disk.queue_full_waits, 0);
+    }
+
+    /// The anticipatory scheduler's waits in the measured period are reported, and add up (a wait ends by the
+    /// owner's request, by the timeout, or because the scheduler gave it up); no other scheduler has any.
+    #[test]
+    fn the_anticipatory_schedulers_waits_are_reported_for_the_measured_period() {
+        let cfg = |scheduler: &str| SimConfig {
+            scheduler: scheduler.parse().unwrap(),
+            concurrency: 8,
+            duration: Nanos::from_secs(5),
+            warmup: Warmup::Fixed(Nanos::from_secs(1)),
+            ..SimConfig::default()
+        };
+        let a = run(cfg("anticipatory"), "two-rand:files=20").disk.anticipation.expect("anticipatory");
+        assert!(a.waits > 0 && a.hits + a.timeouts <= a.waits, "{a:?}");
+        // The same run measured from its start: the first second's waits count there and only there.
+        let whole = SimConfig {
+            warmup: Warmup::Fixed(Nanos::ZERO),
+            duration: Nanos::from_secs(6),
+            ..cfg("anticipatory")
+        };
+        let whole = run(whole, "two-rand:files=20").disk.anticipation.expect("anticipatory");
+        assert!(whole.waits > a.waits && whole.hits >= a.hits, "{whole:?} against {a:?}");
+        assert_eq!(run(cfg("deadline"), "two-rand:files=20").disk.anticipation, None);
     }
 
     /// CFQ's idle window ends `slice_idle` after the active queue's last request unless a queue run re-arms

@@ -167,7 +167,7 @@ impl AnticipatoryParams {
 }
 
 /// How often the scheduler idled the disk and how it ended, for metrics and tests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AnticipationStats {
     /// Windows in which the scheduler kept the disk idle (returned `WaitUntil` at least once).
     pub waits: u64,
@@ -175,6 +175,17 @@ pub struct AnticipationStats {
     pub hits: u64,
     /// Waits that ran to `antic_expire`.
     pub timeouts: u64,
+}
+
+impl AnticipationStats {
+    /// The counts since `earlier` (a snapshot of the same scheduler).
+    pub fn since(self, earlier: AnticipationStats) -> AnticipationStats {
+        AnticipationStats {
+            waits: self.waits - earlier.waits,
+            hits: self.hits - earlier.hits,
+            timeouts: self.timeouts - earlier.timeouts,
+        }
+    }
 }
 
 /// Exponentially decayed mean with gain 1/8, in fixed point (× 256): each sample moves it an eighth of
@@ -460,6 +471,10 @@ fn is_close(pos: u64, sector: u64, owner: &Owner) -> bool {
 impl IoScheduler for Anticipatory {
     fn name(&self) -> &'static str {
         "anticipatory"
+    }
+
+    fn anticipation(&self) -> Option<AnticipationStats> {
+        Some(self.stats)
     }
 
     fn add(&mut self, now: Nanos, req: IoRequest) {

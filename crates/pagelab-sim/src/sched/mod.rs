@@ -44,7 +44,7 @@ mod queue;
 #[cfg(test)]
 mod testing;
 
-pub use anticipatory::{Anticipatory, AnticipatoryParams};
+pub use anticipatory::{AnticipationStats, Anticipatory, AnticipatoryParams};
 pub use cfq::{Cfq, CfqParams};
 pub use deadline::{Deadline, DeadlineParams};
 pub use noop::{Noop, NoopParams};
@@ -176,6 +176,12 @@ pub trait IoScheduler: Send {
     /// The queues as text, for hand-traced tests and `--debug` output, e.g.
     /// `"R=[8+16:1,2 96+8:3] fifo=[96 8]; W=[] fifo=[]; batching=1 starved=0"`.
     fn state(&self) -> String;
+
+    /// The anticipatory scheduler's waits since it was made and how they ended (`None` for a scheduler
+    /// that never anticipates). Must not change the scheduler's state.
+    fn anticipation(&self) -> Option<AnticipationStats> {
+        None
+    }
 }
 
 /// The elevator's answer to [`IoScheduler::may_queue`] (2.6's `ELV_MQUEUE_MAY` / `ELV_MQUEUE_MUST`;
