@@ -1327,7 +1327,6 @@ impl Server {
         let now = self.now();
         let mut awake = Vec::new();
         self.blk.freed(now, self.sched.as_mut(), write, &mut awake);
-        self.queue_run = true;
         for slot in awake.into_iter().flatten() {
             let h = &mut self.handlers[slot as usize];
             let since = h.queue_wait_since.take().expect("a waiting handler knows since when");
@@ -1429,6 +1428,7 @@ impl Server {
             }
         }
         self.sched.completed(now, &d);
+        // A queue run: the completion, and the held requests `freed_request` adds below.
         self.queue_run = true;
         let mut wake: Vec<Slot> = Vec::new();
         for io in &d.parts {

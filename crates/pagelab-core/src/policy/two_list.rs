@@ -219,6 +219,14 @@ impl Mapped {
         let distress = if inactive_empty { 100 } else { 0 };
         mapped_ratio / 2 + distress + VM_SWAPPINESS as u64 >= 100
     }
+
+    /// `refill_inactive_zone`'s rule for the active page in `frame` that aging takes off the tail: a mapped
+    /// page goes back to the active head while mapped pages are not reclaimed, or when its accessed bit
+    /// (`referenced`, which the test clears, as `page_referenced()` does) was set. `false`: it is demoted.
+    #[inline]
+    pub fn stays_active(&self, frame: FrameId, reclaim_mapped: bool, referenced: &mut bool) -> bool {
+        self.get(frame) && (!reclaim_mapped || std::mem::take(referenced))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -304,7 +312,7 @@ impl ActiveAging for TwoList {
     fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
         let f = frame as usize;
-        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
+        if self.mapped.stays_active(frame, reclaim_mapped, &mut self.referenced[f]) {
             self.rotated += 1;
             self.links.push_front(&mut self.active, frame);
             return;

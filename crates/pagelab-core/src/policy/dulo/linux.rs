@@ -116,7 +116,7 @@ impl ActiveAging for DuloLinux {
     fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
         let f = frame as usize;
-        if self.mapped.get(frame) && (!reclaim_mapped || std::mem::take(&mut self.referenced[f])) {
+        if self.mapped.stays_active(frame, reclaim_mapped, &mut self.referenced[f]) {
             self.rotated += 1;
             self.links.push_front(&mut self.active, frame);
             return;
