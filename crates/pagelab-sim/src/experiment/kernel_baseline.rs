@@ -132,7 +132,7 @@
 //! (added in 2.6.13); the model follows 2.6.18. A woken process here runs in the completion's event, so
 //! no other submitter gets in between its wake-up and its allocation (`blk.rs`).
 
-use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
+use super::{finite_range, Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};
 use crate::error::SimError;
 use crate::server::simulate;
@@ -524,7 +524,7 @@ fn explanation(curves: &[Curve]) -> String {
         let v = ws
             .iter()
             .flat_map(|w| curve(w).rows.iter().filter(|r| r.num("concurrency") >= from).map(|r| f(r)));
-        v.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+        finite_range(v).unwrap_or((f64::NAN, f64::NAN))
     };
     let top = curve("one-rand").rows.last().map_or(f64::NAN, |r| r.num("concurrency"));
     let busy = span(&WORKLOADS, 200.0, &|r| 100.0 * r.metric("disk_busy"));

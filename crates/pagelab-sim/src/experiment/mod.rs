@@ -208,6 +208,14 @@ pub fn signed_pct(fraction: f64, decimals: usize) -> String {
     }
 }
 
+/// The least and the greatest of the finite `values` (a report's "from … to …"), `None` if there is none.
+pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values.into_iter().filter(|x| x.is_finite()).fold(None, |range, x| match range {
+        None => Some((x, x)),
+        Some((lo, hi)) => Some((f64::min(lo, x), f64::max(hi, x))),
+    })
+}
+
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {
     all().into_iter().find(|e| e.name() == name)
 }

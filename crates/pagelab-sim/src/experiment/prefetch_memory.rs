@@ -109,7 +109,7 @@
 //! less (4–12 epochs in the measured period, staying near the initial 25 %); none finds the small allocation
 //! the index server wants (5 %). Evidence for the follow-up, not a change of the experiment's constants.
 
-use super::{Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
+use super::{finite_range, Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};
 use crate::device::DeviceSpec;
 use crate::error::SimError;
@@ -1030,25 +1030,12 @@ fn why(t: &Table) -> String {
     let pc = |x: f64| if x.is_finite() { pct(x) } else { "n/a".into() };
     // "lo–hi" of the finite values, `scale`d and with `digits`.
     let span = |v: &[f64], scale: f64, digits: usize| {
-        let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).map(|x| x * scale).collect();
-        let lo = v.iter().copied().fold(f64::NAN, f64::min);
-        let hi = v.iter().copied().fold(f64::NAN, f64::max);
-        if v.is_empty() {
-            "n/a".into()
-        } else {
-            format!("{}–{}", num(lo, digits), num(hi, digits))
-        }
+        finite_range(v.iter().map(|x| x * scale))
+            .map_or("n/a".into(), |(lo, hi)| format!("{}–{}", num(lo, digits), num(hi, digits)))
     };
     // Gains (ratios − 1) as "lo to hi" in signed percent.
     let gspan = |v: &[f64]| {
-        let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-        let lo = v.iter().copied().fold(f64::NAN, f64::min);
-        let hi = v.iter().copied().fold(f64::NAN, f64::max);
-        if v.is_empty() {
-            "n/a".into()
-        } else {
-            format!("{} to {}", pct(lo), pct(hi))
-        }
+        finite_range(v.iter().copied()).map_or("n/a".into(), |(lo, hi)| format!("{} to {}", pct(lo), pct(hi)))
     };
     let at = |w: &str, system: &str, c: u32, metric: &str| t.stat(Point::at(w, system, c), metric).0;
     let over = |w: &str, system: &str, from: u32, below: u32, metric: &str| -> Vec<f64> {
