@@ -26,8 +26,13 @@
 //! **two-rand**: Li & Shen's Two-Rand microbenchmark (Figure 5(C)) with the same two systems, its client in
 //! this process ([`TwoRandScale`]): where Figure 9's clips are read back to back, Two-Rand's handlers keep
 //! two streams each, so prefetched pages wait while the other stream is read. Each run mounts its system
-//! afresh and warms it with the same load before its measured period (the throughput counts the reads that
-//! ended within the period, and thrashing and the hit ratio over the same period).
+//! afresh; its handlers run without a pause through a warm-up by the simulator's own rule (`Warmup::Auto`:
+//! until memory has filled and every handler has completed a request, at most 10 × the measured period),
+//! then the measured period (the throughput counts the reads that ended within it, and thrashing and the
+//! hit ratio cover the same period). The warm-up matters: at 256 handlers the simulator's AccessHistory
+//! falls from 13.4 to 9.3 MiB/s between a 10-s and a 200-s warm-up while the prefetch cache's allocation
+//! grows from 18 to 31 MiB, and PC-Coldest+ goes from 0.84× to 1.43× AccessHistory (BENCHMARKS.md §7). A
+//! fixed 10-s warm-up measured the live systems in that transient.
 //!
 //! Both emulate the paper's disk with the simulator's block layer (`pagelab_fs::io`): the anticipatory
 //! scheduler anticipating each reading thread, 2.6's request queue of 128 and its read congestion, and the
@@ -36,8 +41,9 @@
 use crate::output::{emit, note, print_json, Failed};
 use anyhow::{bail, Context, Result};
 use pagelab_fs::baseline::Backend;
+use pagelab_fs::engine::Engine;
 use pagelab_fs::mount::{mount, MountConfig, Mounted};
-use pagelab_fs::stats::PageStats;
+use pagelab_fs::stats::{LiveStats, PageStats};
 use pagelab_fs::LiveSpec;
 use pagelab_sim::workload::media_clips::MediaClips;
 use rand::{Rng, SeedableRng};
@@ -47,6 +53,8 @@ use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Which live benchmark, and how big.
@@ -751,8 +759,7 @@ pub struct TwoRandScale {
     pub memory: String,
     pub concurrency: Vec<u32>,
     pub repetitions: u32,
-    /// Each run's warm-up on its fresh mount, then its measured period.
-    pub warmup_s: u64,
+    /// Each run's measured period, after a warm-up by the simulator's rule bounded at 10 × this.
     pub duration_s: u64,
 }
 
@@ -766,6 +773,9 @@ pub struct TwoRandPoint {
     pub thrash_pages_s: f64,
     pub hit_ratio: f64,
     pub samples_mb_s: Vec<f64>,
+    /// Median warm-up, seconds, and how many of the runs reached steady state within the bound.
+    pub warmup_s: f64,
+    pub steady_runs: u32,
 }
 
 #[derive(Serialize)]
@@ -782,13 +792,18 @@ impl TwoRandReport {
             s,
             "pagelab bench --live two-rand: Li & Shen Figure 5(C) live. {} files of 4 MiB, {} of memory, EMULATED \
              Ultrastar 36LZX behind the anticipatory scheduler, readahead linux-2.6:512KiB; medians of {} interleaved \
-             {} s runs, each on a fresh mount after a {} s warm-up",
-            self.scale.files, self.scale.memory, self.scale.repetitions, self.scale.duration_s, self.scale.warmup_s
+             {} s runs, each on a fresh mount after the simulator's warm-up (until memory has filled and every \
+             handler has completed a request, at most {} s)",
+            self.scale.files,
+            self.scale.memory,
+            self.scale.repetitions,
+            self.scale.duration_s,
+            10 * self.scale.duration_s
         );
         let _ = writeln!(
             s,
-            "{:>11} {:>26} {:>26} {:>6}   hit ratio",
-            "concurrency", "pc-coldest+ MB/s (thr/s)", "access-history MB/s (thr/s)", "ratio"
+            "{:>11} {:>26} {:>26} {:>6}   {:<11}  warm-up s (steady runs)",
+            "concurrency", "pc-coldest+ MB/s (thr/s)", "access-history MB/s (thr/s)", "ratio", "hit ratio"
         );
         for &c in &self.scale.concurrency {
             let p =
@@ -796,74 +811,137 @@ impl TwoRandReport {
             if let (Some(pc), Some(ah)) = (p("pc-coldest+"), p("access-history")) {
                 let _ = writeln!(
                     s,
-                    "{c:>11} {:>15.2} ({:>8.1}) {:>15.2} ({:>8.1}) {:>6.2}   {:.3}/{:.3}",
+                    "{c:>11} {:>15.2} ({:>8.1}) {:>15.2} ({:>8.1}) {:>6.2}   {:.3}/{:.3}  {:.0} ({}) / {:.0} ({})",
                     pc.mb_s,
                     pc.thrash_pages_s,
                     ah.mb_s,
                     ah.thrash_pages_s,
                     pc.mb_s / ah.mb_s,
                     pc.hit_ratio,
-                    ah.hit_ratio
+                    ah.hit_ratio,
+                    pc.warmup_s,
+                    pc.steady_runs,
+                    ah.warmup_s,
+                    ah.steady_runs
                 );
             }
         }
-        let _ = writeln!(s, "(thr/s: Li & Shen's prefetch thrashing, pages per second; hit ratios pc-coldest+/access-history)");
+        let _ = writeln!(s, "(thr/s: Li & Shen's prefetch thrashing, pages per second; hit ratios and warm-ups pc-coldest+/access-history; \
+             steady runs: of the repetitions, those whose warm-up reached steady state within its bound)");
         render_verdicts(&mut s, &self.verdicts);
         s
     }
 }
 
-/// `threads` handlers running Two-Rand requests on the files under `root` for `seconds`: the bytes of the
-/// reads that ended within them (a read still waiting at the end, possibly for seconds behind a long
-/// queue, counts for nothing: throughput over the period, as the simulator measures it). `at_deadline` runs
-/// when the period ends, while the handlers' last reads are still under way, so that the engine's counters
-/// read there cover the same period as the bytes.
-fn two_rand_load(
-    root: &Path,
-    files: u64,
-    threads: u32,
-    seconds: u64,
-    seed: u64,
-    at_deadline: impl FnOnce() + Send,
-) -> Result<u64> {
+/// How one Two-Rand run went.
+struct TwoRandRun {
+    /// Bytes of the reads that ended within the measured period.
+    bytes: u64,
+    /// The engine's statistics when the measured period began and when it ended.
+    before: LiveStats,
+    after: LiveStats,
+    warmup_s: f64,
+    /// The warm-up ended at steady state (else at its bound).
+    steady: bool,
+}
+
+/// What the handler threads and the timekeeper of one run share.
+#[derive(Default)]
+struct RunPhase {
+    /// When the measured period began (unset during the warm-up).
+    measuring_since: OnceLock<Instant>,
+    /// Handlers that have completed a request.
+    served: AtomicU32,
+    /// The run is over (or a handler failed): handlers stop at their next read.
+    stop: AtomicBool,
+}
+
+/// `threads` handlers running Two-Rand requests on the files under `mount` without a pause: a warm-up by
+/// the simulator's rule (`Warmup::Auto`: until memory has filled and every handler has completed a request,
+/// for at most 10 × `seconds`), then `seconds` measured. The handlers run on from one into the other, as the
+/// simulator's do. Only the reads that end within the measured period count: a read still waiting at its
+/// end, possibly for seconds behind a long queue, counts for nothing (throughput over the period, as the
+/// simulator measures it). The engine's counters are read when the period begins and ends, while reads are
+/// under way, so that they cover the same period as the bytes.
+fn two_rand_run(mount: &Mounted, files: u64, threads: u32, seconds: u64, seed: u64) -> Result<TwoRandRun> {
     const BLOCK: u64 = 64 << 10;
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let total: u64 = std::thread::scope(|s| {
-        s.spawn(move || {
-            std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
-            at_deadline();
-        });
+    let root = mount.mountpoint();
+    let engine = mount.engine();
+    let period = Duration::from_secs(seconds);
+    let phase = RunPhase::default();
+    let handler = |t: u32| -> std::io::Result<u64> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed.wrapping_mul(1_000_003) + t as u64);
+        let mut buf = vec![0u8; BLOCK as usize];
+        let (mut bytes, mut served) = (0, false);
+        while !phase.stop.load(Ordering::Relaxed) {
+            let a = rng.gen_range(0..files);
+            let b = (a + rng.gen_range(1..files)) % files;
+            let fa = std::fs::File::open(root.join(format!("{a:05}")))?;
+            let fb = std::fs::File::open(root.join(format!("{b:05}")))?;
+            let blocks = rng.gen_range(1..=64u64);
+            for k in 0..blocks {
+                for f in [&fa, &fb] {
+                    if phase.stop.load(Ordering::Relaxed) {
+                        return Ok(bytes);
+                    }
+                    f.read_exact_at(&mut buf, k * BLOCK)?;
+                    let ended = Instant::now();
+                    if phase.measuring_since.get().is_some_and(|&s| ended >= s && ended < s + period) {
+                        bytes += BLOCK;
+                    }
+                }
+            }
+            if !served {
+                served = true;
+                phase.served.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        Ok(bytes)
+    };
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                s.spawn(move || -> std::io::Result<u64> {
-                    let mut rng = rand::rngs::StdRng::seed_from_u64(seed.wrapping_mul(1_000_003) + t as u64);
-                    let mut buf = vec![0u8; BLOCK as usize];
-                    let mut bytes = 0;
-                    while Instant::now() < deadline {
-                        let a = rng.gen_range(0..files);
-                        let b = (a + rng.gen_range(1..files)) % files;
-                        let fa = std::fs::File::open(root.join(format!("{a:05}")))?;
-                        let fb = std::fs::File::open(root.join(format!("{b:05}")))?;
-                        let blocks = rng.gen_range(1..=64u64);
-                        for k in 0..blocks {
-                            if Instant::now() >= deadline {
-                                break;
-                            }
-                            for f in [&fa, &fb] {
-                                f.read_exact_at(&mut buf, k * BLOCK)?;
-                                if Instant::now() < deadline {
-                                    bytes += BLOCK;
-                                }
-                            }
-                        }
+                let phase = &phase;
+                s.spawn(move || {
+                    let r = handler(t);
+                    if r.is_err() {
+                        phase.stop.store(true, Ordering::SeqCst); // the run fails: end it now
                     }
-                    Ok(bytes)
+                    r
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("handler thread")).sum::<std::io::Result<u64>>()
-    })?;
-    Ok(total)
+        let (warmup_s, steady) = warm_up(engine, &phase, threads, 10 * period);
+        let before = engine.stats();
+        let since = *phase.measuring_since.get_or_init(Instant::now);
+        while !phase.stop.load(Ordering::SeqCst) && since.elapsed() < period {
+            std::thread::sleep(Duration::from_millis(20).min(period.saturating_sub(since.elapsed())));
+        }
+        let after = engine.stats();
+        phase.stop.store(true, Ordering::SeqCst);
+        let bytes =
+            handles.into_iter().map(|h| h.join().expect("handler thread")).sum::<std::io::Result<u64>>()?;
+        Ok(TwoRandRun { bytes, before, after, warmup_s, steady })
+    })
+}
+
+/// Wait, while the handlers run, until memory has filled and all `threads` have completed a request (the
+/// simulator's steady state), for at most `bound`; returns the time waited and whether steady state came.
+fn warm_up(engine: &Engine, phase: &RunPhase, threads: u32, bound: Duration) -> (f64, bool) {
+    let began = Instant::now();
+    let mut filled = false;
+    // Bounded by `bound` (or a failed handler's stop), polled every 50 ms.
+    let steady = loop {
+        filled = filled || engine.memory_filled();
+        if filled && phase.served.load(Ordering::SeqCst) >= threads {
+            break true;
+        }
+        if began.elapsed() >= bound || phase.stop.load(Ordering::SeqCst) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (began.elapsed().as_secs_f64(), steady)
 }
 
 fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
@@ -873,7 +951,6 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             memory: "16MiB".into(),
             concurrency: vec![8, 64],
             repetitions: 1,
-            warmup_s: 3,
             duration_s: 5,
         }
     } else {
@@ -882,7 +959,6 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             memory: "64MiB".into(),
             concurrency: vec![16, 64, 128, 256],
             repetitions: 3,
-            warmup_s: 10,
             duration_s: 20,
         }
     };
@@ -899,29 +975,20 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
     let mut points = Vec::new();
     for &c in &scale.concurrency {
         let samples = interleaved("two-rand", c, scale.repetitions, |p, rep| {
-            // Each run on a fresh mount, warmed up by the same load first: the paper's runs and the
-            // simulator's each start from an empty cache (a mount kept across runs carries its state, the
-            // prefetch cache's partition among it, from one concurrency into the next).
+            // Each run on a fresh mount, warmed up by its own load first: the paper's runs and the simulator's
+            // each start from an empty cache (a mount kept across runs carries its state, the prefetch
+            // cache's partition among it, from one concurrency into the next).
             let mount = policy_mount(work.path(), &src, &scale.memory, POLICIES[p])?;
-            let seed = 1000 + rep as u64;
-            two_rand_load(mount.mountpoint(), scale.files, c, scale.warmup_s, seed, || ())?;
-            let before = mount.engine().stats();
-            // The counters are read when the measured period ends, as the bytes are counted, not when the
-            // handlers' last reads (seconds behind a long queue at high concurrency) have finished.
-            let at_end = std::sync::Mutex::new(None);
-            let engine = mount.engine();
-            let bytes =
-                two_rand_load(mount.mountpoint(), scale.files, c, scale.duration_s, rep as u64, || {
-                    *at_end.lock().unwrap_or_else(|e| e.into_inner()) = Some(engine.stats());
-                })?;
-            let secs = scale.duration_s as f64;
-            let after = at_end.into_inner().unwrap_or_else(|e| e.into_inner()).expect("read at the deadline");
+            let run = two_rand_run(&mount, scale.files, c, scale.duration_s, rep as u64)?;
             mount.unmount()?;
-            let (a, b) = (&after.pages, &before.pages);
+            let secs = scale.duration_s as f64;
+            let (a, b) = (&run.after.pages, &run.before.pages);
             Ok([
-                bytes as f64 / secs / 1e6,
+                run.bytes as f64 / secs / 1e6,
                 (a.thrashing - b.thrashing) as f64 / secs,
                 hit_ratio_between(b, a),
+                run.warmup_s,
+                if run.steady { 1.0 } else { 0.0 },
             ])
         })?;
         for (p, s) in samples.iter().enumerate() {
@@ -932,6 +999,8 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
                 thrash_pages_s: median(&column(s, 1)),
                 hit_ratio: median(&column(s, 2)),
                 samples_mb_s: column(s, 0),
+                warmup_s: median(&column(s, 3)),
+                steady_runs: column(s, 4).iter().sum::<f64>() as u32,
             });
         }
     }

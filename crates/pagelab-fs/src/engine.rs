@@ -745,6 +745,11 @@ impl Engine {
     }
 
     /// What the mount has done, for `pagelab stats` and the Prometheus endpoint.
+    /// Whether memory has filled ([`pagelab_core::BufferCache::memory_filled`]); cheaper than [`Engine::stats`].
+    pub fn memory_filled(&self) -> bool {
+        lock(&self.inner).cache.memory_filled()
+    }
+
     pub fn stats(&self) -> LiveStats {
         let g = lock(&self.inner);
         let now = self.clock.now();
@@ -793,6 +798,7 @@ impl Engine {
             free_bytes: mem.free as u64 * page,
             resident_bytes: mem.resident as u64 * page,
             in_flight_bytes: mem.in_flight as u64 * page,
+            memory_filled: g.cache.memory_filled(),
             prefetch_cache_bytes: mem.prefetch_cache as u64 * page,
             prefetch_cache_allocation_bytes: mem.prefetch_cache_allocation as u64 * page,
             metadata_bytes: mem.metadata as u64 * page,

@@ -671,7 +671,7 @@ impl Server {
         if self.measuring {
             self.gauges.advance(self.now(), &memory);
         } else {
-            self.note_memory_filled(&memory);
+            self.note_memory_filled();
             if matches!(self.cfg.warmup, Warmup::Auto)
                 && !self.workload.measured_from_barrier()
                 && self.steady()
@@ -1459,20 +1459,15 @@ impl Server {
         }
     }
 
-    /// Memory has filled once free memory fell to `low`: seen now, or seen by an allocation that woke
-    /// kswapd (an allocation finds free memory at `low` and wakes it; by the time the server looks, kswapd's
-    /// first batch may have lifted free memory above `low` again, and with small allocations it always has).
-    fn note_memory_filled(&mut self, memory: &MemorySnapshot) {
-        if !self.memory_filled {
-            self.memory_filled =
-                memory.free <= memory.watermarks.low || self.cache.memory_stats().kswapd_wakeups > 0;
-        }
+    /// Memory has filled once [`BufferCache::memory_filled`] has said so (it stays filled).
+    fn note_memory_filled(&mut self) {
+        self.memory_filled = self.memory_filled || self.cache.memory_filled();
     }
 
     fn begin_measuring(&mut self) {
         let now = self.now();
         let memory = self.cache.memory();
-        self.note_memory_filled(&memory);
+        self.note_memory_filled();
         self.warmup = WarmupMetrics {
             mode: match self.cfg.warmup {
                 Warmup::Auto => "auto".into(),

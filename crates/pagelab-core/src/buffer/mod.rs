@@ -522,6 +522,14 @@ impl<O: Observer> BufferCache<O> {
     pub fn reset_memory_stats(&mut self) {
         self.memory.reset_stats();
     }
+    /// Whether memory has filled: free memory is at the `low` watermark now, or an allocation found it there
+    /// and woke kswapd (whose first batch may have lifted free memory above `low` again by the time anyone
+    /// looks: with small allocations it always has). The steady-state test of the simulator's automatic
+    /// warm-up, and of the live benchmarks that follow it.
+    pub fn memory_filled(&self) -> bool {
+        self.memory.free_pages() <= self.memory.config().watermarks.low
+            || self.memory.stats().kswapd_wakeups > 0
+    }
     pub fn memory(&self) -> MemorySnapshot {
         let c = self.memory.config();
         MemorySnapshot {

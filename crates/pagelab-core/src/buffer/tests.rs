@@ -382,6 +382,29 @@ fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
     assert_eq!(stats(&c).evictions, 24);
 }
 
+/// Memory has filled once free memory reaches `low`, and it stays filled by that test once kswapd has
+/// woken, though kswapd lifts free memory above `low` again: the steady-state test of the simulator's
+/// warm-up and of the live benchmarks'.
+#[test]
+fn memory_fills_at_low_and_stays_filled_once_kswapd_has_woken() {
+    let mut c = cache_with(kernel_memory(), "none", PolicyKind::Lru);
+    for page in 0..79 {
+        read_through(&mut c, 1, 0, page, page + 1);
+    }
+    assert_eq!((c.memory().free, c.memory_filled()), (21, false));
+    read_through(&mut c, 1, 0, 79, 80);
+    assert_eq!((c.memory().free, c.memory_filled()), (20, true), "free at low");
+    read_through(&mut c, 1, 0, 80, 81);
+    assert!(c.kswapd_awake());
+    for _ in 0..10 {
+        if c.kswapd_step(Nanos(6), &mut Vec::new()).is_none() {
+            break;
+        }
+    }
+    assert!(!c.kswapd_awake() && c.memory().free > 20, "kswapd freed past high and sleeps");
+    assert!(c.memory_filled(), "above low again, but kswapd has woken");
+}
+
 /// A kernel's reclaim pass at `DEF_PRIORITY` frees `1/2^priority` of the reclaim list, not stopping at
 /// its target: here priority 3 (to keep the test small) on a list of 90 pages frees 11 against a batch of
 /// 8; kswapd's steps likewise; on a list too short for the share, a pass frees exactly its batch.
