@@ -470,6 +470,58 @@ mod tests {
         }
     }
 
+    /// The dispatcher offers the disk to the scheduler only at a queue run (a request added or completed, an
+    /// owner's exit, the time of its last `WaitUntil`), as the simulator does: a wake-up that is none of
+    /// these must not let CFQ re-arm its idle timer from "now", or the idle window never ends while wake-ups
+    /// keep coming. Driven by hand, without the dispatcher thread, at chosen times.
+    #[test]
+    fn only_queue_runs_reach_the_scheduler_so_cfqs_idle_window_ends_on_time() {
+        let mut dev = EmulatedDevice::new(
+            &DeviceSpec::parse("hdd").unwrap(),
+            &SchedulerSpec::parse("cfq").unwrap(),
+            NR_REQUESTS_DEFAULT,
+        );
+        dev.identify_threads_with(|_| Some(1)); // the owners never exit
+        let clock = Clock::start();
+        let ms = |t: u64| Nanos(10_000_000_000 + t * 1_000_000); // far past the real clock's reading
+        let submit_at = |dev: &EmulatedDevice, t: Nanos, owner: u32, lbn: u64| {
+            dev.lock().last_now = t;
+            dev.submit(&clock, StreamId(owner), Lbn(lbn), 1)
+        };
+        // Owner 1 reads page after page, each read 0.1 ms after the last one completed: a short think time,
+        // so CFQ's idle window for owner 1 is open once its last read has been served.
+        let mut done_at = ms(0);
+        for page in 0..8 {
+            let at = Nanos(done_at.0 + 100_000);
+            submit_at(&dev, at, 1, page);
+            let mut s = dev.lock();
+            done_at = dev.dispatch(&mut s, at).expect("the read is in service");
+            let mut done = Vec::new();
+            dev.complete_due(&mut s, done_at, &mut done);
+            assert_eq!(done.len(), 1);
+            dev.dispatch(&mut s, done_at);
+        }
+        // Owner 2's far read arrives 1 ms into the window: a queue run, where CFQ keeps the disk idle for
+        // owner 1 (with nothing else queued it had no wait to report).
+        let t = Nanos(done_at.0 + 1_000_000);
+        let far = submit_at(&dev, t, 2, 1_000_000);
+        let mut s = dev.lock();
+        dev.dispatch(&mut s, t);
+        let armed = s.wait_until.expect("CFQ idles for the owner that just read");
+        assert!(armed > t && s.in_service.is_empty());
+        // Wake-ups that are no queue run (a spurious one, the thread sweep) leave the timer where it is.
+        for k in 1..=5 {
+            let spurious = Nanos(t.0 + k * (armed.0 - t.0) / 6);
+            assert_eq!(dev.dispatch(&mut s, spurious), Some(armed), "the wait stays armed for {armed:?}");
+            assert_eq!((s.wait_until, s.in_service.len()), (Some(armed), 0));
+        }
+        // At the timer the window ends and owner 2's read is dispatched.
+        dev.dispatch(&mut s, armed);
+        assert_eq!(s.in_service.len(), 1, "owner 2's read is dispatched when the idle window ends");
+        let part = s.in_service[0].0.parts[0];
+        assert_eq!(s.ticket_of[&part], far.0, "it is owner 2's read");
+    }
+
     #[test]
     fn a_random_read_costs_a_seek_and_every_ticket_is_served_once() {
         let r = running("noop");
