@@ -45,6 +45,7 @@ use pagelab_fs::engine::Engine;
 use pagelab_fs::mount::{mount, MountConfig, Mounted};
 use pagelab_fs::stats::{LiveStats, PageStats};
 use pagelab_fs::LiveSpec;
+use pagelab_sim::config::Warmup;
 use pagelab_sim::workload::media_clips::MediaClips;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
@@ -759,7 +760,7 @@ pub struct TwoRandScale {
     pub memory: String,
     pub concurrency: Vec<u32>,
     pub repetitions: u32,
-    /// Each run's measured period, after a warm-up by the simulator's rule bounded at 10 × this.
+    /// Each run's measured period, after a warm-up by the simulator's rule bounded at `Warmup::AUTO_MAX` × this.
     pub duration_s: u64,
 }
 
@@ -798,7 +799,7 @@ impl TwoRandReport {
             self.scale.memory,
             self.scale.repetitions,
             self.scale.duration_s,
-            10 * self.scale.duration_s
+            Warmup::AUTO_MAX * self.scale.duration_s
         );
         let _ = writeln!(
             s,
@@ -858,7 +859,7 @@ struct RunPhase {
 
 /// `threads` handlers running Two-Rand requests on the files under `mount` without a pause: a warm-up by
 /// the simulator's rule (`Warmup::Auto`: until memory has filled and every handler has completed a request,
-/// for at most 10 × `seconds`), then `seconds` measured. The handlers run on from one into the other, as the
+/// for at most `Warmup::AUTO_MAX` × `seconds`), then `seconds` measured. The handlers run on from one into the other, as the
 /// simulator's do. Only the reads that end within the measured period count: a read still waiting at its
 /// end, possibly for seconds behind a long queue, counts for nothing (throughput over the period, as the
 /// simulator measures it). The engine's counters are read when the period begins and ends, while reads are
@@ -911,7 +912,8 @@ fn two_rand_run(mount: &Mounted, files: u64, threads: u32, seconds: u64, seed: u
                 })
             })
             .collect();
-        let (warmup_s, steady) = warm_up(engine, &phase, threads, 10 * period);
+        let bound = period * u32::try_from(Warmup::AUTO_MAX).expect("a small factor");
+        let (warmup_s, steady) = warm_up(engine, &phase, threads, bound);
         let before = engine.stats();
         let since = *phase.measuring_since.get_or_init(Instant::now);
         while !phase.stop.load(Ordering::SeqCst) && since.elapsed() < period {

@@ -744,12 +744,12 @@ impl Engine {
         }
     }
 
-    /// What the mount has done, for `pagelab stats` and the Prometheus endpoint.
     /// Whether memory has filled ([`pagelab_core::BufferCache::memory_filled`]); cheaper than [`Engine::stats`].
     pub fn memory_filled(&self) -> bool {
         lock(&self.inner).cache.memory_filled()
     }
 
+    /// What the mount has done, for `pagelab stats` and the Prometheus endpoint.
     pub fn stats(&self) -> LiveStats {
         let g = lock(&self.inner);
         let now = self.clock.now();
