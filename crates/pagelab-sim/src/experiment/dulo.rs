@@ -52,14 +52,15 @@
 //! - The stable rule and adjacency alone give the same times on every mixed workload: 0.00–0.02 % of the
 //!   adjacent pairs have different previous stamps (a file's blocks are read, sequenced, evicted and read
 //!   again together), so rule 3 almost never cuts.
-//! - SMM: DULO-Linux cuts the paging time by 42, 37, 62 and 74 % at 90, 100, 110 and 120 MiB, nothing from
+//! - SMM: DULO-Linux cuts the paging time by 44, 38, 61 and 72 % at 90, 100, 110 and 120 MiB, nothing from
 //!   130 MiB (the 116 MiB working set fits); the paper: up to 43.7 % at 135 MB. DULO keeps the vector and
-//!   pages the matrix as sequences: at 100 MiB 44 k swap-ins against 64 k, at 120 MiB requests of 1.9 ms
-//!   against 4.8 ms. Before anonymous pages took 2.6.11's rules (active list, accessed bit; an empty
-//!   inactive list refilled by the priority descent; a page whose slot `vm_swap_full()` freed has no disk
-//!   location) the cut was 86–90 % from 90 to 110 MiB: the two lists aged a vector page out on the
-//!   activation order of `mark_page_accessed`, and at 90 MiB DULO sequenced pages by slots they no longer
-//!   had.
+//!   pages the matrix as sequences: at 100 MiB 44 k swap-ins against 63 k, at 120 MiB requests of 1.9 ms
+//!   against 4.7 ms (rerun 2026-11-28, since the elevator chooses at a completion before the woken tasks
+//!   continue: 42, 37, 62 and 74 % before). Before anonymous pages took 2.6.11's rules (active list,
+//!   accessed bit; an empty inactive list refilled by the priority descent; a page whose slot
+//!   `vm_swap_full()` freed has no disk location) the cut was 86–90 % from 90 to 110 MiB: the two lists
+//!   aged a vector page out on the activation order of `mark_page_accessed`, and at 90 MiB DULO sequenced
+//!   pages by slots they no longer had.
 //! - 1.76 merge comparisons per block sequenced on average (3.1 per demand miss, readahead bringing
 //!   several blocks each), the paper 1.7 per (one-block) miss.
 
