@@ -777,6 +777,10 @@ pub struct TwoRandPoint {
     /// Median warm-up, seconds, and how many of the runs reached steady state within the bound.
     pub warmup_s: f64,
     pub steady_runs: u32,
+    /// The prefetch cache's allocation when each run's measured period ended, MiB (0 without a prefetch
+    /// cache): the gradient descent's walk, which decides whether a PC-Coldest+ run holds or thrashes.
+    #[serde(default)]
+    pub samples_allocation_mib: Vec<f64>,
 }
 
 #[derive(Serialize)]
@@ -803,16 +807,31 @@ impl TwoRandReport {
         );
         let _ = writeln!(
             s,
-            "{:>11} {:>26} {:>26} {:>6}   {:<11}  warm-up s (steady runs)",
-            "concurrency", "pc-coldest+ MB/s (thr/s)", "access-history MB/s (thr/s)", "ratio", "hit ratio"
+            "{:>11} {:>26} {:>26} {:>6}   {:<11}  {:<23}  pc-coldest+ runs: MB/s @ allocation MiB",
+            "concurrency",
+            "pc-coldest+ MB/s (thr/s)",
+            "access-history MB/s (thr/s)",
+            "ratio",
+            "hit ratio",
+            "warm-up s (steady runs)"
         );
         for &c in &self.scale.concurrency {
             let p =
                 |policy: &str| self.points.iter().find(|p| p.concurrency == c && p.policy == policy).cloned();
             if let (Some(pc), Some(ah)) = (p("pc-coldest+"), p("access-history")) {
+                let runs: Vec<String> = pc
+                    .samples_mb_s
+                    .iter()
+                    .zip(&pc.samples_allocation_mib)
+                    .map(|(mb, alloc)| format!("{mb:.2} @ {alloc:.1}"))
+                    .collect();
+                let warmups = format!(
+                    "{:.0} ({}) / {:.0} ({})",
+                    pc.warmup_s, pc.steady_runs, ah.warmup_s, ah.steady_runs
+                );
                 let _ = writeln!(
                     s,
-                    "{c:>11} {:>15.2} ({:>8.1}) {:>15.2} ({:>8.1}) {:>6.2}   {:.3}/{:.3}  {:.0} ({}) / {:.0} ({})",
+                    "{c:>11} {:>15.2} ({:>8.1}) {:>15.2} ({:>8.1}) {:>6.2}   {:.3}/{:.3}  {warmups:<23}  {}",
                     pc.mb_s,
                     pc.thrash_pages_s,
                     ah.mb_s,
@@ -820,15 +839,13 @@ impl TwoRandReport {
                     pc.mb_s / ah.mb_s,
                     pc.hit_ratio,
                     ah.hit_ratio,
-                    pc.warmup_s,
-                    pc.steady_runs,
-                    ah.warmup_s,
-                    ah.steady_runs
+                    runs.join(", ")
                 );
             }
         }
         let _ = writeln!(s, "(thr/s: Li & Shen's prefetch thrashing, pages per second; hit ratios and warm-ups pc-coldest+/access-history; \
-             steady runs: of the repetitions, those whose warm-up reached steady state within its bound)");
+             steady runs: of the repetitions, those whose warm-up reached steady state within its bound; allocation: the prefetch \
+             cache's when the measured period ended)");
         render_verdicts(&mut s, &self.verdicts);
         s
     }
@@ -991,6 +1008,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
                 hit_ratio_between(b, a),
                 run.warmup_s,
                 if run.steady { 1.0 } else { 0.0 },
+                run.after.prefetch_cache_allocation_bytes as f64 / (1 << 20) as f64,
             ])
         })?;
         for (p, s) in samples.iter().enumerate() {
@@ -1003,6 +1021,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
                 samples_mb_s: column(s, 0),
                 warmup_s: median(&column(s, 3)),
                 steady_runs: column(s, 4).iter().sum::<f64>() as u32,
+                samples_allocation_mib: column(s, 5),
             });
         }
     }
