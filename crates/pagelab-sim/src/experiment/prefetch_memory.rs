@@ -86,8 +86,8 @@
 //! seeds' spread (−33 % at 500); the orderings **partly** (2 of 4); everything else **not reproduced**:
 //! Two-Rand −15 to +2 % from 100 to 1000 handlers, One-Rand ±1 %, the index server −9 to −43 % and no
 //! AccessHistory fall (96 % of its peak at 1000, no thrashing), media clips −2 to −8 %, Four-64KB's descent
-//! at 72 % of memory, and Figures 10–12's factors (mean gains 0 / 0 / −8 % by depth, −8 / −8 / −2 % by memory,
-//! −4 / −6 / −8 % by dataset). The report's "Why" ([`why`]) explains each; the short of it: AccessHistory
+//! at 72 % of memory, and Figures 10–12's factors (mean gains 0 / 0 / −8 % by depth, −8 / −8 / −2 % by
+//! memory, −4 / −6 / −8 % by dataset). The report's "Why" ([`why`]) explains each; the short of it: AccessHistory
 //! does not thrash anywhere in this sweep (at most 3 pages/s from 100 handlers on), so the prefetch cache
 //! has nothing to remove, and the gradient descent as parameterised here does not find an allocation (its
 //! one-epoch-to-the-next comparison is counting noise, and each downward step evicts live prefetched
@@ -113,13 +113,14 @@
 //!
 //! Space overhead (§3.3): 0.39 % of memory by the paper's accounting, 0.63–0.65 % for pagelab's structures.
 //!
-//! Outside the experiment (seed 1, 120 s, `pagelab simulate … --prefetch-cache pc-coldest+:epoch=…`; measured
-//! before the completion order was fixed), longer epochs: the index server at 100 / 1000 handlers delivers 34.9 / 34.5 MiB/s with 1-s epochs (allocation
-//! 457 / 388 MiB on average, 55 / 51 reversals in 120 epochs), 57.8 / 62.8 with 10-s epochs (162 / 167 MiB)
-//! and 61.3 / 64.7 with 30-s epochs (136 / 135 MiB), against AccessHistory's 63.6 / 65.1; Two-Rand at 500
-//! and 1000 handlers changes little (19.7–20.1 and 18.1–18.6). Longer epochs mostly move the allocation
-//! less (4–12 epochs in the measured period, staying near the initial 25 %); none finds the small allocation
-//! the index server wants (5 %). Evidence for the follow-up, not a change of the experiment's constants.
+//! Outside the experiment (seed 1, 120 s, `pagelab simulate … --prefetch-cache pc-coldest+:epoch=…`;
+//! measured before the completion order was fixed), longer epochs: the index server at 100 / 1000 handlers delivers
+//! 34.9 / 34.5 MiB/s with 1-s epochs (allocation 457 / 388 MiB on average, 55 / 51 reversals in 120 epochs),
+//! 57.8 / 62.8 with 10-s epochs (162 / 167 MiB) and 61.3 / 64.7 with 30-s epochs (136 / 135 MiB), against
+//! AccessHistory's 63.6 / 65.1; Two-Rand at 500 and 1000 handlers changes little (19.7–20.1 and 18.1–18.6).
+//! Longer epochs mostly move the allocation less (4–12 epochs in the measured period, staying near the
+//! initial 25 %); none finds the small allocation the index server wants (5 %). Evidence for the follow-up,
+//! not a change of the experiment's constants.
 
 use super::{finite_range, Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};
@@ -1059,8 +1060,8 @@ fn why(t: &Table) -> String {
     };
     let two = t.levels("two-rand", AH);
     let top = two.last().copied().unwrap_or(1000);
-    let below: Vec<u32> = two.iter().copied().filter(|&c| c >= HIGH).collect();
-    let below_gains: Vec<f64> = below.iter().map(|&c| t.gain(Point::at("two-rand", PCC, c))).collect();
+    let high: Vec<u32> = two.iter().copied().filter(|&c| c >= HIGH).collect();
+    let high_gains: Vec<f64> = high.iter().map(|&c| t.gain(Point::at("two-rand", PCC, c))).collect();
     let [f5, f50] = FIXED_SHARES;
     let fixed = |w: &str, system: &str| -> Vec<f64> {
         FACTOR_CONCURRENCY.iter().map(|&c| t.tp(Point::at(w, system, c))).collect()
@@ -1119,6 +1120,8 @@ fn why(t: &Table) -> String {
         })
         .map(|p| t.stat(p, "thrash_pages_per_s").0)
         .collect();
+    let ah_thrash_high =
+        over("two-rand", AH, HIGH, u32::MAX, "thrash_pages_per_s").into_iter().fold(f64::NAN, f64::max);
     let mut md = String::from(
         "### Why\n\nThe mechanisms are the full sweep's; the numbers are this run's (n/a where this sweep has no \
          such run).\n\n",
@@ -1148,7 +1151,8 @@ fn why(t: &Table) -> String {
         md,
         "- **The descent costs more than the prefetch cache saves.** With the baseline thrashing at most {} \
          pages/s from {} handlers on there is little to gain, and PC-Coldest+ changes throughput by {} from {} \
-         to {} handlers while thrashing {} pages/s. The fixed-share diagnostic above isolates the cause: the same order at a fixed 50 % of \
+         to {} handlers while thrashing {} pages/s. The fixed-share diagnostic above isolates the cause: the \
+         same order at a fixed 50 % of \
          memory delivers {} MiB/s at {} handlers ({} against AccessHistory); at a fixed 5 % it thrashes {} \
          pages/s from 500 handlers on. The gradient descent moves the allocation by 1 % of memory every epoch, \
          and §3.3 reclaims the excess over a lowered allocation at once: every downward step evicts 1 % of \
@@ -1160,11 +1164,11 @@ fn why(t: &Table) -> String {
          are not changed here to make a result appear; what would make the descent see a gradient — epochs \
          long enough to hold the misses one step's effect needs, or a derivative fitted over several epochs — \
          is recorded as the next step.",
-        num(over("two-rand", AH, HIGH, u32::MAX, "thrash_pages_per_s").into_iter().fold(f64::NAN, f64::max), 0),
+        num(ah_thrash_high, 0),
         HIGH,
-        gspan(&below_gains),
-        below.first().map_or("n/a".into(), |c| c.to_string()),
-        below.last().map_or("n/a".into(), |c| c.to_string()),
+        gspan(&high_gains),
+        high.first().map_or("n/a".into(), |c| c.to_string()),
+        high.last().map_or("n/a".into(), |c| c.to_string()),
         span(&over("two-rand", PCC, HIGH, u32::MAX, "thrash_pages_per_s"), 1.0, 0),
         list(&fixed("two-rand", f50), 2),
         FACTOR_CONCURRENCY.map(|c| c.to_string()).join(" / "),
