@@ -29,9 +29,17 @@
 //! second the dispatcher looks for the threads it knows that are gone (Linux's `exit_io_context()`: the
 //! anticipatory scheduler stops waiting for an exited task).
 //!
-//! Departures from the simulator's block layer, each because a live mount cannot do otherwise: time is
-//! the machine's, so a completion is seen up to a timer slack (tens of µs) after the model's time, and the
-//! anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its
+//! The model keeps its own timeline: a request starts at the model's time of the queue run that chose it
+//! (a completion's model time, the request's arrival, the end of a wait), never at the moment the
+//! dispatcher thread woke, which is a timer slack (about 100 µs here) later. A kernel's `request_fn` runs
+//! at the interrupt; a model disk left idle for the slack after every completion reads ahead for free, and
+//! at 64 Two-Rand handlers on 16 MiB that had one-page makeup reads find their page in the drive's cache
+//! (AccessHistory read 3.9–6.1 MB/s in three runs, 3.3 with the model's time;
+//! `EmulatedDevice::model_start`).
+//!
+//! Departures from the simulator's block layer, each because a live mount cannot do otherwise: the
+//! scheduler decides in the machine's time, so a completion is seen up to a timer slack after the model's
+//! time, and the anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its
 //! read is, on the fetch), and a fetch's requests are submitted together, after its pages were allocated,
 //! where the kernel submits as it builds the bio.
 
@@ -438,8 +446,8 @@ impl EmulatedDevice {
     /// than `now`. Real time reaches the dispatcher a timer slack after the model's event (about 100 µs
     /// here); a kernel's `request_fn` runs at the interrupt. Starting at `now` would leave the model's disk
     /// idle for that slack after every completion, reading ahead for free — at 64 Two-Rand handlers on 16
-    /// MiB, one-page makeup reads then found the next page in the drive's cache (the live read 4.8 MB/s,
-    /// 1.8 with the model's time). A device with several channels starts at `now`: its model needs time to
+    /// MiB, one-page makeup reads then found the next page in the drive's cache (AccessHistory read 3.9–6.1
+    /// MB/s, 3.3 with the model's time). A device with several channels starts at `now`: its model needs time to
     /// move forward from one dispatch to the next, and it has no read-ahead to gain.
     fn model_start(&self, s: &mut DeviceState, d: &Dispatch, run_at: Nanos, now: Nanos) -> Nanos {
         let arrived = d.parts.iter().filter_map(|id| s.arrived.remove(id)).max().unwrap_or(run_at);
