@@ -101,9 +101,9 @@
 //! the sweep reproduced the paper: AccessHistory at 1000 handlers thrashed 842 pages/s and delivered 9.10
 //! MiB/s, PC-Coldest+ 54 pages/s and 18.06 (+98 %); with 700 handlers 16.18 / 16.39 (298 / 372 pages/s); the
 //! depth factor's mean gains −5 / −3 / +24 % (a "reproduced" verdict carried by the 1000-handler point);
-//! everything else within a few percent of the table above. In the kernel's order the live driver and
-//! the simulator agree on AccessHistory at the live benchmark's scale (BENCHMARKS.md §7: within 2 % at
-//! 64–256 handlers, where the old order read 29 % high at 64 and 128), so this table replaces that one.
+//! everything else within a few percent of the table above. In the kernel's order the simulator's
+//! AccessHistory comes within 4–16 % of the live driver's at the live benchmark's scale (BENCHMARKS.md §7;
+//! the old order read 46–48 % high at 64 and 128 handlers), so this table replaces that one.
 //!
 //! The fixed-share diagnostic (PC-Coldest+ at 5 % and at 50 % of memory, no descent): Two-Rand at 50 %
 //! 20.04 / 18.51 / 15.94 MiB/s at 100 / 500 / 1000 handlers (−1 / +7 / +2 %), at 5 % 20.16 / 8.53 / 4.12
