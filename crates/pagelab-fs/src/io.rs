@@ -37,11 +37,11 @@
 //! (AccessHistory read 3.9–6.1 MB/s in three runs, 3.3 with the model's time;
 //! `EmulatedDevice::model_start`).
 //!
-//! Departures from the simulator's block layer, each because a live mount cannot do otherwise: the
-//! scheduler decides in the machine's time, so a completion is seen up to a timer slack after the model's
-//! time, and the anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its
-//! read is, on the fetch), and a fetch's requests are submitted together, after its pages were allocated,
-//! where the kernel submits as it builds the bio.
+//! Departures from the simulator's block layer, each because a live mount cannot do otherwise: the scheduler
+//! decides in the machine's time, so a completion is seen up to a timer slack after the model's time, and the
+//! anticipation window starts then; a thread whose request waits for the queue is not itself asleep (its read
+//! is, on the fetch), and a fetch's requests are submitted together, after its pages were allocated, where
+//! the kernel submits as it builds the bio.
 
 use crate::disk_map::DiskMap;
 use pagelab_core::{Lbn, Nanos, StreamId, PAGE_SIZE_BYTES};
@@ -447,8 +447,8 @@ impl EmulatedDevice {
     /// here); a kernel's `request_fn` runs at the interrupt. Starting at `now` would leave the model's disk
     /// idle for that slack after every completion, reading ahead for free — at 64 Two-Rand handlers on 16
     /// MiB, one-page makeup reads then found the next page in the drive's cache (AccessHistory read 3.9–6.1
-    /// MB/s, 3.3 with the model's time). A device with several channels starts at `now`: its model needs time to
-    /// move forward from one dispatch to the next, and it has no read-ahead to gain.
+    /// MB/s, 3.3 with the model's time). A device with several channels starts at `now`: its model needs
+    /// time to move forward from one dispatch to the next, and it has no read-ahead to gain.
     fn model_start(&self, s: &mut DeviceState, d: &Dispatch, run_at: Nanos, now: Nanos) -> Nanos {
         let arrived = d.parts.iter().filter_map(|id| s.arrived.remove(id)).max().unwrap_or(run_at);
         if self.parallelism > 1 {
