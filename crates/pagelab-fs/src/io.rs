@@ -122,15 +122,14 @@ struct DeviceState {
     /// When the dispatcher last looked for exited threads.
     last_sweep: Nanos,
     owners_exited: u64,
-    /// The queue is due to be run (the scheduler's `next()` called): a request was added or completed, an
-    /// owner exited, or the time the scheduler's last `WaitUntil` named has come. Not on a spurious or
-    /// idle wake-up: a call is a queue run (the `IoScheduler::next` contract; CFQ re-arms its idle timer
-    /// at each).
-    queue_run: bool,
     /// The time of the scheduler's last `WaitUntil`, until it has come.
     wait_until: Option<Nanos>,
-    /// The model's time of the earliest queue-run event not yet acted on (a request's arrival, a
-    /// completion's model time, the end of a wait): when a kernel's queue would have run.
+    /// Set when the queue is due to be run (the scheduler's `next()` called): a request was added or
+    /// completed, an owner exited, or the time the scheduler's last `WaitUntil` named has come. Not on a
+    /// spurious or idle wake-up: a call is a queue run (the `IoScheduler::next` contract; CFQ re-arms its
+    /// idle timer at each). It holds the model's time of the earliest such event not yet acted on (a
+    /// request's arrival, a completion's model time, the end of a wait): when a kernel's queue would have
+    /// run.
     run_at: Option<Nanos>,
     /// The model's time the device last became free (its last completion).
     free_at: Nanos,
@@ -147,7 +146,6 @@ impl DeviceState {
 
     /// A queue-run event at the model's time `at`: the queue is due to run.
     fn queue_run_at(&mut self, at: Nanos) {
-        self.queue_run = true;
         self.run_at = Some(self.run_at.map_or(at, |r| r.min(at)));
     }
 }
@@ -224,7 +222,6 @@ impl EmulatedDevice {
                 threads: FxHashMap::default(),
                 last_sweep: Nanos::ZERO,
                 owners_exited: 0,
-                queue_run: false,
                 wait_until: None,
                 run_at: None,
                 free_at: Nanos::ZERO,
@@ -412,12 +409,11 @@ impl EmulatedDevice {
             s.wait_until = None;
             s.queue_run_at(at);
         }
-        if !std::mem::take(&mut s.queue_run) {
+        let Some(run_at) = s.run_at.take() else {
             return wake_at.into_iter().chain(s.wait_until).min();
-        }
+        };
         // The scheduler decides anew: a wait it asked for before is replaced by what it answers now.
         s.wait_until = None;
-        let run_at = s.run_at.take().unwrap_or(now);
         while s.in_service.len() < self.parallelism {
             let head = s.device.head_sector();
             match s.sched.next(now, head) {
