@@ -65,6 +65,17 @@
 //!   with no request size, a `next_size` grown by 2 per hit and shrunk by 2 per seek, a first window of
 //!   `max/2`, `handle_ra_miss()` shrinking `next_size` by 3 (or re-enabling readahead after a run of
 //!   sequential misses), no `RA_FLAG_MISS` / `RA_FLAG_INCACHE`. pagelab does not model it.
+//! - **2.6.10's congestion anomaly**, which Li & Shen's kernel corrected (papers/000 §2, its ref. \[25\],
+//!   Shen, Zhong & Li, FAST'05: "one in the file system prefetching"; Li's 2.6.10 patch calls the fix
+//!   `CONFIG_READAHEAD_CONGFIX`). Steven Pratt described the per-page code's behaviour under congestion
+//!   on LKML (23 Sep 2004, "[PATCH/RFC] Simplified Readahead", read in a stored archive): the window's
+//!   I/O was not submitted, but the current and ahead windows were left as if it had been, so readahead
+//!   never issued it and the reader fell into one-page reads on the miss path. That is most likely the
+//!   anomaly the FAST'05 paper names; neither its text nor the patch is reachable here, so what the fix
+//!   did is not known. 2.6.11 on resets a skipped ahead window and reads it blocking once the
+//!   reader reaches it (modelled, the default); Pratt's first rewrite instead "ignores the congestion
+//!   case and still tries to do readahead", which `congestion=ignore` ([`Congestion::Ignore`]) models:
+//!   a diagnostic of the other reading, not the experiments' default.
 //! - **2.6.11** brought Steven Pratt and Ram Pai's "simplified readahead" (Antonio-Zhou/Linux-2.6.11):
 //!   the two windows, the flags and `cache_hit`, but `do_generic_mapping_read()` kept a page count
 //!   (`next_index += page_cache_readahead(…)`, which returned `newsize`); a one-page re-read of
@@ -167,6 +178,8 @@ impl Ra26State {
 /// congestion, and the windows `__do_page_cache_readahead()` started I/O for, in order.
 struct Call<'a> {
     view: &'a dyn CacheView,
+    /// [`Congestion`]: whether a window that need not block is skipped while the queue is congested.
+    congestion: Congestion,
     file: FileId,
     file_pages: u64,
     windows: [Option<Window>; 2],
@@ -246,7 +259,7 @@ impl Ra26State {
     /// `blockable_page_cache_readahead()`: a window that need not block is skipped (false) while the
     /// queue is read-congested.
     fn blockable_readahead(&mut self, call: &mut Call, offset: u64, nr_to_read: u64, block: bool) -> bool {
-        if !block && call.view.read_congested() {
+        if !block && call.congestion == Congestion::Skip && call.view.read_congested() {
             return false;
         }
         let actual = call.read_pages(offset, nr_to_read);
@@ -328,10 +341,26 @@ impl Ra26State {
     }
 }
 
+/// What an ahead window that need not block does while the device queue is read-congested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Congestion {
+    /// 2.6.11–2.6.18 (`blockable_page_cache_readahead()`): skipped, the ahead window reset, tried again
+    /// at the reader's next call, and read blocking once the reader's request reaches it.
+    #[default]
+    Skip,
+    /// Issued whatever the queue's state (`congestion=ignore`), as Steven Pratt's first "simplified
+    /// readahead" did (LKML, 23 Sep 2004: "the new code ignores the congestion case and still tries to
+    /// do readahead"); the reader then sleeps for a request like any submitter. One reading of Li &
+    /// Shen's `CONFIG_READAHEAD_CONGFIX`, whose content is not at hand (the module doc), offered as a
+    /// diagnostic.
+    Ignore,
+}
+
 /// Linux 2.6.12–2.6.18's readahead (`linux-2.6`), driven through [`Prefetcher::on_read`].
 #[derive(Clone, Debug)]
 pub struct Linux26Readahead {
     ra_pages: u64,
+    congestion: Congestion,
     /// `get_min_readahead()`: `VM_MIN_READAHEAD` in pages.
     min_pages: u64,
     page_size_bytes: u64,
@@ -349,19 +378,33 @@ impl Linux26Readahead {
         assert!(page_size_bytes >= 1, "page size must be positive");
         Linux26Readahead {
             ra_pages,
+            congestion: Congestion::Skip,
             min_pages: VM_MIN_READAHEAD_BYTES / page_size_bytes,
             page_size_bytes,
             states: RaStates::new(),
         }
     }
 
+    /// The same readahead with `congestion` deciding what an ahead window does on a congested queue.
+    pub fn with_congestion(self, congestion: Congestion) -> Linux26Readahead {
+        Linux26Readahead { congestion, ..self }
+    }
+
     pub fn ra_pages(&self) -> u64 {
         self.ra_pages
     }
 
+    pub fn congestion(&self) -> Congestion {
+        self.congestion
+    }
+
     /// The spec that builds this prefetcher again.
     pub fn spec(&self) -> String {
-        format!("linux-2.6:{}", size_text(self.ra_pages * self.page_size_bytes))
+        let size = size_text(self.ra_pages * self.page_size_bytes);
+        match self.congestion {
+            Congestion::Skip => format!("linux-2.6:{size}"),
+            Congestion::Ignore => format!("linux-2.6:{size},congestion=ignore"),
+        }
     }
 
     /// The full 2.6 state of (`stream`, `file`), for tests and debugging.
@@ -400,6 +443,7 @@ impl Prefetcher for Linux26Readahead {
         let ra = self.states.open(ctx.stream, ctx.file, Ra26State::new(max));
         let mut call = Call {
             view,
+            congestion: self.congestion,
             file: ctx.file,
             file_pages: ctx.file_pages,
             windows: [None, None],
@@ -832,6 +876,18 @@ mod tests {
         let done = trace(&mut d, &[row(4..5, &[(4, [Some((4, 8)), Some((12, 16))], 5)], (4, 8, 12, 16))]);
         assert_eq!(done[0].submitted, [4..12, 12..28]);
         assert_eq!(d.scan_pages_max, 24, "two windows' worth");
+    }
+
+    /// `congestion=ignore`: a congested queue changes nothing; the reader issues the windows an idle
+    /// queue gets in the test above (4 at read 0, 8 at read 1, 16 at read 4).
+    #[test]
+    fn congestion_ignore_issues_ahead_windows_on_a_congested_queue() {
+        let mut d = Driver::new(Linux26Readahead::new(32, PAGE).with_congestion(Congestion::Ignore));
+        d.read_congested = true;
+        trace(&mut d, &[row(0..1, &[(0, [Some((0, 4)), None], 1)], (0, 4, 0, 0))]);
+        trace(&mut d, &[row(1..2, &[(1, [Some((4, 8)), None], 2)], (0, 4, 4, 8))]);
+        trace(&mut d, &quiet(2..4, (0, 4, 4, 8)));
+        trace(&mut d, &[row(4..5, &[(4, [Some((12, 16)), None], 5)], (4, 8, 12, 16))]);
     }
 
     /// A 10-page file: windows are clamped to EOF; one wholly past EOF reads nothing but counts as cached

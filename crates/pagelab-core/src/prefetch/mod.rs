@@ -49,7 +49,7 @@ pub(crate) mod testing;
 
 pub use fixed::FixedTp;
 pub use linux::LinuxReadahead;
-pub use linux26::{Linux26Readahead, Ra26State};
+pub use linux26::{Congestion, Linux26Readahead, Ra26State};
 pub use none::NoPrefetch;
 pub use scm::{trigger_distances, DemandEstimate, ScmPrefetcher, ScmRule, StreamDemand};
 pub use state::RaStates;
@@ -365,7 +365,8 @@ impl Default for AnyPrefetcher {
 }
 
 const SPEC_FORMS: &str = "none, linux[:SIZE] (e.g. linux:512KiB; io=SIZE for oversize reads), \
-     linux-2.6[:SIZE] (Linux 2.6.18's current and ahead windows, e.g. linux-2.6:512KiB), \
+     linux-2.6[:SIZE][,congestion=skip|ignore] (Linux 2.6.18's current and ahead windows, e.g. \
+     linux-2.6:512KiB), \
      tp[:T-P][,fixed] (pages, e.g. tp:24-48), ets[:T-P] and esf[:T-P] (Zhang et al.'s rate-aware \
      split of T x streams, default 24-48; period=100ms)";
 
@@ -375,7 +376,8 @@ impl AnyPrefetcher {
     /// - `linux` (128 KiB), `linux:512KiB`, or `linux:ra=512KiB,io=1MiB` (`io` = `bdi->io_pages`, the
     ///   largest single request, which only oversize reads use; default = `ra`);
     /// - `linux-2.6` (128 KiB, 2.6's default `bdi->ra_pages`), `linux-2.6:512KiB` or `linux-2.6:ra=512KiB`:
-    ///   Linux 2.6.18's readahead (no `io`: 2.6 has no oversize-read bound);
+    ///   Linux 2.6.18's readahead (no `io`: 2.6 has no oversize-read bound); `congestion=ignore` issues
+    ///   ahead windows on a congested queue too ([`Congestion::Ignore`]; default `skip`, 2.6.18's);
     /// - `tp` (= `tp:32-32`), `tp:24-48`, or `tp:trigger=24,degree=48`: trigger distance T and prefetch
     ///   degree P **in pages**, as Zhang et al. write them; `1 <= T <= P`. Windows ramp up to (T, P) as in
     ///   Linux 2.6.18; `tp:24-48,fixed` starts at (T, P);
@@ -473,8 +475,18 @@ fn parse_linux(spec: &Spec, page_size_bytes: u64) -> Result<LinuxReadahead, Core
 
 fn parse_linux26(spec: &Spec, page_size_bytes: u64) -> Result<Linux26Readahead, CoreError> {
     let ra_pages = window_pages(spec, Linux26Readahead::DEFAULT_RA_BYTES, page_size_bytes)?;
-    spec.finish(&["ra"])?;
-    Ok(Linux26Readahead::new(ra_pages, page_size_bytes))
+    let congestion = match spec.string("congestion").as_deref() {
+        None | Some("skip") => Congestion::Skip,
+        Some("ignore") => Congestion::Ignore,
+        Some(other) => {
+            return Err(bad_spec(
+                spec,
+                format!("congestion = `{other}`: expected `skip` (2.6.18) or `ignore`"),
+            ))
+        }
+    };
+    spec.finish(&["ra", "congestion"])?;
+    Ok(Linux26Readahead::new(ra_pages, page_size_bytes).with_congestion(congestion))
 }
 
 /// T and P in pages, given as `T-P` or as `trigger=`, `degree=` (each defaulting to `default`), checked

@@ -60,6 +60,7 @@ fn specs_round_trip() {
         "linux-2.6:128KiB",
         "linux-2.6:512KiB",
         "linux-2.6:12KiB",
+        "linux-2.6:512KiB,congestion=ignore",
         "tp:32-32",
         "tp:24-48",
         "ets:24-48",
@@ -73,6 +74,7 @@ fn specs_round_trip() {
     assert_eq!(AnyPrefetcher::parse("linux:12KiB", PAGE).unwrap().to_string(), "linux:12KiB");
     assert_eq!("linux-2.6".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:128KiB");
     assert_eq!("linux26:ra=1MiB".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:1MiB");
+    assert_eq!("linux-2.6:congestion=skip".parse::<AnyPrefetcher>().unwrap().to_string(), "linux-2.6:128KiB");
     assert_eq!("ets".parse::<AnyPrefetcher>().unwrap().to_string(), "ets:24-48");
     assert_eq!("esf:trigger=8,period=100ms".parse::<AnyPrefetcher>().unwrap().to_string(), "esf:8-48");
 }
@@ -103,6 +105,8 @@ fn bad_specs_say_what_is_expected() {
     assert!(err("amp").contains("linux-2.6[:SIZE]"), "{}", err("amp"));
     assert!(err("linux-2.6:0KiB").contains("use `none`"), "{}", err("linux-2.6:0KiB"));
     assert!(err("linux-2.6:6000B").contains("not a whole number"), "{}", err("linux-2.6:6000B"));
+    let e = err("linux-2.6:congestion=wait");
+    assert!(e.contains("congestion = `wait`: expected `skip` (2.6.18) or `ignore`"), "{e}");
     assert!(
         err("linux-2.6:512KiB,ra=1MiB").contains("`linux-2.6:512KiB` or `ra=`"),
         "{}",
@@ -147,7 +151,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const SPECS: [&str; 14] = [
+const SPECS: [&str; 15] = [
     "ets:4-8,period=3ms",
     "esf",
     "none",
@@ -159,6 +163,7 @@ const SPECS: [&str; 14] = [
     "linux-2.6:512KiB",
     "linux-2.6:16KiB",
     "linux-2.6:4KiB",
+    "linux-2.6:32KiB,congestion=ignore",
     "tp:32-32",
     "tp:24-48",
     "tp:1-8",
