@@ -241,6 +241,12 @@ pub struct SimulateArgs {
     /// the measured period, into the JSON's `timeline`.
     #[arg(long, value_name = "DURATION")]
     pub timeline: Option<String>,
+    /// How far back the prefetch-thrashing count remembers evicted, never-read prefetched pages: `all`
+    /// (every such page until its owner demands it: Li & Shen's definition, papers/000 §2), or a share of
+    /// physical memory's pages (40%: the bounded eviction history of their §3.3, which forgets the pages
+    /// of a handler that waits long in a full request queue).
+    #[arg(long, default_value = "all", value_name = "all|PERCENT")]
+    pub thrash_history: String,
     /// CPU cores serving the handlers.
     #[arg(long, default_value_t = 2)]
     pub cpus: u32,
@@ -292,6 +298,9 @@ struct ConfigEcho {
     /// `access-history` (no prefetch cache) or the prefetch cache's order and partition.
     prefetch_cache: String,
     prefetch: String,
+    /// Evicted, never-read prefetched pages the thrashing count remembers: `null` for all of them (the
+    /// default), else the last this many (`--thrash-history 40%`).
+    thrash_history_pages: Option<u32>,
     device: String,
     scheduler: String,
     concurrency: u32,
@@ -416,6 +425,10 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
             None => None,
         },
     };
+    let cfg = SimConfig {
+        thrash_history_pages: thrash_history_pages(&args.thrash_history, cfg.memory_bytes)?,
+        ..cfg
+    };
     if let Some(w) = &cfg.whatif {
         w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("{e}"))?;
     }
@@ -467,6 +480,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         metadata: cfg.metadata.as_ref().map_or("none".to_string(), metadata_spec),
         prefetch_cache: cfg.prefetch_cache.map_or("access-history".to_string(), |c| c.spec()),
         prefetch: cfg.prefetcher.spec(),
+        thrash_history_pages: cfg.thrash_history_pages,
         device: cfg.device.to_string(),
         scheduler: cfg.scheduler.to_string(),
         concurrency: cfg.concurrency,
@@ -860,9 +874,40 @@ pub fn memory_bytes(text: &str) -> Result<u64> {
     Ok(bytes)
 }
 
+/// `--thrash-history`: `None` (the server's default: every page) for `all`, else that share of
+/// `memory_bytes`' pages (at least one page).
+fn thrash_history_pages(text: &str, memory_bytes: u64) -> Result<Option<u32>> {
+    let text = text.trim();
+    if text == "all" {
+        return Ok(None);
+    }
+    let percent = text
+        .strip_suffix('%')
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|p| p.is_finite() && *p > 0.0 && *p <= 1000.0)
+        .ok_or_else(|| {
+            anyhow!("bad --thrash-history `{text}`: expected a share of memory (e.g. 40%) or all")
+        })?;
+    let pages = (memory_bytes / pagelab_core::PAGE_SIZE_BYTES) as f64 * percent / 100.0;
+    Ok(Some(pages.clamp(1.0, u32::MAX as f64 - 1.0) as u32))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::latency;
+    use super::{latency, thrash_history_pages};
+
+    #[test]
+    fn thrash_history_is_a_share_of_memory_or_all() {
+        let mib = 1 << 20;
+        assert_eq!(thrash_history_pages("all", 512 * mib).unwrap(), None, "the server's default");
+        assert_eq!(thrash_history_pages("40%", 512 * mib).unwrap(), Some(52_428));
+        assert_eq!(thrash_history_pages("100%", 512 * mib).unwrap(), Some(131_072));
+        assert_eq!(thrash_history_pages("0.0001%", mib).unwrap(), Some(1), "at least one page");
+        for bad in ["0%", "40", "-5%", "lots", "2000%"] {
+            let e = thrash_history_pages(bad, mib).unwrap_err().to_string();
+            assert!(e.contains("expected a share of memory (e.g. 40%) or all"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn latencies_below_a_tenth_of_a_millisecond_print_in_microseconds() {

@@ -29,7 +29,8 @@ impl<V> Default for EvictionHistory<V> {
 }
 
 impl<V> EvictionHistory<V> {
-    /// A history of at most `capacity` entries (0: remembers nothing).
+    /// A history of at most `capacity` entries (0: remembers nothing; `u32::MAX`: every key remembered
+    /// until it is taken, so at most one entry per distinct key).
     pub fn new(capacity: u32) -> EvictionHistory<V> {
         EvictionHistory { capacity, ..EvictionHistory::default() }
     }
@@ -64,7 +65,11 @@ impl<V> EvictionHistory<V> {
             let old = self.order.pop_front().expect("order holds every entry");
             self.entries.remove(&old);
         }
-        if self.order.len() > 2 * self.capacity as usize {
+        // Stale positions are dropped once they make up half the queue: at most twice the bound, and for
+        // an unbounded history (`u32::MAX`) at most twice its live entries (32 at least), so the queue
+        // follows the live entries rather than the run's length.
+        let live_max = (self.capacity as usize).min(self.entries.len().max(32));
+        if self.order.len() > 2 * live_max {
             let entries = &self.entries;
             self.order.retain(|k| entries.contains_key(k));
         }
@@ -113,6 +118,24 @@ mod tests {
             assert!(h.order.len() <= 8 + 1, "order {} entries", h.order.len());
         }
         assert!(h.len() <= 4);
+    }
+
+    /// Unbounded (`u32::MAX`): nothing is forgotten, and the order queue follows the live entries, not the
+    /// number of evictions (here 10,000 remembered, all but every 100th taken again).
+    #[test]
+    fn an_unbounded_history_forgets_nothing_and_its_order_follows_the_live_entries() {
+        let mut h = EvictionHistory::new(u32::MAX);
+        for key in 0..10_000u64 {
+            h.remember(key, key);
+            if key % 100 != 0 {
+                assert_eq!(h.take(key), Some(key));
+            }
+            // Compacted at `remember`, so the bound is that of the entries before this take.
+            let bound = 2 * (h.len() + 1).max(32) + 1;
+            assert!(h.order.len() <= bound, "order {} for {} live", h.order.len(), h.len());
+        }
+        assert_eq!(h.len(), 100);
+        assert_eq!((h.take(0), h.take(9_900)), (Some(0), Some(9_900)), "the oldest is still there");
     }
 
     #[test]

@@ -299,8 +299,10 @@ pub struct SimConfig {
     /// The swap area at the end of the disk; `None`: as large as memory when the workload uses anonymous
     /// memory, none otherwise. `Some(0)`: no swap.
     pub swap_bytes: Option<u64>,
-    /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: 40 % of memory, the
-    /// eviction-history bound Li & Shen use (papers/000 §3.3).
+    /// Evicted-unaccessed prefetched pages remembered to detect thrashing; `None`: all of them until their
+    /// owner demands them (papers/000 §2's definition, which has no bound: at most one entry per page of
+    /// the dataset). `Some(n)`: the last `n`, as the bounded eviction history of §3.3 (40 % of physical
+    /// pages there) would count.
     pub thrash_history_pages: Option<u32>,
     /// MemRx's what-if prediction (papers/003) observes the run: `RunMetrics::whatif`.
     pub whatif: Option<WhatIfConfig>,

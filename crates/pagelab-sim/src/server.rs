@@ -410,8 +410,10 @@ impl Server {
             return Err(SimError::Config("the server needs at least one CPU".into()));
         }
         let memory = cfg.memory(concurrency)?;
-        // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3).
-        let thrash_pages = cfg.thrash_history_pages.unwrap_or(memory.total_pages / 10 * 4);
+        // Li & Shen's definition of prefetch thrashing has no bound (papers/000 §2); a bounded history
+        // (their §3.3 keeps 40 % of physical pages for the descent's statistics) forgets the pages of a
+        // handler that waits long in a full request queue.
+        let thrash_pages = cfg.thrash_history_pages.unwrap_or(u32::MAX);
         let max_request_sectors = cfg.scheduler.max_request_sectors();
         let prefetcher = cfg.prefetcher.clone().for_queue(max_request_sectors);
         let mut cache_config = BufferCacheConfig::new(memory, cfg.policy, prefetcher);
