@@ -129,11 +129,18 @@
 //! - The index server: 47.01 / 33.69, 48.49 / 13.62, 44.20 / 33.17, thrashing at most 2 pages/s; media
 //!   clips (256 MiB): 17.27 / 17.02, 15.92 / 14.93, 15.42 / 14.17, none.
 //!
+//! - With a fixed share instead of the descent (seeds 1–3, Two-Rand): PC-Coldest+ at 50 % of memory
+//!   12.67 MiB/s at 500 handlers against AccessHistory's 9.46 (+34 %, thrashing 26–33 pages/s against
+//!   66–69), at 25 % 6.52; the FIFO order at 50 % 9.78 (+3 %). At 1000 handlers none gains: 5.00 at 50 %,
+//!   4.38 at 25 %, FIFO 6.16, against 6.37.
+//!
 //! Ignoring congestion costs AccessHistory 5–26 % at 100 handlers already (windows read past the
 //! requests' ends, and handlers asleep on the full queue for asynchronous windows). It makes AccessHistory
-//! thrash on Two-Rand as the paper's does, but the prefetch cache does not recover what it loses, and the
-//! index server and the media clips still do not thrash. So the readahead's congestion rule is not what
-//! keeps this model from Figures 5, 7 and 9.
+//! thrash on Two-Rand as the paper's does. The Coldest+ order at a large fixed share then gains in the
+//! paper's direction at 500 handlers (+34 %, a third of its two-fold), which the descent reaches in part
+//! (+28 / +23 / −14 % by seed); at 1000 nothing tried gains, and the index server and the media clips still do not thrash. So the readahead's
+//! congestion rule is not what keeps this model from Figures 7 and 9, and it decides Figure 5(C) only
+//! together with the allocation.
 //!
 //! Space overhead (§3.3): 0.39 % of memory by the paper's accounting, 0.63–0.65 % for pagelab's structures.
 //!
