@@ -152,14 +152,14 @@
 //! | 500 | 11.24 (0.2) / 8.90 (2.5) | 8.62 (15.0) / 5.78 (36.5) |
 //! | 1000 | 11.00 (2.1) / 8.72 (8.2) | 8.08 (13.8) / 3.73 (43.2) |
 //!
-//! (MiB/s, thrashed pages/s.) Ignoring congestion makes Two-Rand fall to 43 % of its 100-handler level
-//! with one-page reads at 105/s, and makes One-Rand thrash a little (8 pages/s at 1000), but One-Rand
-//! still does not fall (9.09 → 8.72): the windows a handler now issues past its request's random end cost
-//! it 18–21 % at every level from 100 on instead. The hypothesis this paragraph used to carry ("One-Rand
-//! would thrash as Two-Rand does") is so measured and not borne out. 2.6.10's request allocation had batching and the elevator's exemption but not yet the 3/2 hard limit
-//! (added in 2.6.13); the model follows 2.6.18. A woken process here runs in the completion's event (after
-//! the elevator has chosen), so no other submitter gets in between its wake-up and its allocation
-//! (`blk.rs`).
+//! (MiB/s, thrashed pages/s.) Ignoring congestion makes Two-Rand fall to 43 % of its 100-handler level with
+//! one-page reads at 105/s, and makes One-Rand thrash a little (8 pages/s at 1000), but One-Rand still does
+//! not fall (9.09 → 8.72): the windows a handler now issues past its request's random end cost it 18–21 % at
+//! every level from 100 on instead. The hypothesis this paragraph used to carry ("One-Rand would thrash as
+//! Two-Rand does") is now measured, and it does not hold. 2.6.10's request allocation had batching and the
+//! elevator's exemption but not yet the 3/2 hard limit (added in 2.6.13); the model follows 2.6.18. A woken
+//! process here runs in the completion's event (after the elevator has chosen), so no other submitter gets in
+//! between its wake-up and its allocation (`blk.rs`).
 
 use super::{finite_range, Chart, Check, Experiment, Findings, Job, Row, Value, Verdict};
 use crate::config::{MemoryModel, SimConfig, Warmup};

@@ -34,6 +34,11 @@
 //! - The prefetch cache over time (1-s samples): Four-64KB's gradient descent (§4.2: "our memory
 //!   partitioning scheme can quickly converge to small prefetch cache allocations"), Two-Rand's and the
 //!   index server's, at 1000 handlers under PC-Coldest+.
+//! - Two diagnostics, not figures of the paper (full sweep only): PC-Coldest+ at fixed shares of 5 % and
+//!   50 % of memory, without the descent (Two-Rand, the index server, the media clips at 100, 500 and 1000
+//!   handlers); and Two-Rand under the other reading of the paper's readahead fix (ahead windows issued on a
+//!   congested queue too, `congestion=ignore`) at 100, 400, 500 and 1000 handlers, AccessHistory, PC-Coldest+
+//!   and PC-Coldest+ at a fixed 50 %.
 //!
 //! Concurrency levels: 1, 50, 100, 200, 300, 400, 500, 700 and 1000 (the paper names 100, 200, 400, 500
 //! and 1000 in its text; `kernel-baseline` has the finer sweep of the AccessHistory curves). `--quick`: 100
@@ -66,7 +71,7 @@
 //!   monotone between the ends partly; persist = a gain above 5 % at every dataset size reproduced, at
 //!   two of three partly.
 //!
-//! # Measured (full run, seeds 1–3: `pagelab experiment prefetch-memory --jobs 2`, 1,029 runs, 10–16 minutes
+//! # Measured (full run, seeds 1–3: `pagelab experiment prefetch-memory --jobs 2`, 1,065 runs, 10–16 minutes
 //! of wall time on 2 cores; since the elevator chooses at a completion before the
 //! handlers it woke continue)
 //!
@@ -91,11 +96,11 @@
 //! Two-Rand −15 to +2 % from 100 to 1000 handlers, One-Rand ±1 %, the index server −9 to −43 % and no
 //! AccessHistory fall (96 % of its peak at 1000, no thrashing), media clips −2 to −8 %, Four-64KB's descent
 //! at 72 % of memory, and Figures 10–12's factors (mean gains 0 / 0 / −8 % by depth, −8 / −8 / −2 % by
-//! memory, −4 / −6 / −8 % by dataset). The report's "Why" ([`why`]) explains each; the short of it: AccessHistory
-//! thrashes only on Two-Rand, in tens of pages/s (at most 26 from 100 handlers on; the index server and the
-//! media clips at most 0.5), PC-Coldest+ as much or more, and the gradient descent as parameterised here does not find an allocation (its
-//! one-epoch-to-the-next comparison is counting noise, and each downward step evicts live prefetched
-//! pages).
+//! memory, −4 / −6 / −8 % by dataset). The report's "Why" ([`why`]) explains each; the short of it:
+//! AccessHistory thrashes only on Two-Rand, in tens of pages/s (at most 26 from 100 handlers on; the index
+//! server and the media clips at most 0.5), PC-Coldest+ as much or more, and the gradient descent as
+//! parameterised here does not find an allocation (its one-epoch-to-the-next comparison is counting noise,
+//! and each downward step evicts live prefetched pages).
 //!
 //! **Before the completion order was fixed** the simulator let a handler woken by a completion issue its
 //! next read before the elevator chose, an order no kernel has (2.6's completion path runs `request_fn`
@@ -115,32 +120,42 @@
 //! wants a small one (5 %: +5 %, +3 %, +4 %; 50 %: −20 to −26 %), media clips none (5 %: 0 to −2 %). Finding
 //! it is the descent's job, and here it does not.
 //!
-//! The readahead-under-congestion diagnostic (2026-11-28, outside the experiment: `pagelab simulate` with
-//! this experiment's settings and `--prefetch linux-2.6:512KiB,congestion=ignore`, 120 s after the automatic
-//! warm-up). The paper's kernel carried a fix for 2.6.10's readahead under a congested queue (its ref.
-//! \[25\]) whose content is not at hand; this model runs 2.6.18's (skip the ahead window, read it blocking
-//! when the reader reaches it). The other reading, ahead windows issued whatever the queue's state, gives
-//! (MiB/s AccessHistory / PC-Coldest+, AccessHistory's thrashed pages/s; seed 1 unless stated):
-//! - Two-Rand at 100 / 500 / 1000 handlers: 17.92 / 17.88 (1), 9.69 / 12.43 (66), 6.30 / 0.94 (95); seeds
-//!   2 and 3 at 500: 9.45 / 11.64 and 9.25 / 7.98, at 1000: 5.98 / 5.00 and 6.83 / 5.67. AccessHistory
-//!   falls to 35 % of its 100-handler level with 66–106 thrashed pages/s, the shape of Figures 2 and 5(C);
-//!   PC-Coldest+ is +28 / +23 / −14 % at 500 and −16 to −85 % at 1000 (the descent left 36–418 MiB).
+//! The readahead-under-congestion diagnostic (2026-11-28; the Two-Rand rows are the experiment's own
+//! diagnostic since then, the others were run outside it with `pagelab simulate`, this experiment's settings
+//! and `--prefetch linux-2.6:512KiB,congestion=ignore`, 120 s after the automatic warm-up). The paper's
+//! kernel carried a fix for 2.6.10's readahead under a congested queue (its ref. \[25\]) whose content is not
+//! at hand; this model runs 2.6.18's (skip the ahead window, read it blocking when the reader reaches it).
+//! The other reading, ahead windows issued whatever the queue's state, gives (MiB/s AccessHistory /
+//! PC-Coldest+, AccessHistory's thrashed pages/s; seed 1 unless stated):
+//! - Two-Rand (the experiment's diagnostic, means of seeds 1–3; MiB/s, AccessHistory's thrashed pages/s,
+//!   gains over AccessHistory under the same rule):
+//!
+//!   | handlers | rule | AccessHistory | PC-Coldest+ (descent) | PC-Coldest+ at a fixed 50 % |
+//!   |---|---|---|---|---|
+//!   | 100 | skip | 20.16 (1/s) | 18.11 (−10 %) | 20.04 (−1 %) |
+//!   | 100 | ignore | 17.95 (0/s) | 17.89 (0 %) | 17.82 (−1 %) |
+//!   | 400 | skip | 18.82 (10/s) | 17.52 (−7 %) | n/a |
+//!   | 400 | ignore | 10.70 (56/s) | 12.19 (+14 %) | 14.49 (+35 %) |
+//!   | 500 | skip | 17.37 (17/s) | 17.71 (+2 %) | 18.51 (+7 %) |
+//!   | 500 | ignore | 9.46 (67/s) | 10.68 (+13 %) | 12.67 (+34 %) |
+//!   | 1000 | skip | 15.57 (26/s) | 13.19 (−15 %) | 15.94 (+2 %) |
+//!   | 1000 | ignore | 6.37 (98/s) | 3.87 (−39 %) | 5.00 (−22 %) |
+//!
+//!   The descent's runs differ by seed (at 500: +28 / +23 / −14 %; at 1000 one seed collapses to 0.94 MiB/s,
+//!   its allocation at 36 MiB). Outside the experiment (seeds 1–3): at 200 and 300 handlers AccessHistory
+//!   15.38 and 12.70 MiB/s (18 and 39 thrashed pages/s), the fixed 50 % +12 and +29 %; a fixed 25 % loses at
+//!   500 (6.52) and the FIFO order at 50 % gains 3 %.
 //! - One-Rand: 17.96 / 17.89, 16.43 / 15.42 (8), 14.49 / 12.11 (21): it falls 19 %, PC-Coldest+ lower.
 //! - The index server: 47.01 / 33.69, 48.49 / 13.62, 44.20 / 33.17, thrashing at most 2 pages/s; media
 //!   clips (256 MiB): 17.27 / 17.02, 15.92 / 14.93, 15.42 / 14.17, none.
 //!
-//! - With a fixed share instead of the descent (seeds 1–3, Two-Rand): PC-Coldest+ at 50 % of memory
-//!   12.67 MiB/s at 500 handlers against AccessHistory's 9.46 (+34 %, thrashing 26–33 pages/s against
-//!   66–69), at 25 % 6.52; the FIFO order at 50 % 9.78 (+3 %). At 1000 handlers none gains: 5.00 at 50 %,
-//!   4.38 at 25 %, FIFO 6.16, against 6.37.
-//!
-//! Ignoring congestion costs AccessHistory 5–26 % at 100 handlers already (windows read past the
-//! requests' ends, and handlers asleep on the full queue for asynchronous windows). It makes AccessHistory
-//! thrash on Two-Rand as the paper's does. The Coldest+ order at a large fixed share then gains in the
-//! paper's direction at 500 handlers (+34 %, a third of its two-fold), which the descent reaches in part
-//! (+28 / +23 / −14 % by seed); at 1000 nothing tried gains, and the index server and the media clips still do not thrash. So the readahead's
-//! congestion rule is not what keeps this model from Figures 7 and 9, and it decides Figure 5(C) only
-//! together with the allocation.
+//! Ignoring congestion costs AccessHistory 5–26 % at 100 handlers already (windows read past the requests'
+//! ends, and handlers asleep on the full queue for asynchronous windows). It makes AccessHistory thrash on
+//! Two-Rand as the paper's does. The Coldest+ order at a large fixed share then gains what the paper reports
+//! at 400 handlers (+35 %; the paper: +34 %) and a third of its two-fold at 500 (+34 %), which the descent
+//! reaches in part (+14 and +13 % on average); at 1000 nothing tried gains, and the index server and the
+//! media clips still do not thrash. So the readahead's congestion rule is not what keeps this model from
+//! Figures 7 and 9, and it decides Figure 5(C) only together with the allocation.
 //!
 //! Space overhead (§3.3): 0.39 % of memory by the paper's accounting, 0.63–0.65 % for pagelab's structures.
 //!
@@ -203,6 +218,10 @@ pub const MEASURED_SECS_QUICK: u64 = 30;
 /// partitioning option the issue names beside the paper's descent (not a figure of the paper).
 pub const FIXED_SHARES: [&str; 2] = ["pc-coldest+:fixed=5%", "pc-coldest+:fixed=50%"];
 pub const FIXED_WORKLOADS: [&str; 3] = ["two-rand", INDEX, CLIPS];
+/// Diagnostic: the other reading of the paper's readahead-under-congestion fix (`congestion=ignore`), Two-Rand
+/// at these levels (Figure 5(C)'s claims are at 400 and 500) under these systems.
+pub const IGNORE_LEVELS: [u32; 4] = [100, 400, 500, 1000];
+pub const IGNORE_SYSTEMS: [&str; 3] = [AH, PCC, "pc-coldest+:fixed=50%"];
 /// "High concurrency" (§4.3).
 pub const HIGH: u32 = 100;
 /// Gains below this are noise for the criteria.
@@ -222,6 +241,9 @@ pub struct RunSpec {
     pub secs: u64,
     /// Sample the prefetch cache every second.
     pub timeline: bool,
+    /// 2.6's ahead windows issued on a congested queue too (`linux-2.6:…,congestion=ignore`): the
+    /// diagnostic of the other reading of the paper's kernel fix; `false` is 2.6.18's rule.
+    pub congestion_ignore: bool,
 }
 
 impl RunSpec {
@@ -237,6 +259,16 @@ impl RunSpec {
             seed,
             secs,
             timeline: false,
+            congestion_ignore: false,
+        }
+    }
+
+    /// The readahead's congestion rule: its name in results.csv, and its suffix to the prefetcher spec.
+    fn congestion_rule(&self) -> (&'static str, &'static str) {
+        if self.congestion_ignore {
+            ("ignore", ",congestion=ignore")
+        } else {
+            ("skip", "")
         }
     }
 
@@ -250,7 +282,7 @@ impl RunSpec {
 
     fn label(&self) -> String {
         format!(
-            "{} {} x{} {} MiB {} KiB files={} seed {}{}",
+            "{} {} x{} {} MiB {} KiB files={} seed {}{}{}",
             self.workload,
             self.system,
             self.concurrency,
@@ -258,7 +290,8 @@ impl RunSpec {
             self.depth_bytes >> 10,
             self.files,
             self.seed,
-            if self.timeline { " (timeline)" } else { "" }
+            if self.timeline { " (timeline)" } else { "" },
+            if self.congestion_ignore { " congestion=ignore" } else { "" }
         )
     }
 
@@ -269,7 +302,8 @@ impl RunSpec {
             memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
             policy: PolicyKind::TwoList,
             prefetch_cache: PrefetchCacheConfig::parse(self.system, self.seed)?,
-            prefetcher: format!("linux-2.6:{}KiB", self.depth_bytes >> 10).parse()?,
+            prefetcher: format!("linux-2.6:{}KiB{}", self.depth_bytes >> 10, self.congestion_rule().1)
+                .parse()?,
             device: DeviceSpec::parse(DEVICE).map_err(|e| SimError::Config(e.to_string()))?,
             scheduler: "anticipatory".parse()?,
             nr_requests: Some(NR_REQUESTS),
@@ -310,6 +344,7 @@ impl RunSpec {
                 ("dataset_bytes".into(), Value::from(dataset_bytes)),
                 ("seed".into(), Value::from(self.seed)),
                 ("timeline".into(), Value::from(if self.timeline { "yes" } else { "no" })),
+                ("congestion".into(), Value::from(self.congestion_rule().0)),
             ],
             metrics: vec![
                 ("throughput_mib_s".into(), m.throughput_mib_s),
@@ -414,6 +449,16 @@ pub fn sweep(quick: bool, seed: u64) -> Vec<RunSpec> {
             }
         }
     }
+    // Diagnostic: the other reading of the congestion fix, Two-Rand (full sweep only).
+    if !quick {
+        for s in seed..seed + seeds {
+            for &c in &IGNORE_LEVELS {
+                for system in IGNORE_SYSTEMS {
+                    add(RunSpec { congestion_ignore: true, ..RunSpec::new("two-rand", system, c, s, secs) });
+                }
+            }
+        }
+    }
     // The prefetch cache over time: one seed.
     for w in ["four-64kb", "two-rand", INDEX] {
         add(RunSpec { timeline: true, ..RunSpec::new(w, PCC, 1000, seed, secs) });
@@ -497,13 +542,23 @@ struct Point<'s> {
     memory_bytes: u64,
     depth_bytes: u64,
     files: Option<u64>,
+    /// `skip` (2.6.18's readahead, every figure) or `ignore` (the congestion diagnostic).
+    congestion: &'s str,
 }
 
 impl<'s> Point<'s> {
     fn at(workload: &'s str, system: &'s str, concurrency: u32) -> Point<'s> {
         let memory_bytes = if workload == CLIPS { CLIPS_MEMORY_BYTES } else { MEMORY_BYTES };
         let files = MICRO.contains(&workload).then_some(FILES as u64);
-        Point { workload, system, concurrency, memory_bytes, depth_bytes: DEPTH_BYTES, files }
+        Point {
+            workload,
+            system,
+            concurrency,
+            memory_bytes,
+            depth_bytes: DEPTH_BYTES,
+            files,
+            congestion: "skip",
+        }
     }
 }
 
@@ -518,6 +573,7 @@ impl Table<'_> {
                 && r.num("prefetch_depth_bytes") == p.depth_bytes as f64
                 && files_bytes.is_none_or(|b| r.num("dataset_bytes") == b as f64)
                 && r.text("timeline") == "no"
+                && r.text("congestion") == p.congestion
         })
     }
     /// Mean of `metric` over seeds, and its min and max (NaN if no run).
@@ -1053,6 +1109,7 @@ fn markdown(t: &Table, levels: &[u32], quick: bool) -> String {
             }
         }
         md.push('\n');
+        md.push_str(&congestion_table(t));
     }
     if let Some(r) = t.rows.iter().find(|r| r.text("policy") == PCC) {
         let _ = writeln!(
@@ -1064,6 +1121,43 @@ fn markdown(t: &Table, levels: &[u32], quick: bool) -> String {
         );
     }
     let _ = writeln!(md, "{}", why(t));
+    md
+}
+
+/// The congestion diagnostic's table: Two-Rand under both readings of the paper's readahead fix.
+fn congestion_table(t: &Table) -> String {
+    let mut md = String::from(
+        "### Diagnostic: the other reading of the paper's readahead-under-congestion fix\n\nThe paper's kernel \
+         carried a fix for 2.6.10's readahead on a congested queue (its ref. [25]) whose content is not at hand. \
+         Every figure above runs 2.6.18's rule (`skip`: the ahead window is skipped and read blocking once the \
+         reader reaches it); here Two-Rand also runs with ahead windows issued whatever the queue's state \
+         (`--prefetch linux-2.6:512KiB,congestion=ignore`). Throughput MiB/s (mean over seeds), AccessHistory's \
+         thrashed pages/s, and each prefetch cache's gain over AccessHistory under the same rule; not a figure \
+         of the paper.\n\n\
+         | handlers | rule | AccessHistory | PC-Coldest+ (descent) | PC-Coldest+ at a fixed 50 % |\n|---|---|---|---|---|\n",
+    );
+    for c in IGNORE_LEVELS {
+        for congestion in ["skip", "ignore"] {
+            let at = |system| Point { congestion, ..Point::at("two-rand", system, c) };
+            let ah = t.tp(at(AH));
+            let cell = |system| {
+                let tp = t.tp(at(system));
+                if tp.is_finite() {
+                    format!("{tp:.2} ({})", pct(tp / ah - 1.0))
+                } else {
+                    "n/a".into()
+                }
+            };
+            let _ = writeln!(
+                md,
+                "| {c} | {congestion} | {ah:.2} ({:.0}/s) | {} | {} |",
+                t.stat(at(AH), "thrash_pages_per_s").0,
+                cell(PCC),
+                cell(IGNORE_SYSTEMS[2])
+            );
+        }
+    }
+    md.push('\n');
     md
 }
 
@@ -1302,8 +1396,12 @@ mod tests {
         }
         // Figure 5: 6 workloads x 5 systems x 9 levels, Figure 6: 2 x 9, Figures 10-12: 2 systems x 3 levels x
         // (2 + 2 + 2 new settings), for each of 3 seeds; 3 timelines.
-        // Diagnostic: 3 workloads x 3 levels x 2 fixed shares per seed.
-        assert_eq!(full.len(), 3 * (6 * 5 * 9 + 2 * 9 + 2 * 3 * 6 + 3 * 3 * 2) + 3);
+        // Diagnostics: 3 workloads x 3 levels x 2 fixed shares, and Two-Rand at 4 levels x 3 systems with
+        // congestion=ignore, per seed.
+        assert_eq!(full.len(), 3 * (6 * 5 * 9 + 2 * 9 + 2 * 3 * 6 + 3 * 3 * 2 + 4 * 3) + 3);
+        let ignored: Vec<_> = full.iter().filter(|r| r.congestion_ignore).collect();
+        assert!(ignored.iter().all(|r| r.workload == "two-rand" && !r.timeline));
+        assert_eq!(ignored[0].config().unwrap().prefetcher.spec(), "linux-2.6:512KiB,congestion=ignore");
         let c = full[0].config().unwrap();
         assert_eq!(c.memory_bytes, 512 << 20);
         assert_eq!(c.prefetcher.spec(), "linux-2.6:512KiB");
@@ -1358,6 +1456,7 @@ mod tests {
                 ("dataset_bytes".into(), Value::from(dataset)),
                 ("seed".into(), Value::from(1u64)),
                 ("timeline".into(), Value::from("no")),
+                ("congestion".into(), Value::from("skip")),
             ],
             metrics: vec![
                 ("throughput_mib_s".into(), tp),
