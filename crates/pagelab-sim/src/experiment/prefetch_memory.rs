@@ -153,9 +153,11 @@
 //! ends, and handlers asleep on the full queue for asynchronous windows). It makes AccessHistory thrash on
 //! Two-Rand as the paper's does. The Coldest+ order at a large fixed share then gains what the paper reports
 //! at 400 handlers (+35 %; the paper: +34 %) and a third of its two-fold at 500 (+34 %), which the descent
-//! reaches in part (+14 and +13 % on average); at 1000 nothing tried gains, and the index server and the
-//! media clips still do not thrash. So the readahead's congestion rule is not what keeps this model from
-//! Figures 7 and 9, and it decides Figure 5(C) only together with the allocation.
+//! reaches in part (+14 and +13 % on average); at 1000 nothing tried gains (a prefetch cache of half of
+//! memory holds 65 pages a handler there, half of one 512 KiB window, and is full of unread pages: 272 MiB
+//! unread on average and disk requests of 9.7 pages in seed 1), and the index server and the media clips still do not
+//! thrash. So the readahead's congestion rule is not what keeps this model from Figures 7 and 9, and it
+//! decides Figure 5(C) only together with the allocation.
 //!
 //! Space overhead (§3.3): 0.39 % of memory by the paper's accounting, 0.63–0.65 % for pagelab's structures.
 //!
