@@ -382,9 +382,10 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         "none" => None,
         text => Some(parse_metadata(text).context("--metadata")?),
     };
+    let memory_bytes = memory_bytes(&args.memory)?;
     let cfg = SimConfig {
         metadata,
-        memory_bytes: memory_bytes(&args.memory)?,
+        memory_bytes,
         swap_bytes,
         nr_requests,
         timeline,
@@ -419,15 +420,11 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
             extent_pages_mean: extent_bytes / pagelab_core::PAGE_SIZE_BYTES,
             ..LayoutSpec::default()
         },
-        thrash_history_pages: None,
         whatif: match &args.whatif {
             Some(text) => Some(WhatIfConfig::parse(text).map_err(|e| anyhow!("--whatif: {e}"))?),
             None => None,
         },
-    };
-    let cfg = SimConfig {
-        thrash_history_pages: thrash_history_pages(&args.thrash_history, cfg.memory_bytes)?,
-        ..cfg
+        thrash_history_pages: thrash_history_pages(&args.thrash_history, memory_bytes)?,
     };
     if let Some(w) = &cfg.whatif {
         w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("{e}"))?;

@@ -223,7 +223,7 @@ pub const FIXED_WORKLOADS: [&str; 3] = ["two-rand", INDEX, CLIPS];
 /// Diagnostic: the other reading of the paper's readahead-under-congestion fix (`congestion=ignore`), Two-Rand
 /// at these levels (Figure 5(C)'s claims are at 400 and 500) under these systems.
 pub const IGNORE_LEVELS: [u32; 4] = [100, 400, 500, 1000];
-pub const IGNORE_SYSTEMS: [&str; 3] = [AH, PCC, "pc-coldest+:fixed=50%"];
+pub const IGNORE_SYSTEMS: [&str; 3] = [AH, PCC, FIXED_SHARES[1]];
 /// "High concurrency" (§4.3).
 pub const HIGH: u32 = 100;
 /// Gains below this are noise for the criteria.
@@ -1145,7 +1145,7 @@ fn congestion_table(t: &Table) -> String {
             let cell = |system| {
                 let tp = t.tp(at(system));
                 if tp.is_finite() {
-                    format!("{tp:.2} ({})", pct(tp / ah - 1.0))
+                    format!("{tp:.2} ({})", pct(t.gain(at(system))))
                 } else {
                     "n/a".into()
                 }
