@@ -402,13 +402,16 @@ pub struct Memory {
     used: u32,
     kswapd_awake: bool,
     stats: MemoryStats,
+    /// The configuration's reclaim costs are [`ReclaimCosts::FREE`]: a reclaim takes only its lock waits.
+    work_free: bool,
 }
 
 impl Memory {
     /// Caller guarantees `config.validate()` passed.
     pub fn new(config: MemoryConfig) -> Memory {
         debug_assert_eq!(config.validate(), Ok(()));
-        Memory { config, used: 0, kswapd_awake: false, stats: MemoryStats::default() }
+        let work_free = config.costs == ReclaimCosts::FREE;
+        Memory { config, used: 0, kswapd_awake: false, stats: MemoryStats::default(), work_free }
     }
 
     pub fn config(&self) -> &MemoryConfig {
@@ -511,6 +514,12 @@ impl Memory {
     /// The CPU time of `cost`.
     pub fn time(&self, cost: ReclaimCost) -> Nanos {
         self.config.costs.time(cost)
+    }
+
+    /// Reclaim's work costs nothing here ([`ReclaimCosts::FREE`]): its time is its lock waits alone.
+    #[inline]
+    pub fn work_is_free(&self) -> bool {
+        self.work_free
     }
 }
 

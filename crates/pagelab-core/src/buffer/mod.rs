@@ -931,6 +931,9 @@ impl<O: Observer> BufferCache<O> {
         out.pages_delivered += 1;
     }
 
+    /// The page in `frame` is read: if it carries the readahead marker (`PG_readahead`), the next window
+    /// starts. Inlined test, out-of-line window: every delivered page comes here, few carry the marker.
+    #[inline]
     fn check_marker(
         &mut self,
         now: Nanos,
@@ -939,11 +942,21 @@ impl<O: Observer> BufferCache<O> {
         layout: &impl Layout,
         out: &mut ReadOutcome,
     ) {
-        let f = frame as usize;
-        if self.pages.meta[f].flags & flag::MARKER == 0 {
-            return;
+        if self.pages.meta[frame as usize].flags & flag::MARKER != 0 {
+            self.marker_hit(now, frame, cursor, layout, out);
         }
-        self.pages.meta[f].flags &= !flag::MARKER;
+    }
+
+    #[inline(never)]
+    fn marker_hit(
+        &mut self,
+        now: Nanos,
+        frame: FrameId,
+        cursor: &ReadCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) {
+        self.pages.meta[frame as usize].flags &= !flag::MARKER;
         let ctx = self.ctx(now, cursor);
         let view = View { pages: &self.pages, read_congested: self.read_congested };
         if let Some(window) = self.prefetcher.on_marker_hit(&ctx, &view) {
@@ -1118,7 +1131,7 @@ impl<O: Observer> BufferCache<O> {
             }
             // The call's clock: its reclaims so far have taken their time (its lock waits and releases
             // follow one another, not the call's start).
-            let at = now + self.memory.time(out.reclaim());
+            let at = now + self.call_reclaim_time(out);
             // The page's history steers the first eviction only (ARC's REPLACE); the rest are for no page.
             let cost = self.direct_reclaim(at, std::mem::take(&mut evict_for), out);
             if !self.memory_above_min() && self.claim_released_page() {
@@ -1132,6 +1145,16 @@ impl<O: Observer> BufferCache<O> {
             }
         }
         unreachable!("direct reclaim ran {rounds_max} rounds without freeing a page");
+    }
+
+    /// The CPU time of the reclaims this call made so far ([`ReadOutcome::reclaim`]).
+    #[inline]
+    fn call_reclaim_time(&self, out: &ReadOutcome) -> Nanos {
+        if self.memory.work_is_free() {
+            // Only the lock's waits take time (the exact model's one-page reclaims, one per page, come here).
+            return Nanos(out.direct_reclaim.lock_wait_ns.saturating_add(out.metadata_reclaim.lock_wait_ns));
+        }
+        self.memory.time(out.reclaim())
     }
 
     /// A page can be had: a free page above `min`, or a victim for reclaim.
@@ -1207,7 +1230,7 @@ impl<O: Observer> BufferCache<O> {
     ) -> ReclaimCost {
         let BufferCache { pages, observer, slots, memory, started, swapped, .. } = self;
         pages.steer_next_eviction(incoming);
-        started.clear();
+        debug_assert!(started.is_empty(), "writes of an earlier reclaim left unstarted");
         let mut cost = pages.reclaim(target, now, &mut |e| {
             let what = if e.flags & flag::PREFETCHED != 0 {
                 Eviction::PrefetchedUnused
@@ -1229,7 +1252,10 @@ impl<O: Observer> BufferCache<O> {
                 memory.release();
             }
         });
-        let started = std::mem::take(&mut self.started);
+        if self.started.is_empty() {
+            return cost; // no dirty victim (the common case)
+        }
+        let mut started = std::mem::take(&mut self.started);
         for &(key, owner, what) in &started {
             if self.start_reclaim_write(now, key, fetches) {
                 self.observer.evicted(now, key, owner, what);
@@ -1238,12 +1264,14 @@ impl<O: Observer> BufferCache<O> {
                 cost.written -= 1;
             }
         }
+        started.clear();
         self.started = started;
         cost
     }
 
     /// A hit on the resident page in `frame` by `stream`: the policy hears of it, and a page readahead
     /// brought in (file readahead or swap-in's cluster) is reported used the first time.
+    #[inline]
     fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
         if self.pages.first_use(frame, now) {
             let key = PageKey::from_raw(self.pages.table.key(frame));

@@ -225,6 +225,7 @@ impl PageCache {
     /// no more; if it waited in the prefetch cache, it joins the policy now, as the readahead page it is
     /// (`on_insert` with the history its `on_miss` returned: under the Linux policy the inactive list,
     /// papers/000 §3.3), and the caller's `hit` is its first reference. Returns whether it was prefetched.
+    #[inline]
     pub fn first_use(&mut self, frame: FrameId, now: Nanos) -> bool {
         let f = frame as usize;
         let was = self.meta[f].flags & flag::PREFETCHED != 0;
@@ -262,6 +263,7 @@ impl PageCache {
     }
 
     /// `on_miss` for a page about to be fetched: the policy takes the page's history.
+    #[inline]
     pub fn announce(&mut self, key: u64, lbn: Lbn, prefetch: bool) -> History {
         let access = policy_access(key, self.vtime, lbn, prefetch);
         self.policy.on_miss(&access, &mut self.table.shadows())
@@ -275,6 +277,7 @@ impl PageCache {
 
     /// A frame for the announced page `page.key`, its fetch in flight. Caller guarantees the table has room
     /// (memory was taken for the page) and the key is not cached.
+    #[inline]
     pub fn take_frame(&mut self, page: Incoming) -> FrameId {
         let frame = self.table.insert(page.key);
         let f = frame as usize;
@@ -298,6 +301,7 @@ impl PageCache {
     /// cache (its history waits in its record for its first use). `owner_cpu_ns`: the CPU time of the page's
     /// owner, `None` if it has exited (the prefetch cache's Coldest+ and heuristic #1 read them; without a
     /// prefetch cache it is not read).
+    #[inline]
     pub fn complete(&mut self, frame: FrameId, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
         debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
@@ -313,6 +317,7 @@ impl PageCache {
     }
 
     /// A reader referenced the resident page in `frame`.
+    #[inline]
     pub fn hit(&mut self, frame: FrameId) {
         let access = policy_access(self.table.key(frame), self.tick(), self.meta[frame as usize].lbn, false);
         self.policy.on_hit(frame, &access, &mut self.table.shadows());
@@ -495,7 +500,11 @@ impl PageCache {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.policy_pages());
         let mut written = 0u64;
-        if self.batch_victims {
+        if victims == 1 {
+            // One victim (the exact model's reclaim, one page per allocation): no batch to name.
+            let frame = self.policy.evict(history, &mut self.table.shadows());
+            written += self.release_victim(frame, freed) as u64;
+        } else if self.batch_victims {
             // The policy names the whole batch first (its own lists only), then the victims leave the
             // table: their frames' records and index buckets are scattered in memory, and loads that do
             // not depend on each other overlap, where one victim at a time waits for each in turn.
