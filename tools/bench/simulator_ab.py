@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Issue 10's speed target, measured: the simulator against the one before the engine seams, same simulation.
+
+Usage (from anywhere in a clone with its history; about 5 minutes on 2 cores, half of it two release builds):
+
+    python3 tools/bench/simulator_ab.py [--base REV] [--rounds N] [--seconds S] [--callgrind]
+
+The target (issue 10): the simulator's speed within 10 % of b9b690d's, the last commit before the engine
+seams. Today's default simulation is a richer one (the Linux 2.6 memory model, the request queue's limit,
+writes and swap), so the comparison runs the simulation b9b690d ran: One-Rand, 2000 files, 100 handlers,
+512 MiB, the Cheetah 9LP, which today's build gives with `--memory-model exact --nr-requests unlimited
+--prefetch linux:128KiB,io=128KiB --warmup 0s --device hdd`.
+
+What it does:
+1. Builds REV (default b9b690d) in a temporary worktree with its own target directory, and this tree's
+   `pagelab` (`cargo build --release -p pagelab-cli`). `--base-bin` and `--new-bin` skip the builds.
+2. Runs both once (300 s simulated, `--json`) and checks that they simulated the same thing: every field
+   the two JSON objects share is equal, except the prefetcher's spelling and two disk averages that may
+   differ in their last digits (summed in another order). Anything else: exit 2, no timing.
+3. Times N rounds (default 7), the two binaries alternating within each round, S seconds simulated
+   (default 1500), and reports the median of the rounds' ratios (new / base) of the children's user CPU
+   time: each ratio compares the two moments apart (this project's VMs drift by ±25 % over seconds).
+4. With `--callgrind` (needs valgrind), counts both binaries' instructions on the 300-s run: deterministic,
+   what the ratio of wall times estimates.
+
+It prints the numbers and PASS or FAIL against 1.10 (the headline is the instructions' ratio with
+`--callgrind`, else the median time ratio), and exits 1 on FAIL, like `pagelab bench`. The temporary
+worktree and its build are removed at the end, whatever happens.
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BASE_REV = "b9b690d"
+TARGET_RATIO = 1.10
+WORKLOAD = ["--workload", "one-rand:files=2000", "--concurrency", "100", "--memory", "512MiB"]
+# The flags that make today's build run b9b690d's simulation (BENCHMARKS.md §4).
+SAME_AS_BASE = ["--memory-model", "exact", "--nr-requests", "unlimited", "--prefetch",
+                "linux:128KiB,io=128KiB", "--warmup", "0s", "--device", "hdd"]
+CHECK_SECONDS = 300
+# Fields allowed to differ between the two JSON objects: the prefetcher's spec is spelled differently, and
+# two disk averages are floating-point sums taken in another order (they agree to about 1e-7).
+SPELLING = {"config.prefetch"}
+ROUNDING = {"disk.busy_fraction", "disk.mean_service_ms"}
+ROUNDING_RELATIVE = 1e-6
+
+
+def fail(message, status=2):
+    print(f"simulator_ab: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def run(cmd, cwd=None, capture=True):
+    result = subprocess.run(cmd, cwd=cwd, capture_output=capture, text=True)
+    if result.returncode != 0:
+        detail = (result.stderr or "").strip().splitlines()[-5:] if capture else []
+        fail(f"`{' '.join(cmd)}` exited with {result.returncode}" + "".join(f"\n  {l}" for l in detail))
+    return result.stdout if capture else ""
+
+
+def build(tree, target_dir):
+    print(f"building {tree} (release) ...", flush=True)
+    run(["cargo", "build", "--release", "--quiet", "-p", "pagelab-cli", "--target-dir", target_dir],
+        cwd=tree, capture=False)
+    binary = os.path.join(target_dir, "release", "pagelab")
+    if not os.access(binary, os.X_OK):
+        fail(f"the build of {tree} left no binary at {binary}")
+    return binary
+
+
+def simulate_args(binary_is_new, seconds):
+    args = ["simulate", *WORKLOAD, "--duration", f"{seconds}s", "--json"]
+    return args + (SAME_AS_BASE if binary_is_new else [])
+
+
+def flatten(obj, prefix=""):
+    flat = {}
+    for key, value in obj.items():
+        if isinstance(value, dict):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def same_simulation(base_json, new_json):
+    """The shared fields that differ beyond what the module doc allows (empty: the same simulation)."""
+    base, new = flatten(json.loads(base_json)), flatten(json.loads(new_json))
+    shared = sorted(set(base) & set(new))
+    if len(shared) < 20:
+        fail(f"the two JSON objects share only {len(shared)} fields: not comparable")
+    differ = []
+    for key in shared:
+        a, b = base[key], new[key]
+        if a == b or key in SPELLING:
+            continue
+        if key in ROUNDING and isinstance(a, float) and isinstance(b, float):
+            if abs(a - b) <= ROUNDING_RELATIVE * max(abs(a), abs(b)):
+                continue
+        differ.append(f"{key}: base {a!r}, new {b!r}")
+    return shared, differ
+
+
+def user_seconds(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+
+
+def instructions(cmd, scratch):
+    out = os.path.join(scratch, "callgrind.out")
+    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        fail(f"valgrind exited with {result.returncode}")
+    for line in result.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip().replace(",", ""))
+    fail("valgrind printed no instruction count")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default=BASE_REV, help=f"the baseline revision (default {BASE_REV})")
+    parser.add_argument("--base-bin", help="a baseline binary already built (skips the baseline's build)")
+    parser.add_argument("--new-bin", help="this tree's binary already built (skips its build)")
+    parser.add_argument("--rounds", type=int, default=7, help="timed rounds (default 7)")
+    parser.add_argument("--seconds", type=int, default=1500, help="simulated seconds per timed run")
+    parser.add_argument("--callgrind", action="store_true", help="count instructions with valgrind too")
+    args = parser.parse_args()
+    if args.rounds < 1 or args.seconds < 1:
+        fail("--rounds and --seconds must be at least 1")
+    if args.callgrind and shutil.which("valgrind") is None:
+        fail("--callgrind needs valgrind (apt-get install valgrind)")
+
+    repo = run(["git", "rev-parse", "--show-toplevel"]).strip()
+    scratch = tempfile.mkdtemp(prefix="pagelab-ab-")
+    worktree = os.path.join(scratch, "base")
+    try:
+        if args.base_bin:
+            base_bin = args.base_bin
+        else:
+            run(["git", "-C", repo, "worktree", "add", "--detach", worktree, args.base])
+            base_bin = build(worktree, os.path.join(scratch, "target"))
+        new_bin = args.new_bin or build(repo, os.path.join(repo, "target"))
+        for b in (base_bin, new_bin):
+            if not os.access(b, os.X_OK):
+                fail(f"{b}: not an executable")
+
+        base_cmd = [base_bin, *simulate_args(False, CHECK_SECONDS)]
+        new_cmd = [new_bin, *simulate_args(True, CHECK_SECONDS)]
+        shared, differ = same_simulation(run(base_cmd), run(new_cmd))
+        if differ:
+            fail("not the same simulation; fields that differ:\n  " + "\n  ".join(differ))
+        print(f"same simulation: {len(shared)} shared JSON fields agree ({CHECK_SECONDS} s simulated)")
+
+        base_timed = [base_bin, *simulate_args(False, args.seconds)]
+        new_timed = [new_bin, *simulate_args(True, args.seconds)]
+        ratios = []
+        for i in range(args.rounds):
+            b, n = user_seconds(base_timed), user_seconds(new_timed)
+            ratios.append(n / b)
+            print(f"round {i + 1}/{args.rounds}: base {b:.2f} s, new {n:.2f} s, ratio {n / b:.2f}", flush=True)
+        time_ratio = statistics.median(ratios)
+        print(f"user CPU time, new / base, median of {args.rounds} rounds ({args.seconds} s simulated): "
+              f"{time_ratio:.2f}")
+        headline = time_ratio
+        if args.callgrind:
+            ib, inew = instructions(base_cmd, scratch), instructions(new_cmd, scratch)
+            headline = inew / ib
+            print(f"instructions ({CHECK_SECONDS} s simulated): base {ib / 1e9:.3f} G, new {inew / 1e9:.3f} G, "
+                  f"ratio {headline:.2f}")
+        verdict = "PASS" if headline <= TARGET_RATIO else "FAIL"
+        print(f"issue 10's target, new / base at most {TARGET_RATIO:.2f}: {headline:.2f} {verdict}")
+        return 0 if verdict == "PASS" else 1
+    finally:
+        if os.path.isdir(worktree):
+            subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", worktree],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
