@@ -44,6 +44,15 @@ pub enum SimError {
          most a run holds; lower --arrival-rate or raise --concurrency"
     )]
     Overloaded { at_s: f64, waiting: usize, handlers: usize },
+    /// The clock stopped: one handler completed its bound of requests at one instant of simulated time.
+    /// Requests that cost no time (every page in memory and `--cpu-per-page 0`) complete without end in a
+    /// closed loop, and the run would never reach its end.
+    #[error(
+        "no progress at {at_s:.3} s: handler {slot} completed {requests} requests without the simulated clock \
+         moving (requests that take no time: every page in memory and no CPU time per page?); give \
+         --cpu-per-page a positive time"
+    )]
+    NoProgress { at_s: f64, slot: u32, requests: u32 },
 }
 
 impl SimError {

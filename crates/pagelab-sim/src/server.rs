@@ -134,6 +134,10 @@ struct Handler {
     held: Vec<Fetch>,
     /// The slot has completed a request (steady state needs every slot to).
     completed_once: bool,
+    /// When the slot last completed a request, and how many it has completed at that instant (kept across
+    /// requests, as `completed_once` is: [`REQUESTS_AT_ONE_INSTANT_MAX`]).
+    ended_at: Nanos,
+    ends_at_instant: u32,
     /// Since when it has been asleep on the request queue (`blk::RequestList` holds its requests).
     queue_wait_since: Option<Nanos>,
     /// When the current call began.
@@ -277,6 +281,13 @@ const ADMISSION_MAX: usize = 1 << 24;
 #[cfg(test)]
 const ADMISSION_MAX: usize = 1000;
 
+/// Most requests one handler may complete at one instant of simulated time before the run ends with
+/// [`SimError::NoProgress`]. A request that reads, writes, faults or computes takes time; only requests that
+/// cost nothing at all (every page in memory and `--cpu-per-page 0`) complete twice at one instant, and in
+/// a closed loop they complete without end, the clock never reaching the run's end (each one's latency
+/// kept, memory grows too).
+const REQUESTS_AT_ONE_INSTANT_MAX: u32 = 10_000;
+
 pub struct Server {
     cfg: SimConfig,
     q: EventQueue<Event>,
@@ -341,6 +352,8 @@ pub struct Server {
     /// The scheduler's anticipation counts when the measured period began.
     anticipation_at_start: Option<crate::sched::AnticipationStats>,
     ended: bool,
+    /// A handler completed [`REQUESTS_AT_ONE_INSTANT_MAX`] requests at one instant: the run cannot go on.
+    no_progress: Option<Slot>,
     win: Window,
     gauges: Gauges,
     /// Steady state: memory has filled, and so many slots have completed a request.
@@ -482,6 +495,7 @@ impl Server {
             measure_start: Nanos::ZERO,
             anticipation_at_start: None,
             ended: false,
+            no_progress: None,
             win: Window::default(),
             gauges: Gauges::default(),
             memory_filled: false,
@@ -511,6 +525,10 @@ impl Server {
             }
             if let Some(oom) = self.out_of_memory() {
                 return Err(oom);
+            }
+            if let Some(slot) = self.no_progress {
+                let requests = self.handlers[slot as usize].ends_at_instant;
+                return Err(SimError::NoProgress { at_s: self.now().as_secs_f64(), slot, requests });
             }
             if self.admission.len() >= ADMISSION_MAX {
                 return Err(SimError::Overloaded {
@@ -1058,13 +1076,16 @@ impl Server {
             self.declare_reads(stream, &program);
         }
         let h = &mut self.handlers[slot as usize];
-        let (completed_once, paced) = (h.completed_once, h.paced);
+        let (completed_once, paced, ended_at, ends_at_instant) =
+            (h.completed_once, h.paced, h.ended_at, h.ends_at_instant);
         *h = Handler {
             program: Some(program),
             stream,
             started: arrived,
             completed_once,
             paced,
+            ended_at,
+            ends_at_instant,
             ..Handler::default()
         };
         true
@@ -1107,6 +1128,14 @@ impl Server {
         h.program = None;
         if !std::mem::replace(&mut h.completed_once, true) {
             self.slots_completed += 1;
+        }
+        if h.ended_at == now && h.ends_at_instant > 0 {
+            h.ends_at_instant += 1;
+            if h.ends_at_instant > REQUESTS_AT_ONE_INSTANT_MAX {
+                self.no_progress = Some(slot);
+            }
+        } else {
+            (h.ended_at, h.ends_at_instant) = (now, 1);
         }
         self.requests_total += 1;
         if !self.measuring {
@@ -1886,6 +1915,32 @@ mod tests {
         // 1000 arrivals a microsecond apart, while the one handler serves its first request: about 1 ms.
         assert!(at_s < 0.01, "{at_s}");
         assert!(message.contains("lower --arrival-rate or raise --concurrency"), "{message}");
+    }
+
+    /// One 4 MiB file in 512 MiB with no CPU time per page: once the file is in memory a request costs
+    /// nothing, and the closed loop would complete requests without end at one instant (the run never
+    /// reached its 1 s, each latency kept: 1.2 GB in 100 s before the bound). The run ends saying so once
+    /// the handler has completed the bound's requests at that instant, and it had moved the clock before
+    /// (the file's first reads take disk time).
+    #[test]
+    fn requests_that_take_no_time_end_the_run_at_the_bound() {
+        let cfg = SimConfig {
+            concurrency: 2,
+            cpu_per_page: Nanos::ZERO,
+            duration: Nanos::from_secs(1),
+            warmup: Warmup::Fixed(Nanos::ZERO),
+            ..SimConfig::default()
+        };
+        let err = simulate(cfg.clone(), parse_workload("one-rand:files=1").unwrap()).unwrap_err();
+        let message = err.to_string();
+        let SimError::NoProgress { at_s, slot, requests } = err else { panic!("{message}") };
+        assert_eq!(requests, REQUESTS_AT_ONE_INSTANT_MAX + 1);
+        assert!(slot < 2 && at_s > 0.0 && at_s < 1.0, "{slot} {at_s}");
+        assert!(message.contains("give --cpu-per-page a positive time"), "{message}");
+        // CPU time per page moves the clock: the same run reaches its end.
+        let cfg = SimConfig { cpu_per_page: Nanos::from_us(1), duration: Nanos::from_ms(300), ..cfg };
+        let m = simulate(cfg, parse_workload("one-rand:files=1").unwrap()).expect("runs");
+        assert!(m.requests_completed > 0 && (m.sim_seconds - 0.3).abs() < 1e-9, "{}", m.sim_seconds);
     }
 
     /// Li & Shen's dataset (6000 files of 4 MiB, 25.2 GB) does not fit the 9.1 GB Cheetah: the
