@@ -63,6 +63,12 @@ pub fn run(args: &ExperimentArgs) -> Result<()> {
     let jobs = exp.jobs_at_scale(args.quick, args.seed, args.scale).map_err(|e| anyhow!("{e}"))?;
     // Checked before any work or any directory is made.
     let threads = worker_threads(args.jobs, jobs.len())?;
+    if out.exists() && !out.is_dir() {
+        bail!(
+            "--out {}: exists and is not a directory (the experiment writes several files into one)",
+            out.display()
+        );
+    }
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let start = Instant::now();
     let started_at = SystemTime::now();

@@ -62,6 +62,14 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
         (&["simulate", "--memory", "0", "--whatif", "up-to=1GiB"], "bad --memory `0`: at least one 4 KiB page"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
+        (
+            &["experiment", "memrx", "--quick", "--out", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")],
+            "Cargo.toml: exists and is not a directory",
+        ),
+        (
+            &["simulate", "--workload", "one-rand:files=1", "--cpu-per-page", "0us", "--warmup", "0s"],
+            "give --cpu-per-page a positive time",
+        ),
     ];
     for (args, needle) in cases {
         let o = pagelab(args);
