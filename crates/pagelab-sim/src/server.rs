@@ -1130,7 +1130,7 @@ impl Server {
         if !std::mem::replace(&mut h.completed_once, true) {
             self.slots_completed += 1;
         }
-        if h.ended_at == now && h.ends_at_instant > 0 {
+        if h.ended_at == now {
             h.ends_at_instant += 1;
             if h.ends_at_instant > REQUESTS_AT_ONE_INSTANT_MAX {
                 self.no_progress = Some(slot);

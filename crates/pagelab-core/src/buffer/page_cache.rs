@@ -500,14 +500,11 @@ impl PageCache {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.policy_pages());
         let mut written = 0u64;
-        if victims == 1 {
-            // One victim (the exact model's reclaim, one page per allocation): no batch to name.
-            let frame = self.policy.evict(history, &mut self.table.shadows());
-            written += self.release_victim(frame, freed) as u64;
-        } else if self.batch_victims {
+        if self.batch_victims && victims > 1 {
             // The policy names the whole batch first (its own lists only), then the victims leave the
             // table: their frames' records and index buckets are scattered in memory, and loads that do
-            // not depend on each other overlap, where one victim at a time waits for each in turn.
+            // not depend on each other overlap, where one victim at a time waits for each in turn. One
+            // victim (the exact model's reclaim, one per allocation) has no batch to name.
             let mut batch = std::mem::take(&mut self.victims);
             batch.clear();
             for _ in 0..victims {
