@@ -431,7 +431,7 @@ impl EmulatedDevice {
                     wake_at = Some(wake_at.map_or(at, |w| w.min(at)));
                     break;
                 }
-                Decision::Idle => break,
+                Decision::Idle | Decision::AwaitCompletion => break,
             }
         }
         wake_at

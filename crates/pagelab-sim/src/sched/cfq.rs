@@ -865,7 +865,15 @@ impl IoScheduler for Cfq {
         if let Some(d) = self.dispatch_list.pop_front() {
             return Decision::Dispatch(d);
         }
-        let until = self.timer.expect("CFQ neither dispatched nor idles, with requests queued");
+        let Some(until) = self.timer else {
+            // `cfq_select_queue()` keeps the active queue while its dispatched requests are in flight
+            // (a device that serves several at once): the next completion runs the queue again.
+            assert!(
+                self.active.is_some_and(|q| self.q(q).dispatched > 0),
+                "CFQ neither dispatches, idles nor waits for a dispatch, with requests queued"
+            );
+            return Decision::AwaitCompletion;
+        };
         assert!(until > now && until <= now + self.p.slice_idle, "idle until {until} at {now}");
         Decision::WaitUntil(until)
     }
@@ -1193,6 +1201,27 @@ mod tests {
         );
         b.complete(12_000, "1:[500024+8:5]; active=1 end=100.000ms; cur=[] rr=[1] busy=[]; disp=[]");
         b.next(12_000, "R 500024+8 [5]", "-; active=1 end=100.000ms; cur=[] rr=[] busy=[]; disp=[]");
+    }
+
+    /// A device of two channels asks for a second request while P's one read is in flight and P's queue
+    /// is empty: CFQ keeps P's queue (it does not switch queues under a dispatch, nor idle: a timer is
+    /// armed only once the queue has nothing in flight) and Q's read waits for the completion. Then P's
+    /// queue idles for P's next read, and Q is served when that window closes.
+    #[test]
+    fn a_second_channel_waits_for_the_active_queue_s_dispatch() {
+        let mut s = Cfq::new(CfqParams::default());
+        s.add(Nanos::ZERO, by(P, rd(1, 1_000, 8)));
+        s.add(Nanos::ZERO, by(Q, rd(2, 500_000, 8)));
+        let Decision::Dispatch(first) = s.next(Nanos::ZERO, 0) else { panic!("nothing dispatched") };
+        assert_eq!(first.parts, [1]);
+        assert_eq!(s.next(Nanos::ZERO, 0), Decision::AwaitCompletion);
+        assert_eq!(s.next(Nanos::from_us(10), 0), Decision::AwaitCompletion, "a second ask changes nothing");
+        let done = Nanos::from_ms(1);
+        s.completed(done, &first);
+        let idle_end = done + CfqParams::default().slice_idle;
+        assert_eq!(s.next(done, 0), Decision::WaitUntil(idle_end), "P's queue idles for P");
+        let Decision::Dispatch(second) = s.next(idle_end + Nanos(1), 0) else { panic!("Q not served") };
+        assert_eq!(second.parts, [2]);
     }
 
     /// Serves whatever is dispatched, 1 ms per request, until the read `read_id` goes; returns the

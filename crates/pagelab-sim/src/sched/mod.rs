@@ -113,6 +113,13 @@ pub enum Decision {
     WaitUntil(Nanos),
     /// Nothing is queued: call [`IoScheduler::next`] again after the next [`IoScheduler::add`].
     Idle,
+    /// Requests are queued, but none may go until a dispatched request completes: call
+    /// [`IoScheduler::next`] again after the next [`IoScheduler::completed`] (or [`IoScheduler::add`]).
+    /// Only while requests are in flight, so only on a device that serves several at once
+    /// ([`crate::device::Device::parallelism`] above 1): CFQ keeps its active queue until the queue's
+    /// dispatched requests are done rather than switch queues under them (2.6.18's `cfq_select_queue()`,
+    /// `if (cfqq->dispatched) goto keep_queue`).
+    AwaitCompletion,
 }
 
 /// A block I/O scheduler. Callers guarantee that `now` never decreases from one call to the next
@@ -131,7 +138,7 @@ pub trait IoScheduler: Send {
     /// The device is free: dispatch, wait, or idle (see [`Decision`]). `head_sector` is where the device's
     /// head is (`Device::head_sector`): the end of the last request it served, i.e. the sector a request
     /// must start at to be served without a seek. Returns [`Decision::Idle`] exactly when nothing is
-    /// queued.
+    /// queued, and [`Decision::AwaitCompletion`] only while a dispatch has not completed.
     ///
     /// A call is a queue run (a kernel's `request_fn` asking `elv_next_request()`): callers call it only
     /// where the kernel runs its queue, after [`IoScheduler::add`], [`IoScheduler::completed`],

@@ -33,6 +33,7 @@ pub fn describe(d: &Decision) -> String {
         }
         Decision::WaitUntil(t) => format!("wait {t}"),
         Decision::Idle => "idle".to_string(),
+        Decision::AwaitCompletion => "await completion".to_string(),
     }
 }
 
@@ -209,6 +210,10 @@ impl Model {
                 }
                 Ok(None)
             }
+            // This bench calls `next` only with nothing in flight.
+            Decision::AwaitCompletion => {
+                Err(TestCaseError::fail("awaiting a completion with none in flight"))
+            }
         }
     }
 
@@ -323,6 +328,7 @@ impl ClosedLoop {
                         push(&mut events, t, Ev::Wake);
                     }
                     Decision::Idle => {}
+                    Decision::AwaitCompletion => panic!("awaiting a completion with none in flight"),
                 }
             }
         }
