@@ -427,7 +427,7 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         thrash_history_pages: thrash_history_pages(&args.thrash_history, memory_bytes)?,
     };
     if let Some(w) = &cfg.whatif {
-        w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("{e}"))?;
+        w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("--whatif: {e}"))?;
     }
     if cfg.policy.needs_future() {
         bail!("--policy opt needs the future of every reference, which a running server does not have");

@@ -52,7 +52,7 @@ pub struct WhatIfArgs {
     pub step: String,
     /// How a reload's increment is found: subqueue (the paper's sub-queues), exact (the precise eviction
     /// distance), shadow (Linux's refault distance: evictions since), or all.
-    #[arg(long, default_value = "subqueue", value_name = "MODE")]
+    #[arg(long, default_value = "subqueue", value_name = "MODE", value_parser = ["subqueue", "exact", "shadow", "all"])]
     pub vec: String,
     /// Rerun the simulation at every predicted size and print predicted against actual, with the error.
     #[arg(long)]
@@ -101,11 +101,13 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     }
     let memory_bytes = simulate::memory_bytes(&args.sim.memory)?;
     // Without --up-to, the what-if's own default (4 x memory) holds.
-    let mut spec = format!("step={},vec={}", args.step, args.vec);
+    let step = parse_bytes(&args.step).context("--step")?;
+    let mut spec = format!("step={step},vec={}", args.vec);
     if let Some(text) = &args.up_to {
         let _ = write!(spec, ",up-to={}", parse_bytes(text).context("--up-to")?);
     }
-    let whatif = WhatIfConfig::parse(&spec).map_err(|e| anyhow!("{e}"))?;
+    // Built from checked parts: only the step's alignment can be refused here.
+    let whatif = WhatIfConfig::parse(&spec).map_err(|e| anyhow!("--step: {e}"))?;
     let steps = whatif.geometry(memory_bytes).map_err(|e| anyhow!("--up-to/--step: {e}"))?;
     if args.sim.trace.is_some() && !args.replay {
         return trace_estimate(args, memory_bytes, whatif.step_bytes, steps.increments);

@@ -122,9 +122,20 @@ fn the_trace_alone_gives_the_exact_curve_and_an_io_time() {
 
 #[test]
 fn bad_what_if_parameters_are_refused_with_what_was_expected() {
-    let cases: [(&[&str], &str); 5] = [
-        (&["whatif", "--memory", "128MiB", "--up-to", "64MiB"], "expected 1 to 255 steps"),
-        (&["whatif", "--vec", "lru"], "expected subqueue, exact, shadow or all"),
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["whatif", "--memory", "128MiB", "--up-to", "64MiB"],
+            "not one step above the run's memory (128.00 MiB): predict up to 160MiB or more",
+        ),
+        (
+            &["whatif", "--memory", "1MiB", "--up-to", "1GiB", "--step", "1MiB"],
+            "1023 steps above the run's memory (1.00 MiB), where a VEC has at most 255: take a step of 5MiB",
+        ),
+        (
+            &["simulate", "--memory", "64MiB", "--whatif", "up-to=100GiB,step=512MiB"],
+            "--whatif: up-to 100.00 GiB with steps of 512.00 MiB: 26083328 pages above the run's memory",
+        ),
+        (&["whatif", "--vec", "lru"], "[possible values: subqueue, exact, shadow, all]"),
         (&["whatif", "--step", "1000"], "expected whole 4 KiB pages"),
         (&["simulate", "--whatif", "upto=1GiB"], "expected up-to, step or vec"),
         (

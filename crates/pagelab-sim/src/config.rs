@@ -369,23 +369,60 @@ impl WhatIfConfig {
     }
 
     /// The VEC for a server of `memory_bytes`: whole steps from there to `up_to_bytes`, checked against what
-    /// a VEC can model.
+    /// a VEC can model. An error names what is wrong with the sizes and a way out; the caller names its
+    /// flags (`--whatif`, or `whatif`'s `--up-to`/`--step`).
     pub fn geometry(&self, memory_bytes: u64) -> Result<VecGeometry, SimError> {
+        let page = pagelab_core::PAGE_SIZE_BYTES;
         let up_to = self.up_to_bytes.unwrap_or(memory_bytes.saturating_mul(4));
-        let steps = up_to.saturating_sub(memory_bytes) / self.step_bytes;
-        let step_pages = self.step_bytes / pagelab_core::PAGE_SIZE_BYTES;
-        let why = format!(
-            "expected 1 to {} steps of {} above the run's memory ({}), at most {} pages in all",
-            vec::INCREMENTS_MAX,
-            fmt_bytes(self.step_bytes),
-            fmt_bytes(memory_bytes),
-            vec::PAGES_MAX
-        );
-        let what = format!("--whatif up-to={}", fmt_bytes(up_to));
-        if steps == 0 || steps > vec::INCREMENTS_MAX as u64 || steps * step_pages > vec::PAGES_MAX {
+        let above = up_to.saturating_sub(memory_bytes);
+        let steps = above / self.step_bytes;
+        let step_pages = self.step_bytes / page;
+        let (step, memory) = (fmt_bytes(self.step_bytes), fmt_bytes(memory_bytes));
+        let what = format!("up-to {} with steps of {step}", fmt_bytes(up_to));
+        if steps == 0 {
+            let least = typeable(memory_bytes.saturating_add(self.step_bytes));
+            let why = format!(
+                "not one step above the run's memory ({memory}): predict up to {least} or more, or take a \
+                 smaller step"
+            );
+            return Err(SimError::invalid(what, why));
+        }
+        let increments_max = vec::INCREMENTS_MAX as u64;
+        if steps > increments_max {
+            // The smallest step that covers the range in at most `increments_max` steps, in whole MiB (whole
+            // pages below a MiB), so that it can be typed as it reads.
+            let unit = if above.div_ceil(increments_max) >= 1 << 20 { 1 << 20 } else { page };
+            let least = above.div_ceil(increments_max).div_ceil(unit) * unit;
+            let why = format!(
+                "{steps} steps above the run's memory ({memory}), where a VEC has at most {increments_max}: \
+                 take a step of {} or more",
+                typeable(least)
+            );
+            return Err(SimError::invalid(what, why));
+        }
+        if steps * step_pages > vec::PAGES_MAX {
+            let most = memory_bytes.saturating_add(vec::PAGES_MAX / step_pages * self.step_bytes);
+            let why = format!(
+                "{} pages above the run's memory ({memory}), where a VEC holds at most {}: predict up to \
+                 {} at most",
+                steps * step_pages,
+                vec::PAGES_MAX,
+                typeable(most)
+            );
             return Err(SimError::invalid(what, why));
         }
         Ok(VecGeometry::new(step_pages as u32, steps as u32))
+    }
+}
+
+/// A size as `--memory` and `up-to=` take it: `96MiB`, `260KiB` (every size here is whole pages).
+fn typeable(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{}MiB", bytes >> 20)
+    } else if bytes.is_multiple_of(1 << 10) {
+        format!("{}KiB", bytes >> 10)
+    } else {
+        format!("{bytes}B")
     }
 }
 

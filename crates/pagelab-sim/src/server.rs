@@ -442,7 +442,7 @@ impl Server {
         }
         let whatif = match &cfg.whatif {
             Some(w) => Some(MemRx::new(&MemRxConfig {
-                geometry: w.geometry(cfg.memory_bytes)?,
+                geometry: w.geometry(cfg.memory_bytes).map_err(|e| e.context("--whatif"))?,
                 vecs: w.vecs.clone(),
             })),
             None => None,
