@@ -7,6 +7,7 @@
 
 use crate::limits::ensure_fits_memory;
 use crate::output::{emit, print_json};
+use crate::progress;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use pagelab_core::pcache::PrefetchCacheConfig;
@@ -588,7 +589,10 @@ pub fn run(args: &SimulateArgs) -> Result<()> {
     echo.concurrency = workload.natural_concurrency().unwrap_or(cfg.concurrency);
     let server = server(args, cfg, workload)?;
     let start = Instant::now();
-    let metrics = server.run().map_err(|e| anyhow!("{e}"))?;
+    let mut shown = progress::SimulationProgress::new(echo.runs_to_completion);
+    let metrics = server.run_with_progress(&mut |p| shown.show(p));
+    shown.finish();
+    let metrics = metrics.map_err(|e| anyhow!("{e}"))?;
     let wall = start.elapsed().as_secs_f64();
     if args.json {
         // Wall time is left out: the same command and seed must print the same bytes.

@@ -289,6 +289,23 @@ const ADMISSION_MAX: usize = 1000;
 /// up with zero-cost requests; at 10,000 behind it is refused too, with the same advice.
 const REQUESTS_AT_ONE_INSTANT_MAX: u32 = 10_000;
 
+/// Events between two [`RunProgress`] reports: often enough for a display to move several times a
+/// second (a run handles millions of events a second), rarely enough to cost nothing.
+const PROGRESS_EVENTS: u64 = 1 << 16;
+
+/// Where a run is, for a progress display ([`Server::run_with_progress`]): simulated time, not wall time
+/// (the engine reads no clock; the display paces itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunProgress {
+    /// Simulated time so far.
+    pub now: Nanos,
+    /// The measured period's start and its end at the latest (`--duration` after the start; a program
+    /// that runs to completion usually ends before), once the warm-up is over.
+    pub measured: Option<(Nanos, Nanos)>,
+    /// Requests completed since the start, warm-up included.
+    pub requests: u64,
+}
+
 pub struct Server {
     cfg: SimConfig,
     q: EventQueue<Event>,
@@ -510,16 +527,37 @@ impl Server {
     }
 
     /// Run to the end of the measured period and report; an error if the server ran out of memory.
-    pub fn run(mut self) -> Result<RunMetrics, SimError> {
-        self.run_events()?;
+    pub fn run(self) -> Result<RunMetrics, SimError> {
+        self.run_with_progress(&mut |_| {})
+    }
+
+    /// [`Server::run`], telling `progress` where the run is every [`PROGRESS_EVENTS`] events.
+    pub fn run_with_progress(
+        mut self,
+        progress: &mut dyn FnMut(RunProgress),
+    ) -> Result<RunMetrics, SimError> {
+        self.run_events(progress)?;
         Ok(self.finish())
     }
 
-    fn run_events(&mut self) -> Result<(), SimError> {
+    fn progress(&self) -> RunProgress {
+        RunProgress {
+            now: self.now(),
+            measured: self.measuring.then(|| (self.measure_start, self.measure_start + self.cfg.duration)),
+            requests: self.requests_total,
+        }
+    }
+
+    fn run_events(&mut self, progress: &mut dyn FnMut(RunProgress)) -> Result<(), SimError> {
         self.start();
+        let mut events: u64 = 0;
         // Every event is bounded work; the loop ends at `End` (scheduled when measuring begins: at the start,
         // after the warm-up, or at a workload's barrier), at out-of-memory, or when nothing is left.
         while let Some((_, event)) = self.q.pop() {
+            events += 1;
+            if events.is_multiple_of(PROGRESS_EVENTS) {
+                progress(self.progress());
+            }
             self.handle(event);
             if self.ended {
                 break;
@@ -1948,6 +1986,34 @@ mod tests {
         assert!(m.requests_completed > 0 && (m.sim_seconds - 0.3).abs() < 1e-9, "{}", m.sim_seconds);
     }
 
+    /// A progress display hears of the run as the simulated clock moves: during the warm-up without a
+    /// measured period, then with the period the `End` event closes, never going back. (The 50 files fit in
+    /// memory: once read, requests are hits, and the warm-up has events enough for several reports.)
+    #[test]
+    fn progress_reports_follow_the_simulated_clock_through_the_warm_up() {
+        let cfg = SimConfig {
+            duration: Nanos::from_secs(5),
+            warmup: Warmup::Fixed(Nanos::from_secs(30)),
+            ..SimConfig::default()
+        };
+        let server = Server::new(cfg, parse_workload("one-rand:files=50").unwrap()).unwrap();
+        let mut reports = Vec::new();
+        let m = server.run_with_progress(&mut |p| reports.push(p)).unwrap();
+        assert!(reports.len() >= 4, "{} reports", reports.len());
+        for w in reports.windows(2) {
+            assert!(w[0].now <= w[1].now && w[0].requests <= w[1].requests, "{w:?}");
+        }
+        let (warm, measured): (Vec<&RunProgress>, Vec<&RunProgress>) =
+            reports.iter().partition(|p| p.measured.is_none());
+        assert!(!warm.is_empty() && !measured.is_empty(), "{} and {} reports", warm.len(), measured.len());
+        assert!(warm.iter().all(|p| p.now <= Nanos::from_secs(30)));
+        for p in measured {
+            assert_eq!(p.measured, Some((Nanos::from_secs(30), Nanos::from_secs(35))));
+            assert!(p.now >= Nanos::from_secs(30) && p.now <= Nanos::from_secs(35));
+        }
+        assert!(reports.last().unwrap().requests <= m.warmup.requests + m.requests_completed);
+    }
+
     /// CFQ on the SSD, which serves several requests at once: the server asks for a second dispatch while
     /// the active queue's request is in flight and its queue is empty, with other threads' reads queued.
     /// CFQ keeps the active queue until that request completes; it used to find neither a dispatch nor an
@@ -2256,7 +2322,7 @@ mod tests {
                 ..crate::experiment::kernel_baseline::config(300, 10, 1).unwrap()
             };
             let mut s = Server::new(cfg, parse_workload("one-rand:files=2000").unwrap()).unwrap();
-            s.run_events().unwrap();
+            s.run_events(&mut |_| {}).unwrap();
             let peak = s.blk.peak(false);
             let m = s.finish();
             assert!(m.disk.queue_full_waits > 0, "{scheduler}: the queue fills");
