@@ -11,24 +11,58 @@ pub struct LatencyMs {
     pub max: f64,
 }
 
-impl LatencyMs {
-    /// From latencies in nanoseconds (sorted in place). Percentiles are nearest-rank.
-    pub fn from_ns(samples: &mut [u64]) -> LatencyMs {
-        if samples.is_empty() {
+/// The latencies of a measured period in memory that does not grow with the run: the count, the sum (so
+/// the mean) and the maximum exact, the percentiles from an HDR histogram (Gil Tene's HdrHistogram) to
+/// three significant digits: a percentile is the largest value its bucket holds, at most 0.1 % above the
+/// nearest-rank sample (exact below 2,048 ns). A run of hundreds of millions of reads kept each of them
+/// before (8 bytes a read: 147 MB for 600 s of One-Rand in memory); the histogram holds some hundred KiB.
+#[derive(Clone, Debug)]
+pub struct LatencyLog {
+    histogram: hdrhistogram::Histogram<u64>,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Default for LatencyLog {
+    fn default() -> Self {
+        // Three significant digits, growing its range with the largest value recorded.
+        let histogram = hdrhistogram::Histogram::new(3).expect("3 significant digits are within 0..=5");
+        LatencyLog { histogram, sum_ns: 0, max_ns: 0 }
+    }
+}
+
+impl LatencyLog {
+    pub fn record(&mut self, ns: u64) {
+        // The histogram grows its range to take the value; only values near u64::MAX (centuries) are beyond
+        // any range, and those count in the top bucket.
+        if self.histogram.record(ns).is_err() {
+            self.histogram.saturating_record(ns);
+        }
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    pub fn len(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Mean and maximum exact; p50 and p99 to three significant digits (nearest rank).
+    pub fn summary(&self) -> LatencyMs {
+        if self.is_empty() {
             return LatencyMs::default();
         }
-        samples.sort_unstable();
         let ms = |ns: u64| ns as f64 / 1e6;
-        let rank = |q: f64| {
-            let r = (q * samples.len() as f64).ceil() as usize;
-            samples[r.clamp(1, samples.len()) - 1]
-        };
-        let sum: u128 = samples.iter().map(|&x| x as u128).sum();
+        // The histogram's value is its bucket's highest; never past the largest sample.
+        let at = |q: f64| ms(self.histogram.value_at_quantile(q).min(self.max_ns));
         LatencyMs {
-            mean: sum as f64 / samples.len() as f64 / 1e6,
-            p50: ms(rank(0.50)),
-            p99: ms(rank(0.99)),
-            max: ms(*samples.last().expect("non-empty")),
+            mean: self.sum_ns as f64 / self.len() as f64 / 1e6,
+            p50: at(0.50),
+            p99: at(0.99),
+            max: ms(self.max_ns),
         }
     }
 }
@@ -436,13 +470,36 @@ impl WhatIfMetrics {
 mod tests {
     use super::*;
 
+    fn log(samples: impl IntoIterator<Item = u64>) -> LatencyLog {
+        let mut log = LatencyLog::default();
+        samples.into_iter().for_each(|ns| log.record(ns));
+        log
+    }
+
+    /// Nearest rank: of 1..=100 ms, p50 is the 50th and p99 the 99th, each within 0.1 % above; the mean
+    /// and the maximum exact.
     #[test]
-    fn nearest_rank_percentiles() {
-        let mut v: Vec<u64> = (1..=100).map(|i| i * 1_000_000).collect();
-        let l = LatencyMs::from_ns(&mut v);
-        assert_eq!((l.p50, l.p99, l.max), (50.0, 99.0, 100.0));
+    fn nearest_rank_percentiles_to_three_digits() {
+        let l = log((1..=100).map(|i| i * 1_000_000)).summary();
+        assert!(l.p50 >= 50.0 && l.p50 <= 50.0 * 1.001, "{}", l.p50);
+        assert!(l.p99 >= 99.0 && l.p99 <= 99.0 * 1.001, "{}", l.p99);
+        assert_eq!(l.max, 100.0);
         assert!((l.mean - 50.5).abs() < 1e-9);
-        assert_eq!(LatencyMs::from_ns(&mut []), LatencyMs::default());
+        assert_eq!(LatencyLog::default().summary(), LatencyMs::default());
+    }
+
+    /// Below 2,048 ns every value has its own bucket: the percentiles are the samples themselves.
+    #[test]
+    fn small_latencies_are_exact() {
+        let l = log((1..=1000).map(|i| i * 2)).summary();
+        assert_eq!((l.p50, l.p99, l.max), (1000.0 / 1e6, 1980.0 / 1e6, 2000.0 / 1e6));
+    }
+
+    /// A percentile never exceeds the largest sample, though its bucket reaches beyond it.
+    #[test]
+    fn a_percentile_stays_within_the_samples() {
+        let l = log([123_456_789; 10]).summary();
+        assert_eq!((l.p50, l.p99, l.max), (123.456789, 123.456789, 123.456789));
     }
 }
 

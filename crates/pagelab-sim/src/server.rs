@@ -28,7 +28,7 @@ use crate::event::EventQueue;
 use crate::io::DiskRequest;
 use crate::layout::FileLayout;
 use crate::metrics::{
-    CacheMetrics, DiskMetrics, DuloMetrics, LatencyMs, MemoryMetrics, MemorySample, MetadataMetrics,
+    CacheMetrics, DiskMetrics, DuloMetrics, LatencyLog, MemoryMetrics, MemorySample, MetadataMetrics,
     PrefetchCacheMetrics, PrefetchMetrics, RunMetrics, StreamMetrics, WarmupMetrics, WhatIfMetrics,
     WriteMetrics,
 };
@@ -173,8 +173,8 @@ enum Call {
 struct Window {
     pages_delivered: u64,
     requests: u64,
-    latencies_ns: Vec<u64>,
-    read_latencies_ns: Vec<u64>,
+    latencies: LatencyLog,
+    read_latencies: LatencyLog,
     timeline: Vec<MemorySample>,
     disk_requests: u64,
     disk_pages: u64,
@@ -921,7 +921,7 @@ impl Server {
                 match status {
                     ReadStatus::Done => {
                         if self.measuring && matches!(call, Call::Read(_)) {
-                            self.win.read_latencies_ns.push((self.q.now() - h.call_started).0);
+                            self.win.read_latencies.record((self.q.now() - h.call_started).0);
                         }
                         // A read or write copies its pages; a fault zero-fills or maps a page (about a
                         // page copy); a touch of a resident page is a load or store, part of the
@@ -1187,7 +1187,7 @@ impl Server {
         }
         if self.measuring && !only_barrier {
             self.win.requests += 1;
-            self.win.latencies_ns.push((now - started).0);
+            self.win.latencies.record((now - started).0);
             if let Some(r) = self.win.slot_responses.get_mut(slot as usize) {
                 r.add(now - started);
             }
@@ -1637,8 +1637,8 @@ impl Server {
             requests_completed: w.requests,
             hit_ratio: s.hit_ratio(),
             sim_seconds: secs,
-            latency_ms: LatencyMs::from_ns(&mut w.latencies_ns),
-            read_latency_ms: LatencyMs::from_ns(&mut w.read_latencies_ns),
+            latency_ms: w.latencies.summary(),
+            read_latency_ms: w.read_latencies.summary(),
             disk: DiskMetrics {
                 requests: w.disk_requests,
                 read_requests: w.disk_reads,
