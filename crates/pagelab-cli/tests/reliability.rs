@@ -628,10 +628,12 @@ fn mrc_gives_the_curve_at_chosen_sizes_and_resolves_small_caches() {
 /// makes (a policy with a prefetcher, a memory model, a metadata cache, a device and an elevator): every
 /// run must end with its JSON (status 0) or a refusal (status 2), never a panic or a hang. The draws are
 /// made small enough to run in about a second each. `PAGELAB_CONFIG_CASES=N` runs more draws, and
-/// `PAGELAB_CONFIG_SEED=S` other ones (each failure prints the command line that reproduces it). The
-/// first 550 draws of three seeds found two panics: CFQ on the SSD, whose channels asked for a request
-/// while the active queue waited for its own, and split reclaim under the exact memory model, whose
-/// background reclaimer's freed pages were given a wake in the past.
+/// `PAGELAB_CONFIG_SEED=S` other ones (each failure prints the command line that reproduces it). Draws
+/// like these found three panics: CFQ on the SSD, whose channels asked for a request while the active
+/// queue waited for its own; split reclaim under the exact memory model, whose background reclaimer's
+/// freed pages were given a wake in the past; and a handler asleep on a request queue of one after its
+/// direct reclaim, stalled for memory too and so woken twice (one draw in 2000). The test profile's debug
+/// assertions check that no handler is woken during its own CPU burst.
 #[test]
 fn random_simulator_configurations_end_in_a_result_or_a_clear_error() {
     use rand::seq::SliceRandom;
