@@ -369,9 +369,12 @@ impl MemoryConfig {
         }
         let usable = self.usable_pages();
         if usable <= w.high {
+            // Both grow with memory (mem_map, min_free_kbytes), so their sum is a floor, not the answer.
+            let floor_mib = (u64::from(self.reserved_pages) + u64::from(w.high) + 1).div_ceil(256);
             return bad(format!(
                 "{} pages of memory leave {usable} for caches after the kernel's {} pages, not more than the \
-                 high watermark ({} pages); give more memory or fewer threads",
+                 high watermark ({} pages); give more than {floor_mib} MiB (the reserve and the watermark \
+                 alone), or fewer threads",
                 self.total_pages, self.reserved_pages, w.high
             ));
         }
@@ -582,8 +585,13 @@ mod tests {
             WatermarkRule::Linux26,
             ReclaimCosts::FREE,
         )
-        .unwrap_err();
-        assert!(err.to_string().contains("leave 0 for caches"), "{err}");
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("leave 0 for caches"), "{err}");
+        // 4000 threads' 16 KiB stacks alone are 62.5 MiB: the floor named is above the 64 MiB refused.
+        let floor: u64 =
+            err.split("give more than ").nth(1).and_then(|t| t.split(' ').next()?.parse().ok()).unwrap();
+        assert!(floor > 64, "{err}");
     }
 
     /// A reclaim's first pass: its target, or `1/2^12` of a long list (3.x's `DEF_PRIORITY` pass); no share
