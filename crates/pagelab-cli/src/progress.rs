@@ -10,13 +10,16 @@ pub fn bar(total: u64, what: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(total);
-    pb.set_style(
-        ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    pb.set_style(bar_style("{pos}/{len} {msg}"));
     pb.set_prefix(what.to_string());
     pb
+}
+
+/// The bars' one look: what, bar, `middle`, time spent and left.
+fn bar_style(middle: &str) -> ProgressStyle {
+    ProgressStyle::with_template(&format!("{{prefix:>12}} [{{bar:40}}] {middle} ({{elapsed}}, eta {{eta}})"))
+        .expect("valid template")
+        .progress_chars("=> ")
 }
 
 /// One simulation's progress, in simulated time: the warm-up as a spinner (a warm-up that runs until
@@ -50,11 +53,7 @@ impl SimulationProgress {
             Some((start, end)) if !self.runs_to_completion => {
                 if !self.measuring {
                     self.measuring = true;
-                    self.pb.set_style(
-                        ProgressStyle::with_template("{prefix:>12} [{bar:40}] {msg} ({elapsed}, eta {eta})")
-                            .expect("valid template")
-                            .progress_chars("=> "),
-                    );
+                    self.pb.set_style(bar_style("{msg}"));
                     self.pb.set_prefix("simulate");
                     self.pb.set_length((end - start).0 / 1_000_000);
                 }
