@@ -224,6 +224,10 @@ pub struct MetadataMetrics {
     /// `stat()` calls completed, and those that missed the metadata cache.
     pub stats: u64,
     pub stat_misses: u64,
+    /// The metadata cache's lookups and inserts: one lookup a `stat()`, and one insert a miss (a file's
+    /// object cached again by another task first is found by a second lookup instead).
+    pub lookups: u64,
+    pub inserts: u64,
     /// Objects and slab pages at the end, and the most objects at once.
     pub objects_end: u64,
     pub objects_max: u64,

@@ -163,11 +163,13 @@ enum Call {
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
     /// then the inode's page (`next`) unless the inode is still cached
     /// ([`BufferCache::metadata_inode_cached`]), then the object is inserted
-    /// ([`BufferCache::metadata_insert`]).
+    /// ([`BufferCache::metadata_insert`]). `cached` once it is: a call resumed after the CPU time of the
+    /// insert's reclaim (or its spin on the LRU's lock) is then done, and must not insert again.
     Stat {
         ino: u64,
         read: Option<ReadCursor>,
         next: Option<(FileId, u64)>,
+        cached: bool,
     },
 }
 
@@ -1022,7 +1024,7 @@ impl Server {
                         return;
                     }
                     let read = self.open_metadata_block(slot, dir);
-                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
+                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode), cached: false });
                 }
                 Some(Step::Barrier) => {
                     h.step += 1;
@@ -1254,10 +1256,11 @@ impl Server {
             Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
             Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
             Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
-            Call::Stat { ino, read, next } => {
+            Call::Stat { ino, read, next, cached } => {
                 self.out.clear();
                 // The directory's page, then the inode's, then the insert: each round finishes one or stops.
-                for _ in 0..3 {
+                // Once cached, a resumed call has nothing left to do.
+                for _ in 0..if *cached { 0 } else { 3 } {
                     if let Some(cursor) = read {
                         self.read_on(now, cursor);
                         if self.out.status != ReadStatus::Done {
@@ -1270,7 +1273,9 @@ impl Server {
                         *read = self.open_metadata_block(slot, block);
                         continue;
                     }
-                    if !self.cache.metadata_insert(now, *ino, &mut self.out) {
+                    if self.cache.metadata_insert(now, *ino, &mut self.out) {
+                        *cached = true;
+                    } else {
                         self.out.status = ReadStatus::NoMemory;
                     }
                     break;
@@ -1751,6 +1756,8 @@ impl Server {
             mb_objects: t.mb,
             stats: self.win.stats,
             stat_misses: self.win.stat_misses,
+            lookups: s.lookups,
+            inserts: s.inserts,
             objects_end: m.objects(),
             objects_max: s.objects_max,
             inodes_end: m.inodes(),

@@ -647,6 +647,9 @@ mod run_tests {
         let m = run(Box::new(w.clone()), 24, "conventional", None);
         let md = m.metadata.clone().unwrap();
         assert_eq!((m.requests_completed, md.stats), (20_000, 20_000), "the pass alone is measured");
+        // A `stat()` whose insert reclaimed is resumed after that CPU time: it must not look up or insert
+        // again (it did both, setting the new object's referenced bit, before 2026-11-29).
+        assert_eq!((md.lookups, md.inserts), (md.stats, md.stat_misses), "{md:?}");
         assert!(m.workload_completed);
         assert!(md.stat_misses > 10_000 && md.stat_misses < 20_000, "{md:?}");
         assert!(md.shrinker_objects_scanned > 0 && m.memory.direct_reclaims > 0, "{md:?}: {:?}", m.memory);
