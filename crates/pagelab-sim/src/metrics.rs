@@ -254,6 +254,11 @@ pub struct MetadataMetrics {
     pub shrinker_pages_freed: u64,
     /// Time reclaimers spun on the metadata LRU's lock (kswapd, direct reclaim, iswapd, metadata reclaim).
     pub lock_wait_s: f64,
+    /// `stat()`s whose `dput()` spun on the dentry LRU's lock behind a reclaim's walk, their total spin and
+    /// the longest.
+    pub dput_waits: u64,
+    pub dput_wait_s: f64,
+    pub dput_wait_ms_max: f64,
     /// Split reclaim: iswapd's steps and CPU time, and metadata reclaims at allocation above `Md`.
     pub iswapd_steps: u64,
     pub iswapd_cpu_s: f64,

@@ -112,7 +112,13 @@ impl<O: Observer> BufferCache<O> {
             return false;
         }
         self.memory.release_pages(taken - need);
-        self.metadata.as_mut().expect("checked above").insert(ino, need);
+        let m = self.metadata.as_mut().expect("checked above");
+        m.insert(ino, need);
+        // The call's `dput()` puts the new dentry on the LRU once its own reclaims are done.
+        let at = now + self.memory.time(out.reclaim());
+        let wait = self.metadata_lock.add_dentry(now, at);
+        m.note_dput_wait(wait);
+        out.dput_wait += wait;
         self.check();
         true
     }
@@ -225,14 +231,23 @@ impl<O: Observer> BufferCache<O> {
         true
     }
 
-    /// Metadata work walks the one LRU under its lock: `cost`'s walk holds it from `now` (or from when it
-    /// comes free: the wait, spinning, is added to the cost).
+    /// Metadata work walks the LRUs under their lock: `cost`'s walks, one call of a prune after another,
+    /// hold it from `now` (or from when it comes free: the wait, spinning, is added to the cost).
     fn take_lru_lock(&mut self, now: Nanos, cost: &mut ReclaimCost) {
+        let Some(m) = self.metadata.as_mut() else { return };
+        m.take_walks(&mut self.lru_walks);
+        let walked: u64 = self.lru_walks.iter().map(|&(objects, _)| objects).sum();
+        assert_eq!(walked, cost.objects_scanned, "the walks under the lock are not the work's");
         if cost.objects_scanned == 0 {
             return;
         }
-        let walk = self.memory.config().costs.lru_walk(*cost);
-        let wait = self.metadata_lock.hold(now, walk);
+        let costs = &self.memory.config().costs;
+        debug_assert_eq!(
+            costs.lru_walk(*cost),
+            Nanos(walked.saturating_mul(costs.scan_ns_per_object)),
+            "the walks take the time of the work's scan"
+        );
+        let wait = self.metadata_lock.hold_walks(now, &self.lru_walks, costs.scan_ns_per_object);
         cost.lock_wait_ns = wait.0;
         if let Some(m) = self.metadata.as_mut() {
             m.note_lock_wait(wait);

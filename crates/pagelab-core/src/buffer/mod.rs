@@ -193,6 +193,9 @@ pub struct ReadOutcome {
     /// driver charges its CPU time to the task too.
     pub metadata_reclaim: ReclaimCost,
     pub metadata_reclaims: u32,
+    /// The time the call's `dput()` spun on the dentry LRU's lock behind a reclaim's walk
+    /// ([`crate::metadata::LruLock::add_dentry`]): CPU time, charged with the reclaim ([`ReadOutcome::reclaim`]).
+    pub dput_wait: Nanos,
     /// With [`ReadCursor::pin`]: the delivered pages, pinned.
     pub pins: Vec<Pin>,
 }
@@ -208,6 +211,7 @@ impl Default for ReadOutcome {
             direct_reclaim_gfp: Gfp::Kernel,
             metadata_reclaim: ReclaimCost::default(),
             metadata_reclaims: 0,
+            dput_wait: Nanos::ZERO,
             pins: Vec::new(),
         }
     }
@@ -225,13 +229,15 @@ impl ReadOutcome {
         self.direct_reclaim_gfp = Gfp::Kernel;
         self.metadata_reclaim = ReclaimCost::default();
         self.metadata_reclaims = 0;
+        self.dput_wait = Nanos::ZERO;
     }
 
-    /// The reclaim the task did in this call, direct and metadata reclaim together (its CPU time is the
-    /// task's).
+    /// The reclaim the task did in this call, direct and metadata reclaim together, and its spin on the
+    /// metadata LRU's lock (all of it CPU time, the task's).
     pub fn reclaim(&self) -> ReclaimCost {
         let mut cost = self.direct_reclaim;
         cost += self.metadata_reclaim;
+        cost.lock_wait_ns = cost.lock_wait_ns.saturating_add(self.dput_wait.0);
         cost
     }
 }
@@ -417,8 +423,11 @@ pub struct BufferCache<O: Observer = ()> {
     started: Vec<(PageKey, StreamId, Eviction)>,
     /// The file-metadata cache, its pages in the same budget.
     metadata: Option<MetadataCache>,
-    /// The metadata LRU's lock, which serializes metadata reclaim.
+    /// The metadata LRUs' lock: it serializes metadata reclaim's walks, and a `stat()` that caches a new
+    /// dentry spins on it behind a dentry walk.
     metadata_lock: LruLock,
+    /// Scratch: the walks of one metadata reclaim, taken from the metadata cache ([`LruLock::hold_walks`]).
+    lru_walks: Vec<(u64, bool)>,
     /// Slab pages freed by metadata reclaims still under way: (when the work is done, pages, the call that
     /// reclaimed them, a number from `call_tag`, or `KERNEL_THREAD`).
     releases: Vec<(Nanos, u32, u64)>,
@@ -482,6 +491,7 @@ impl<O: Observer> BufferCache<O> {
             started: Vec::new(),
             metadata,
             metadata_lock: LruLock::default(),
+            lru_walks: Vec::new(),
             releases: Vec::new(),
             call_tag: 0,
             alloc_gfp: Gfp::Kernel,

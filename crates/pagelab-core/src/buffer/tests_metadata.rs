@@ -302,3 +302,41 @@ fn a_stat_finds_the_inode_that_outlived_its_dentry() {
     assert_eq!((m.inodes(), m.stats().inode_hits), (inodes, hits + 1), "the inode was taken back, not made");
     c.check();
 }
+
+/// A `stat()` that caches a new dentry while another task's direct reclaim walks the dentry LRU spins on
+/// the lock until that walk ends (`dentry_lru_add()` under `dcache_lru_lock`), and the spin is charged
+/// with the call's reclaim; a `stat()` after the walks does not spin.
+#[test]
+fn a_stat_during_a_dentry_walk_spins_until_it_ends() {
+    let mut c = cache(1000, MetadataReclaim::Conventional);
+    let mut out = ReadOutcome::default();
+    // Calls a millisecond apart (longer than any walk here) until one reclaims metadata directly.
+    let mut at_ms = None;
+    for ino in 0..10_000 {
+        assert!(stat(&mut c, ino, ino, &mut out));
+        assert_eq!(out.dput_wait, Nanos::ZERO, "no walk is under way a millisecond later");
+        if out.direct_reclaim.objects_scanned > 0 {
+            at_ms = Some(ino);
+            break;
+        }
+    }
+    let at_ms = at_ms.expect("no direct reclaim shrank the metadata");
+    let walk = c.reclaim_time(ReclaimCost {
+        objects_scanned: out.direct_reclaim.objects_scanned,
+        ..Default::default()
+    });
+    // At the same instant, a file whose object fits a slot the reclaim freed: no page, no reclaim.
+    let ino = 20_000;
+    assert!(stat(&mut c, at_ms, ino, &mut out));
+    assert_eq!(out.direct_reclaims, 0, "the set-up needs an insert without reclaim");
+    assert!(
+        out.dput_wait > Nanos::ZERO && out.dput_wait <= walk,
+        "{:?} against a walk of {walk:?}",
+        out.dput_wait
+    );
+    assert_eq!(c.reclaim_time(out.reclaim()), out.dput_wait, "the spin is the call's CPU time");
+    let s = c.metadata_stats().unwrap();
+    assert_eq!((s.dput_waits, s.dput_wait_ns, s.dput_wait_ns_max), (1, out.dput_wait.0, out.dput_wait.0));
+    assert!(stat(&mut c, at_ms + 1, ino + 1, &mut out));
+    assert_eq!(out.dput_wait, Nanos::ZERO, "the walk is over");
+}

@@ -77,6 +77,12 @@
 //!   time). The victims are freed outside the lock, in parallel (3.x's `prune_dcache_sb` isolates them onto
 //!   a private list; `shrink_dentry_list` frees them). The buffer cache keeps the lock's clock
 //!   ([`LruLock`]).
+//! - A `stat()` that caches a new dentry takes the lock too, as 3.x's `dput()` does (`dentry_lru_add()`
+//!   under `dcache_lru_lock`): it spins until the dentry walk under way ends, one `prune_dcache_sb()` call,
+//!   not the whole reclaim ([`LruLock::add_dentry`]). Its own `list_add()` is not held against others, and
+//!   the per-dentry lock a freeing reclaimer takes in `dentry_kill()` is not modelled: tens of nanoseconds
+//!   each. iswapd and metadata reclaim walk the dentry LRU under the same lock (inference: the paper's
+//!   reclaimer is added to the VFS, whose LRU that lock guards).
 
 mod inodes;
 pub mod slab;
@@ -356,6 +362,11 @@ pub struct MetadataStats {
     pub inodes_unused_max: u64,
     /// Time reclaimers (any path) spun waiting for the LRU's lock.
     pub lock_wait_ns: u64,
+    /// Inserts whose `dput()` spun on the dentry LRU's lock behind a shrinker's walk
+    /// ([`LruLock::add_dentry`]), their total and their longest spin.
+    pub dput_waits: u64,
+    pub dput_wait_ns: u64,
+    pub dput_wait_ns_max: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -391,6 +402,10 @@ pub struct MetadataCache {
     deferred: u64,
     iswapd_awake: bool,
     stats: MetadataStats,
+    /// The LRU walks of the work done since the lock last took them ([`MetadataCache::take_walks`]):
+    /// `(objects examined, on the dentry LRU)`, one per `prune_dcache_sb()` / `prune_icache_sb()` call, in
+    /// order. Each call holds the lock for its walk and drops it after.
+    walks: Vec<(u64, bool)>,
 }
 
 impl MetadataCache {
@@ -415,6 +430,7 @@ impl MetadataCache {
             inodes: (config.inode_lru == InodeLru::Own).then(InodeCache::new),
             deferred: 0,
             iswapd_awake: false,
+            walks: Vec::new(),
             stats: MetadataStats::default(),
         })
     }
@@ -616,8 +632,33 @@ impl MetadataCache {
         let unused = n * inodes.unused() / total;
         let mut cost = self.prune_dentries(dentries);
         let inodes = self.inodes.as_mut().expect("checked above");
-        cost += inodes.prune(unused, &mut self.slab[INODE_CACHE]);
+        let inode_part = inodes.prune(unused, &mut self.slab[INODE_CACHE]);
+        self.note_walk(inode_part.objects_scanned, false);
+        cost += inode_part;
         cost
+    }
+
+    /// A walk of `objects` objects under the lock, on the dentry LRU or the inode LRU.
+    fn note_walk(&mut self, objects: u64, dentries: bool) {
+        if objects > 0 {
+            self.walks.push((objects, dentries));
+        }
+    }
+
+    /// The LRU walks of the work since the last call, in order (see the `walks` field); the buffer cache
+    /// times them on its [`LruLock`]. Their objects add up to that work's `objects_scanned`.
+    pub fn take_walks(&mut self, into: &mut Vec<(u64, bool)>) {
+        into.clear();
+        into.append(&mut self.walks);
+    }
+
+    /// A task's `dput()` spun `wait` on the dentry LRU's lock (a walk held it).
+    pub fn note_dput_wait(&mut self, wait: Nanos) {
+        if wait > Nanos::ZERO {
+            self.stats.dput_waits += 1;
+            self.stats.dput_wait_ns += wait.0;
+            self.stats.dput_wait_ns_max = self.stats.dput_wait_ns_max.max(wait.0);
+        }
     }
 
     /// `prune_dcache_sb(sb, n)`, its count counted as [`PruneCount`] says. Bounded: under
@@ -630,7 +671,7 @@ impl MetadataCache {
     /// threads) never gives a share of 0 with dentries cached: measured, no such prune in 1,117,033
     /// objects scanned.
     fn prune_dentries(&mut self, n: u64) -> ReclaimCost {
-        match self.config.prune_count {
+        let cost = match self.config.prune_count {
             PruneCount::Examined => self.scan(n, u64::MAX, false),
             PruneCount::Freed => {
                 // `if (!--count) break;`: a count of 0 is never met.
@@ -639,7 +680,9 @@ impl MetadataCache {
                 debug_assert!(cost.objects_freed <= free_max);
                 cost
             }
-        }
+        };
+        self.note_walk(cost.objects_scanned, true);
+        cost
     }
 
     /// Free `SHRINK_BATCH` objects (fewer if the cache holds fewer), in LRU order with second chances:
@@ -652,6 +695,7 @@ impl MetadataCache {
         let bound = self.objects() + want;
         let cost = self.scan(bound, want, true);
         assert_eq!(cost.objects_freed, want, "a batch scan of {bound} objects freed too few");
+        self.note_walk(cost.objects_scanned, true);
         cost
     }
 
@@ -820,18 +864,60 @@ fn take_slot<T>(items: &mut Vec<T>, free_ids: &mut Vec<u32>, links: &mut Links, 
     id
 }
 
-/// The metadata LRU's lock, as a clock: the time it is next free. A reclaim's walk of the LRU takes it for
-/// the walk's duration; a reclaimer that finds it held waits (spinning: CPU time) until it is free.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The metadata LRUs' lock, as a clock: the time it is next free, and the dentry-LRU walks that hold it.
+///
+/// A reclaim's work holds it for its walks, one after another (each `prune_dcache_sb()` or
+/// `prune_icache_sb()` call of a shrinker batch walks its LRU under the lock); a reclaimer that finds it
+/// held waits (spinning: CPU time) until it is free ([`LruLock::hold_walks`]).
+///
+/// A task's `stat()` that cached a new dentry takes the lock too: its final `dput()` puts the unused
+/// dentry on the LRU, `dentry_lru_add()` under `dcache_lru_lock` (2.6.38–3.11, global; read in 3.x's
+/// fs/dcache.c). A walk holds the lock for a whole call of `prune_dcache_sb()` (its `cond_resched_lock()`
+/// lets go only when the walker must reschedule, and never for a spinner on a kernel without
+/// `CONFIG_PREEMPT`), so such a task spins until the dentry walk under way ends; between two calls the
+/// walker drops the lock and the spinner takes it (ticket spinlocks serve in order). After random
+/// accesses one call may walk the whole LRU (Figure 2), and every task that caches a dentry meanwhile
+/// spins behind it ([`LruLock::add_dentry`]). The spinner's own `list_add()`, tens of nanoseconds, is not
+/// held against the walker.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LruLock {
     free_at: Nanos,
+    /// The dentry-LRU walks under way or to come, `(start, end)`, in time order and disjoint.
+    dentry_walks: std::collections::VecDeque<(Nanos, Nanos)>,
 }
 
 impl LruLock {
-    /// Hold the lock from `now` (or when it comes free) for `work`; returns the wait.
-    pub fn hold(&mut self, now: Nanos, work: Nanos) -> Nanos {
+    /// Hold the lock from `now` (or when it comes free) for `walks` one after another, each
+    /// `(objects, on the dentry LRU)` taking `ns_per_object` an object; returns the wait.
+    pub fn hold_walks(&mut self, now: Nanos, walks: &[(u64, bool)], ns_per_object: u64) -> Nanos {
         let start = self.free_at.max(now);
-        self.free_at = start + work;
+        let mut at = start;
+        for &(objects, dentries) in walks {
+            let end = at + Nanos(objects.saturating_mul(ns_per_object));
+            if dentries && end > at {
+                debug_assert!(self.dentry_walks.back().is_none_or(|&(_, last)| last <= at));
+                self.dentry_walks.push_back((at, end));
+            }
+            at = end;
+        }
+        self.free_at = at;
         start - now
+    }
+
+    /// A task's `dput()` adds a new dentry to the LRU at `at`: the time it spins first, until the end of
+    /// the dentry walk under way at `at`, if any. `now` is the driver's clock, which never goes back: the
+    /// walks over by then are forgotten (what the lock keeps is bounded by the walks still to come).
+    pub fn add_dentry(&mut self, now: Nanos, at: Nanos) -> Nanos {
+        debug_assert!(at >= now);
+        while self.dentry_walks.front().is_some_and(|&(_, end)| end <= now) {
+            self.dentry_walks.pop_front();
+        }
+        // The walks are in time order and disjoint: the first that ends after `at` is the one under way, if
+        // it has begun.
+        let i = self.dentry_walks.partition_point(|&(_, end)| end <= at);
+        match self.dentry_walks.get(i) {
+            Some(&(start, end)) if start <= at => end - at,
+            _ => Nanos::ZERO,
+        }
     }
 }

@@ -426,9 +426,55 @@ fn bad_configurations_are_refused_with_the_reason() {
 #[test]
 fn the_lru_lock_serializes_reclaim_work() {
     let mut lock = LruLock::default();
-    assert_eq!(lock.hold(Nanos(100), Nanos(50)), Nanos::ZERO);
-    assert_eq!(lock.hold(Nanos(120), Nanos(10)), Nanos(30), "waits for the holder until 150");
-    assert_eq!(lock.hold(Nanos(500), Nanos(10)), Nanos::ZERO);
+    assert_eq!(lock.hold_walks(Nanos(100), &[(5, true)], 10), Nanos::ZERO);
+    assert_eq!(lock.hold_walks(Nanos(120), &[(1, false)], 10), Nanos(30), "waits for the holder until 150");
+    assert_eq!(lock.hold_walks(Nanos(500), &[(1, true)], 10), Nanos::ZERO);
+}
+
+/// Hand-traced: a reclaim at 100 walks 3 dentries, 2 inodes, then 4 dentries at 10 ns an object, so it
+/// holds the lock over [100, 130) (dentries), [130, 150) (inodes), [150, 190) (dentries). A `dput()` spins
+/// until the dentry walk under way ends: not during the inode walk (another lock in the kernel), nor
+/// after. A second reclaim queued behind the first walks [190, 200).
+#[test]
+fn a_dput_spins_until_the_dentry_walk_under_way_ends() {
+    let mut lock = LruLock::default();
+    assert_eq!(lock.hold_walks(Nanos(100), &[(3, true), (2, false), (4, true)], 10), Nanos::ZERO);
+    // A reclaim's walk follows its page scan, so it may begin after the driver's clock.
+    assert_eq!(lock.add_dentry(Nanos(50), Nanos(95)), Nanos::ZERO, "before the walk began");
+    let spins: Vec<u64> = [100, 129, 130, 149, 150, 189, 190]
+        .iter()
+        .map(|&at| lock.add_dentry(Nanos(100), Nanos(at)).0)
+        .collect();
+    assert_eq!(spins, [30, 1, 0, 0, 40, 1, 0]);
+    assert_eq!(lock.hold_walks(Nanos(120), &[(1, true)], 10), Nanos(70), "the second reclaim waits to 190");
+    // At 195 the first reclaim's walks are over; the second's is under way.
+    assert_eq!(lock.add_dentry(Nanos(195), Nanos(195)), Nanos(5));
+    assert_eq!(lock.add_dentry(Nanos(200), Nanos(200)), Nanos::ZERO);
+}
+
+/// The walks a shrinker pass hands the lock are its prunes' in order, a dentry walk and then an inode walk
+/// per batch (3.x's `prune_super()`), and they add up to the pass's objects examined; split reclaim's batch
+/// is one dentry walk.
+#[test]
+fn the_walks_under_the_lock_are_the_prunes_in_order() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 0..300);
+    m.prune_dentries(100);
+    let mut walks = Vec::new();
+    m.take_walks(&mut walks);
+    assert_eq!(walks, [(100, true)]);
+    let cost = m.prune(SHRINK_BATCH);
+    m.take_walks(&mut walks);
+    assert_eq!(walks, [(85, true), (42, false)], "as traced in the batch-sharing test above");
+    assert_eq!(walks.iter().map(|w| w.0).sum::<u64>(), cost.objects_scanned);
+    m.take_walks(&mut walks);
+    assert!(walks.is_empty(), "taken once");
+
+    let mut split = ext4(MetadataReclaim::Split { ratio_p_percent: 50 });
+    create(&mut split, 0..300);
+    let cost = split.free_batch();
+    split.take_walks(&mut walks);
+    assert_eq!(walks, [(cost.objects_scanned, true)]);
 }
 
 proptest! {

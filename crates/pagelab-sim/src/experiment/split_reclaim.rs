@@ -31,23 +31,36 @@
 //! diagnostic series run beside it: under 3.x's first release ([`FirstPut::Referenced`]), and with memory
 //! all metadata (no blocks read, so no page cache).
 //!
-//! Measured (full sweep, scale 1/64, seed 1; 89 runs in about 65 s on 2 cores, 2026-11-26), with the
+//! Measured (full sweep, scale 1/64, seed 1; 89 runs in 73–105 s on 2 cores, 2026-11-29), with the
 //! memory model's first pass (1/4096 of the inactive list), the shrinker told of the inactive list's scan
 //! only, direct-reclaim retries, a shrinker batch that counts only its victims (2.6.19–3.11's
 //! `__shrink_dcache_sb()`, [`PruneCount::Freed`](pagelab_core::metadata::PruneCount::Freed)), a reclaim that
 //! scanned no page counted as 32 (`shrink_slab()`), and 3.x's inode LRU
 //! ([`InodeLru::Own`](pagelab_core::metadata::InodeLru::Own): a dentry the shrinker frees leaves its inode on
-//! an LRU of its own, freed by a later pass; a dentry costs 0.55 µs to free, an inode 1.39 µs, measured):
-//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.6 % (86.6 ms → 0.31 ms);
-//!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (889 k against
-//!   860 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.10× conventional's throughput at
-//!   16 threads (the paper: 3×): conventional reclaim keeps 85 % of memory as metadata, most of it inodes
-//!   (250 k cached for at most 159 k dentries, up to 193 k on the inode LRU), and its miss ratio is 0.957.
-//! - Conventional reclaim's worst latency grows with threads, 0.09 ms at one, 3.7 at two, 15 at four, 32
-//!   at eight, 87 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS`
-//!   reclaims deferred (21–78 ms at 8 threads from 1/256 to 1/32). With each inode freed with its dentry
-//!   (the `fig5-joint-inodes` diagnostic, the model before the inode LRU): 0.09 / 3.6 / 17 / 33 / 30 ms,
-//!   930 k `stat`/s, miss ratio 0.81.
+//! an LRU of its own, freed by a later pass; a dentry costs 0.55 µs to free, an inode 1.39 µs, measured),
+//! and a `stat()`'s `dput()` spinning on the dentry LRU's lock behind a walk (3.x's `dentry_lru_add()`):
+//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.7 % (113.7 ms → 0.31 ms);
+//!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (828 k against
+//!   808 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.13× conventional's throughput at
+//!   16 threads (the paper: 3×): conventional reclaim keeps 83 % of memory as metadata, most of it inodes,
+//!   and its miss ratio is 0.959.
+//! - Conventional reclaim's worst latency grows with threads, 0.10 ms at one, 3.9 at two, 29 at four, 62
+//!   at eight, 114 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS`
+//!   reclaims deferred (11–164 ms at 8 threads from 1/256 to 1/32, about (1/scale)^1.3: 15 s at full size
+//!   if the power law held, which four points do not show). With each inode freed with its dentry (the
+//!   `fig5-joint-inodes` diagnostic, the model before the inode LRU): 0.10 / 4.6 / 19 / 17 / 37 ms, 874 k
+//!   `stat`/s, miss ratio 0.81.
+//! - The `dput()` spin (single runs at 16 threads): conventional 28,555 spins, 0.070 s in all, 11 µs at
+//!   most; split P = 50 % 31,916, 0.262 s, 22 µs at most (iswapd walks the dentry LRU all through the
+//!   pass: its spins are 7 % of the CPUs' time). A walk holds the lock for one prune call, and the pass's
+//!   calls are short (its objects are mostly new, unreferenced), so a spin is microseconds, not the stall
+//!   a whole-LRU walk would be. Throughput at 16 threads, before → after the spin: conventional 789 k →
+//!   734 k, split P = 50 % 889 k → 828 k.
+//! - Until 2026-11-29 a `stat()` whose insert reclaimed looked its object up again when it resumed after
+//!   the reclaim's CPU time (setting the new object's referenced bit) or, if reclaim had freed it
+//!   meanwhile, inserted it again: about one `stat()` in ten at 8 threads. Fixing that alone moved
+//!   conventional reclaim at 16 threads from 809 k to 789 k `stat`/s and its worst from 87 to 107 ms
+//!   (1.10× → 1.13×).
 //! - Figure 2: 0.60–0.66 ms after creation up to ten million / 64 files (a reclaim frees dentries, whose
 //!   inodes wait on the inode LRU); after random accesses linear in the files, one batch walking the whole
 //!   dentry LRU past the referenced objects: 0.75 ms at 1,562 files, 16.2 ms at ten million / 64, 0.47 ms
@@ -56,8 +69,8 @@
 //! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 9 % of
 //!   memory, metadata reclaim never triggered.
 //!
-//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-26; 60 minutes on 2 cores with builds beside
-//! it): conventional reclaim's worst `stat` latency is 0.09 ms at one thread, 3.9 ms at two, then 1.2, 6.0
+//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-26, before the `dput()` spin was modelled;
+//! not re-run since; 60 minutes on 2 cores with builds beside it): conventional reclaim's worst `stat` latency is 0.09 ms at one thread, 3.9 ms at two, then 1.2, 6.0
 //! and 5.5 s at 4, 8 and 16 (up to 10 million objects of deferred shrinker work, collected by one task):
 //! the paper's jump beyond two threads, and seconds as in its Figure 5, though not its "over 10 s". Split
 //! reclaim's worst is 0.32 ms (100.0 % less at 16 threads). Split P = 50 % makes 890 k `stat`/s against
