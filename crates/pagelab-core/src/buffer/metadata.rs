@@ -67,7 +67,10 @@ impl<O: Observer> BufferCache<O> {
 
     /// Step 2 of a `stat()` that missed, once the inode's page has been read: cache `ino`'s object. `false`:
     /// no memory could be had now (the task waits for I/O or kswapd, then calls again). A cached `ino` (another
-    /// task inserted it meanwhile) is a hit.
+    /// task inserted it meanwhile) is a hit. Caller guarantees it calls again only after `false`: once the
+    /// call returned `true` the `stat()` is done, even if the driver resumes the task after charging
+    /// `out.reclaim()` (a second call would be a second lookup, or a second insert if reclaim freed the
+    /// object meanwhile).
     pub fn metadata_insert(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> bool {
         self.begin_allocating(Gfp::Kernel);
         let Some(m) = self.metadata.as_mut() else { return true };
