@@ -146,6 +146,10 @@ struct Handler {
     stalled: bool,
     /// The call's direct reclaim freed nothing: once its CPU time is spent, the handler stalls.
     stall_after_reclaim: bool,
+    /// The call finished in the round that left the handler reclaiming or asleep on the request queue: when
+    /// it goes on, the call is over, and the cache is not called again for it (a second call would be a
+    /// second `read_done` to the prefetcher, or a `stat()`'s second lookup or insert).
+    call_done: bool,
     /// The burst pays for a direct reclaim that freed pages, in this allocation context: if memory is at
     /// `min` again when it is over, the handler reclaims again ([`Server::retry_direct_reclaim`]).
     retry_gfp: Option<Gfp>,
@@ -163,13 +167,11 @@ enum Call {
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
     /// then the inode's page (`next`) unless the inode is still cached
     /// ([`BufferCache::metadata_inode_cached`]), then the object is inserted
-    /// ([`BufferCache::metadata_insert`]). `cached` once it is: a call resumed after the CPU time of the
-    /// insert's reclaim (or its spin on the LRU's lock) is then done, and must not insert again.
+    /// ([`BufferCache::metadata_insert`]; once it returned `true` the call is done: `Handler::call_done`).
     Stat {
         ino: u64,
         read: Option<ReadCursor>,
         next: Option<(FileId, u64)>,
-        cached: bool,
     },
 }
 
@@ -927,13 +929,18 @@ impl Server {
         for _ in 0..bound {
             let h = &mut self.handlers[slot as usize];
             if let Some(mut call) = h.call.take() {
-                let status = self.continue_call(slot, &mut call);
+                let status = if std::mem::take(&mut h.call_done) {
+                    ReadStatus::Done
+                } else {
+                    self.continue_call(slot, &mut call)
+                };
                 let asleep = self.blk.asleep(Some(slot));
                 let h = &mut self.handlers[slot as usize];
                 if h.reclaiming.is_some() || asleep {
                     // Spending the direct reclaim's CPU time, or asleep on a full request queue: the call
-                    // resumes (and looks at its page again) when that is over.
+                    // resumes (and looks at its page again, unless it is done) when that is over.
                     h.stall_after_reclaim = h.reclaiming.is_some() && matches!(status, ReadStatus::NoMemory);
+                    h.call_done = matches!(status, ReadStatus::Done);
                     h.call = Some(call);
                     return;
                 }
@@ -1024,7 +1031,7 @@ impl Server {
                         return;
                     }
                     let read = self.open_metadata_block(slot, dir);
-                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode), cached: false });
+                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
                 Some(Step::Barrier) => {
                     h.step += 1;
@@ -1256,11 +1263,10 @@ impl Server {
             Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
             Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
             Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
-            Call::Stat { ino, read, next, cached } => {
+            Call::Stat { ino, read, next } => {
                 self.out.clear();
                 // The directory's page, then the inode's, then the insert: each round finishes one or stops.
-                // Once cached, a resumed call has nothing left to do.
-                for _ in 0..if *cached { 0 } else { 3 } {
+                for _ in 0..3 {
                     if let Some(cursor) = read {
                         self.read_on(now, cursor);
                         if self.out.status != ReadStatus::Done {
@@ -1273,9 +1279,7 @@ impl Server {
                         *read = self.open_metadata_block(slot, block);
                         continue;
                     }
-                    if self.cache.metadata_insert(now, *ino, &mut self.out) {
-                        *cached = true;
-                    } else {
+                    if !self.cache.metadata_insert(now, *ino, &mut self.out) {
                         self.out.status = ReadStatus::NoMemory;
                     }
                     break;

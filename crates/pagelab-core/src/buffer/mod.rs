@@ -669,7 +669,8 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Continue the read `cursor` at time `now`: deliver pages until one is not ready. Fills `out` (which
-    /// must hold no pins: see [`ReadOutcome::clear`]).
+    /// must hold no pins: see [`ReadOutcome::clear`]). Caller guarantees the cursor has not returned
+    /// [`ReadStatus::Done`] before: that call told the prefetcher the read was done, and a second would again.
     pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
         out.clear();
         self.begin_allocating(cursor.gfp);
