@@ -69,18 +69,19 @@
 //! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 9 % of
 //!   memory, metadata reclaim never triggered.
 //!
-//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-26, before the `dput()` spin was modelled;
-//! not re-run since; 60 minutes on 2 cores with builds beside it): conventional reclaim's worst `stat` latency is 0.09 ms at one thread, 3.9 ms at two, then 1.2, 6.0
-//! and 5.5 s at 4, 8 and 16 (up to 10 million objects of deferred shrinker work, collected by one task):
-//! the paper's jump beyond two threads, and seconds as in its Figure 5, though not its "over 10 s". Split
-//! reclaim's worst is 0.32 ms (100.0 % less at 16 threads). Split P = 50 % makes 890 k `stat`/s against
-//! conventional's 836 k (1.07×; the paper: 3×). With each inode freed with its dentry the same sweep gives
-//! 0.13 / 0.45 / 0.39 s from four threads and 0.90×: the inode LRU, which keeps 1,128-byte inodes in memory
-//! passes after their dentries, is what makes conventional reclaim's stalls seconds long. Figure 2: after
-//! creation 0.65 ms at every size from 100 thousand to ten million files (4.0 ms at 25 million); after
-//! random accesses 10.6 ms at 100 thousand files, 101 ms at a million, 1.00 s at ten million: the paper's
-//! figure, flat after creation and "longer than 1 s" beyond ten million files after random accesses. At
-//! 25 million it falls to 1.5 ms, where the paper's keeps rising: the metadata (33 GB) no longer fits, and
+//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-29, with the `dput()` spin and the resumed
+//! `stat()` fixed; 54 minutes on 2 cores, 5.2 GB): conventional reclaim's worst `stat` latency is 0.1 ms at
+//! one thread, 4.0 ms at two, then 1.1, 2.3 and 5.6 s at 4, 8 and 16 (up to 10.6 million objects of deferred
+//! shrinker work, collected by one task): the paper's jump beyond two threads, and seconds as in its Figure
+//! 5, though not its "over 10 s" (the 1/256–1/32 sweep's power law said 15 s: it overstates). Split
+//! reclaim's worst is 0.32 ms (100.0 % less at 16 threads). Split P = 50 % makes 830 k `stat`/s against
+//! conventional's 796 k (1.04×; the paper: 3×; 1/64 gives 1.13×). With each inode freed with its dentry the
+//! same sweep gives 0.22 / 0.27 / 0.25 s from four threads: the inode LRU, which keeps 1,128-byte inodes in
+//! memory passes after their dentries, is what makes conventional reclaim's stalls seconds long; under
+//! 3.x's `dput()` they are 3.2 / 4.6 / 7.5 s. Figure 2: after creation 0.9 to 3.8 ms from 100 thousand to 25
+//! million files; after random accesses 10.8 ms at 100 thousand files, 102 ms at a million, 1.00 s at ten
+//! million: the paper's figure, flat after creation against "longer than 1 s" beyond ten million files
+//! after random accesses. At 25 million it falls to 1.3 ms, where the paper's keeps rising: the metadata (33 GB) no longer fits, and
 //! the accesses run under reclaim, which clears the bits they set. Table III runs at 1/3 there (the full SFS
 //! file set has more files than page keys name): no direct reclaim.
 //!
