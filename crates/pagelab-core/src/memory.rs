@@ -198,12 +198,12 @@ impl ReclaimCosts {
         Nanos(ns)
     }
 
-    /// The part of `cost`'s work done holding the metadata LRU's lock: walking the LRU (examining objects,
-    /// rotating the referenced ones, taking the victims off it). Freeing the victims happens after the lock
-    /// is dropped (3.x's `prune_dcache_sb` isolates victims onto a private list under the lock and
-    /// `shrink_dentry_list` frees them outside it), so concurrent reclaimers free in parallel.
-    pub fn lru_walk(&self, cost: ReclaimCost) -> Nanos {
-        Nanos(cost.objects_scanned.saturating_mul(self.scan_ns_per_object))
+    /// The part of reclaim's work done holding the metadata LRU's lock: walking `objects` objects of the LRU
+    /// (examining them, rotating the referenced ones, taking the victims off it). Freeing the victims happens
+    /// after the lock is dropped (3.x's `prune_dcache_sb` isolates victims onto a private list under the lock
+    /// and `shrink_dentry_list` frees them outside it), so concurrent reclaimers free in parallel.
+    pub fn lru_walk(&self, objects: u64) -> Nanos {
+        Nanos(objects.saturating_mul(self.scan_ns_per_object))
     }
 }
 

@@ -291,8 +291,9 @@ const ADMISSION_MAX: usize = 1000;
 /// Most requests one handler may complete at one instant of simulated time before the run ends with
 /// [`SimError::NoProgress`]. A request that reads, writes, faults or computes takes time; only requests that
 /// cost nothing at all (every page in memory and `--cpu-per-page 0`) complete twice at one instant, and in
-/// a closed loop they complete without end, the clock never reaching the run's end. The one other way to complete many at an instant is a paced stream catching
-/// up with zero-cost requests; at 10,000 behind it is refused too, with the same advice.
+/// a closed loop they complete without end, the clock never reaching the run's end. The one other way to
+/// complete many at an instant is a paced stream catching up with zero-cost requests; at 10,000 behind it
+/// is refused too, with the same advice.
 const REQUESTS_AT_ONE_INSTANT_MAX: u32 = 10_000;
 
 /// Events between two [`RunProgress`] reports: often enough for a display to move several times a

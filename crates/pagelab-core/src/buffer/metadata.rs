@@ -81,7 +81,7 @@ impl<O: Observer> BufferCache<O> {
         if m.over_md() {
             let mut cost = m.metadata_reclaim();
             // After what the call has reclaimed already (a stat's page reads).
-            let at = now + self.memory.time(out.reclaim());
+            let at = now + self.call_reclaim_time(out);
             self.take_lru_lock(at, &mut cost);
             self.release_after(at + self.memory.time(cost), cost.freed, self.call_tag);
             out.metadata_reclaim += cost;
@@ -115,11 +115,11 @@ impl<O: Observer> BufferCache<O> {
             return false;
         }
         self.memory.release_pages(taken - need);
+        // The call's `dput()` puts the new dentry on the LRU once its own reclaims are done.
+        let at = now + self.call_reclaim_time(out);
+        let wait = self.metadata_lock.add_dentry(now, at);
         let m = self.metadata.as_mut().expect("checked above");
         m.insert(ino, need);
-        // The call's `dput()` puts the new dentry on the LRU once its own reclaims are done.
-        let at = now + self.memory.time(out.reclaim());
-        let wait = self.metadata_lock.add_dentry(now, at);
         m.note_dput_wait(wait);
         out.dput_wait += wait;
         self.check();
@@ -245,15 +245,9 @@ impl<O: Observer> BufferCache<O> {
             return;
         }
         let costs = &self.memory.config().costs;
-        debug_assert_eq!(
-            costs.lru_walk(*cost),
-            Nanos(walked.saturating_mul(costs.scan_ns_per_object)),
-            "the walks take the time of the work's scan"
-        );
-        let wait = self.metadata_lock.hold_walks(now, &self.lru_walks, costs.scan_ns_per_object);
+        let walks = self.lru_walks.iter().map(|&(objects, dentries)| (costs.lru_walk(objects), dentries));
+        let wait = self.metadata_lock.hold_walks(now, walks);
         cost.lock_wait_ns = wait.0;
-        if let Some(m) = self.metadata.as_mut() {
-            m.note_lock_wait(wait);
-        }
+        self.metadata.as_mut().expect("taken above").note_lock_wait(wait);
     }
 }

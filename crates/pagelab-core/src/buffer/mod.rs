@@ -1162,8 +1162,10 @@ impl<O: Observer> BufferCache<O> {
     #[inline]
     fn call_reclaim_time(&self, out: &ReadOutcome) -> Nanos {
         if self.memory.work_is_free() {
-            // Only the lock's waits take time (the exact model's one-page reclaims, one per page, come here).
-            return Nanos(out.direct_reclaim.lock_wait_ns.saturating_add(out.metadata_reclaim.lock_wait_ns));
+            // Only the lock's waits take time (the exact model's one-page reclaims, one per page, come here):
+            // `out.reclaim()`'s, without adding up the rest.
+            let waits = [out.direct_reclaim.lock_wait_ns, out.metadata_reclaim.lock_wait_ns, out.dput_wait.0];
+            return Nanos(waits.iter().fold(0, |sum, &w| sum.saturating_add(w)));
         }
         self.memory.time(out.reclaim())
     }

@@ -888,12 +888,12 @@ pub struct LruLock {
 
 impl LruLock {
     /// Hold the lock from `now` (or when it comes free) for `walks` one after another, each
-    /// `(objects, on the dentry LRU)` taking `ns_per_object` an object; returns the wait.
-    pub fn hold_walks(&mut self, now: Nanos, walks: &[(u64, bool)], ns_per_object: u64) -> Nanos {
+    /// `(its time, on the dentry LRU)`; returns the wait.
+    pub fn hold_walks(&mut self, now: Nanos, walks: impl IntoIterator<Item = (Nanos, bool)>) -> Nanos {
         let start = self.free_at.max(now);
         let mut at = start;
-        for &(objects, dentries) in walks {
-            let end = at + Nanos(objects.saturating_mul(ns_per_object));
+        for (walk, dentries) in walks {
+            let end = at + walk;
             if dentries && end > at {
                 debug_assert!(self.dentry_walks.back().is_none_or(|&(_, last)| last <= at));
                 self.dentry_walks.push_back((at, end));

@@ -426,9 +426,13 @@ fn bad_configurations_are_refused_with_the_reason() {
 #[test]
 fn the_lru_lock_serializes_reclaim_work() {
     let mut lock = LruLock::default();
-    assert_eq!(lock.hold_walks(Nanos(100), &[(5, true)], 10), Nanos::ZERO);
-    assert_eq!(lock.hold_walks(Nanos(120), &[(1, false)], 10), Nanos(30), "waits for the holder until 150");
-    assert_eq!(lock.hold_walks(Nanos(500), &[(1, true)], 10), Nanos::ZERO);
+    assert_eq!(lock.hold_walks(Nanos(100), [(Nanos(50), true)]), Nanos::ZERO);
+    assert_eq!(
+        lock.hold_walks(Nanos(120), [(Nanos(10), false)]),
+        Nanos(30),
+        "waits for the holder until 150"
+    );
+    assert_eq!(lock.hold_walks(Nanos(500), [(Nanos(10), true)]), Nanos::ZERO);
 }
 
 /// Hand-traced: a reclaim at 100 walks 3 dentries, 2 inodes, then 4 dentries at 10 ns an object, so it
@@ -438,7 +442,10 @@ fn the_lru_lock_serializes_reclaim_work() {
 #[test]
 fn a_dput_spins_until_the_dentry_walk_under_way_ends() {
     let mut lock = LruLock::default();
-    assert_eq!(lock.hold_walks(Nanos(100), &[(3, true), (2, false), (4, true)], 10), Nanos::ZERO);
+    assert_eq!(
+        lock.hold_walks(Nanos(100), [(Nanos(30), true), (Nanos(20), false), (Nanos(40), true)]),
+        Nanos::ZERO
+    );
     // A reclaim's walk follows its page scan, so it may begin after the driver's clock.
     assert_eq!(lock.add_dentry(Nanos(50), Nanos(95)), Nanos::ZERO, "before the walk began");
     let spins: Vec<u64> = [100, 129, 130, 149, 150, 189, 190]
@@ -446,7 +453,11 @@ fn a_dput_spins_until_the_dentry_walk_under_way_ends() {
         .map(|&at| lock.add_dentry(Nanos(100), Nanos(at)).0)
         .collect();
     assert_eq!(spins, [30, 1, 0, 0, 40, 1, 0]);
-    assert_eq!(lock.hold_walks(Nanos(120), &[(1, true)], 10), Nanos(70), "the second reclaim waits to 190");
+    assert_eq!(
+        lock.hold_walks(Nanos(120), [(Nanos(10), true)]),
+        Nanos(70),
+        "the second reclaim waits to 190"
+    );
     // At 195 the first reclaim's walks are over; the second's is under way.
     assert_eq!(lock.add_dentry(Nanos(195), Nanos(195)), Nanos(5));
     assert_eq!(lock.add_dentry(Nanos(200), Nanos(200)), Nanos::ZERO);
