@@ -92,7 +92,9 @@ measured from a barrier after their preparation):
   stat-batch               threads stat() every file after random metadata accesses
                            (a differential backup); keys: scale (64: 25.6 M files
                            / 64, run it in 24 GiB / scale), files, threads (8),
-                           random (accesses before, default = files), seed
+                           random (accesses before, default = files), seed,
+                           order (inode, or hash: readdir's order in hashed
+                           directories of dir files, default all)
   nfs-mix                  SPEC SFS 3.0's operation mix, paced, over its file set
                            (created first); keys: scale (64), files, threads (64
                            nfsd), rate (60000 / scale op/s), seed

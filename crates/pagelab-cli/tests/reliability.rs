@@ -664,7 +664,7 @@ fn random_simulator_configurations_end_in_a_result_or_a_clear_error() {
     assert!(results * 2 >= cases, "only {results} of {cases} draws ran to a result");
 
     fn simulate_draw(rng: &mut impl rand::Rng) -> Vec<String> {
-        const WORKLOADS: [&str; 26] = [
+        const WORKLOADS: [&str; 27] = [
             "one-rand:files=50",
             "two-rand:files=50",
             "one-whole:files=20",
@@ -690,6 +690,7 @@ fn random_simulator_configurations_end_in_a_result_or_a_clear_error() {
             "glimpse-like:scale=0.05",
             "multi2-like:scale=0.05",
             "stat-batch:scale=4096",
+            "stat-batch:scale=4096,order=hash,dir=500",
             "nfs-mix:scale=4096",
         ];
         const POLICIES: [&str; 10] = [

@@ -66,6 +66,10 @@ pub const STAT_HIT_CPU: Nanos = Nanos(1_130);
 /// dentry and inode caches (`drop_caches` = 2): 7.7 µs per call. Reclaim the allocation did is charged on
 /// top, by the memory model's costs.
 pub const STAT_MISS_CPU: Nanos = Nanos(7_700);
+/// ext4's `inode_readahead_blks` (its default, 32): a `stat()` whose inode-table page is not cached reads
+/// the table from the 32-block-aligned block at or below it through the block 32 further on
+/// (`__ext4_get_inode_loc()`'s `while (b <= end)`: 33 blocks, clipped at the table's end).
+pub const INODE_READAHEAD_PAGES: u64 = 32;
 
 /// What the simulator observes of its buffer cache: the counters of `simulate --json`, Li & Shen's
 /// prefetch-thrashing detector, MemRx's what-if predictor when the run asks for it (`--whatif`), and
@@ -1031,7 +1035,7 @@ impl Server {
                         self.run_cpu(slot, STAT_HIT_CPU);
                         return;
                     }
-                    let read = self.open_metadata_block(slot, dir);
+                    let read = self.open_metadata_block(slot, dir, false);
                     self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
                 Some(Step::Barrier) => {
@@ -1277,7 +1281,7 @@ impl Server {
                     }
                     // The inode's page, unless the inode outlived its dentry (3.x's inode LRU).
                     if let Some(block) = next.take().filter(|_| !self.cache.metadata_inode_cached(*ino)) {
-                        *read = self.open_metadata_block(slot, block);
+                        *read = self.open_metadata_block(slot, block, true);
                         continue;
                     }
                     if !self.cache.metadata_insert(now, *ino, &mut self.out) {
@@ -1320,10 +1324,21 @@ impl Server {
 
     /// A read of page `block.1` of `block.0`, a file system's own metadata block (a directory block, a page
     /// of the inode table): ext4 reads them through the block device's page cache, whose allocations may not
-    /// enter the file system.
-    fn open_metadata_block(&mut self, slot: Slot, block: (FileId, u64)) -> Option<ReadCursor> {
+    /// enter the file system. Neither goes through the page cache's readahead: an inode-table page
+    /// (`inode_table`) comes with ext4's own readahead of the table ([`INODE_READAHEAD_PAGES`]); a directory
+    /// block is an htree leaf, which a lookup reads alone (`ext4_dx_find_entry()`'s `ext4_bread()`).
+    fn open_metadata_block(
+        &mut self,
+        slot: Slot,
+        block: (FileId, u64),
+        inode_table: bool,
+    ) -> Option<ReadCursor> {
         let (file, page) = block;
-        self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES).map(ReadCursor::no_fs)
+        let cursor = self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)?.no_fs();
+        Some(match inode_table {
+            true => cursor.aligned_readahead(INODE_READAHEAD_PAGES, INODE_READAHEAD_PAGES + 1),
+            false => cursor.aligned_readahead(1, 1),
+        })
     }
 
     /// One more `read()` round in a call that has already done some (a `stat()`'s second page): what the

@@ -131,6 +131,10 @@ pub struct ReadCursor {
     /// The page at which the walk calls [`Prefetcher::on_read`] next (Linux 2.6's `next_index`): the first
     /// page of the call, then whatever the prefetcher returned.
     pub ra_next: u64,
+    /// A file system's own readahead instead of the page cache's, `(alignment, pages)` (`(0, 0)`: none, the
+    /// prefetcher decides): a miss reads `pages` pages from the `alignment`-aligned page at or below it, and
+    /// nothing else is read ahead ([`ReadCursor::aligned_readahead`]).
+    pub aligned_ra: (u64, u64),
 }
 
 impl ReadCursor {
@@ -146,6 +150,18 @@ impl ReadCursor {
     /// The same call, pinning the pages it delivers.
     pub fn pinned(self) -> ReadCursor {
         ReadCursor { pin: true, ..self }
+    }
+
+    /// The same call, read as a file system reads its own blocks, with a readahead of its own or none: ext4's
+    /// `__ext4_get_inode_loc()` reads an inode-table block that is not cached together with the
+    /// `inode_readahead_blks`-aligned stretch of the table from it (`sb_breadahead()`), and an htree lookup
+    /// reads its one leaf block (`ext4_bread()`); the page cache's readahead sees neither. A miss at page
+    /// `i` fetches the pages of `[a, a + pages)` with `a = i - i % alignment` (clipped at the file's end)
+    /// that are not cached: `i` (and the call's other pages) as demand, the rest as prefetched. The
+    /// prefetcher is neither asked nor told of the call. Caller guarantees `1 <= alignment <= pages`.
+    pub fn aligned_readahead(self, alignment: u64, pages: u64) -> ReadCursor {
+        assert!(1 <= alignment && alignment <= pages, "aligned readahead of {pages} pages at {alignment}");
+        ReadCursor { aligned_ra: (alignment, pages), ra_next: u64::MAX, ..self }
     }
 }
 
@@ -599,6 +615,7 @@ impl<O: Observer> BufferCache<O> {
             pin: false,
             gfp: Gfp::Kernel,
             ra_next: first,
+            aligned_ra: (0, 0),
         })
     }
 
@@ -677,9 +694,11 @@ impl<O: Observer> BufferCache<O> {
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {
-                let page = crate::PAGE_SIZE_BYTES;
-                let bytes = cursor.first * page..cursor.last * page;
-                self.prefetcher.read_done(now, cursor.stream, cursor.file, bytes);
+                if cursor.aligned_ra.0 == 0 {
+                    let page = crate::PAGE_SIZE_BYTES;
+                    let bytes = cursor.first * page..cursor.last * page;
+                    self.prefetcher.read_done(now, cursor.stream, cursor.file, bytes);
+                }
                 out.status = ReadStatus::Done;
                 return;
             }
@@ -707,9 +726,14 @@ impl<O: Observer> BufferCache<O> {
                 }
                 None => {
                     cursor.counted = Some(idx);
-                    let ctx = self.ctx(now, cursor);
-                    let view = View { pages: &self.pages, read_congested: self.read_congested };
-                    let window = self.prefetcher.on_sync_miss(&ctx, &view);
+                    let window = if let (alignment @ 1.., pages) = cursor.aligned_ra {
+                        let start = idx - idx % alignment;
+                        Window::exact(start, pages.min(cursor.file_pages - start))
+                    } else {
+                        let ctx = self.ctx(now, cursor);
+                        let view = View { pages: &self.pages, read_congested: self.read_congested };
+                        self.prefetcher.on_sync_miss(&ctx, &view)
+                    };
                     assert!(
                         window.contains(idx),
                         "sync readahead window {window:?} misses the demanded page {idx}"

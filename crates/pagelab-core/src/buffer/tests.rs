@@ -105,6 +105,55 @@ fn demand_read_without_prefetching() {
     assert_eq!(stats(&c).hits, 2);
 }
 
+/// A file system's own aligned readahead (ext4's inode-table reads), under a prefetcher that would read
+/// ahead: a miss at page 37 with 32-page stretches fetches 32..64, page 37 demanded and the rest
+/// prefetched; a later miss in a stretch with cached pages fetches only the runs between them; the last
+/// stretch is clipped at the file's end; the page cache's readahead is never consulted, so sequential
+/// one-page reads bring no window of its own.
+#[test]
+fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
+    let mut c = cache(256, "linux-2.6");
+    let mut out = ReadOutcome::default();
+    let read = |c: &mut BufferCache<Observed>, page: u64, out: &mut ReadOutcome| {
+        let mut cur = c
+            .begin_read(Nanos(page), StreamId(1), FileId(0), page, page + 1, 100)
+            .unwrap()
+            .aligned_readahead(32, 32);
+        c.read(Nanos(page), &mut cur, &Flat, out);
+        let fetches = out.fetches.clone();
+        for f in &fetches {
+            c.fetch_done(Nanos(page), f).unwrap();
+        }
+        if !fetches.is_empty() {
+            c.read(Nanos(page), &mut cur, &Flat, out);
+        }
+        assert_eq!(out.status, ReadStatus::Done, "page {page}");
+        fetches.iter().map(|f| (f.first_page, f.pages, f.sync)).collect::<Vec<_>>()
+    };
+    assert_eq!(read(&mut c, 37, &mut out), vec![(32, 32, true)]);
+    let s = stats(&c);
+    assert_eq!((s.misses, s.pages_fetched, s.pages_prefetched), (1, 32, 31));
+    // Sequential reads on from 37 hit the stretch and read nothing ahead, up to its end.
+    for page in 38..64 {
+        assert_eq!(read(&mut c, page, &mut out), vec![], "page {page}");
+    }
+    assert_eq!(stats(&c).hits, 26);
+    // Page 70 is cached alone; a miss at 66 then reads 64..70 and 71..96 around it.
+    assert_eq!(read(&mut c, 70, &mut out), vec![(64, 32, true)]);
+    let mut c = cache(256, "linux-2.6");
+    let mut cur = c.begin_read(Nanos(0), StreamId(1), FileId(0), 70, 71, 100).unwrap();
+    out.clear();
+    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    let plain: Vec<(u64, u32)> = spans(&out);
+    assert_eq!(plain, vec![(70, 1)], "the page cache's own readahead reads a lone random page alone");
+    for f in out.fetches.clone() {
+        c.fetch_done(Nanos(0), &f).unwrap();
+    }
+    assert_eq!(read(&mut c, 66, &mut out), vec![(64, 6, true), (71, 25, false)]);
+    // The last stretch, 96..100, is clipped at the file's 100 pages.
+    assert_eq!(read(&mut c, 99, &mut out), vec![(96, 4, true)]);
+}
+
 /// readahead.md §6 through the cache: windows 0-3 (mark 1), 4-11 (mark 4), 12-27 (mark 12).
 #[test]
 fn linux_readahead_pipeline() {

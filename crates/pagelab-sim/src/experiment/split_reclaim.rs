@@ -8,6 +8,10 @@
 //! - `fig5-3x-dput` and `fig5-joint-inodes`: diagnostics, the batch again with one metadata option away
 //!   from the default: 3.x's first release (`first_put=referenced`; conventional and split P = 50 %), and
 //!   each inode freed with its dentry (`inode_lru=joint`; conventional).
+//! - `fig5-hash-order`: a diagnostic, the batch walking in the order `readdir()` lists hashed directories
+//!   (`stat-batch:order=hash`), conventional and split P = 50 %: one directory of every file at each thread
+//!   count, and directories of 10 thousand, 100 thousand and a million files (at the paper's size) at the
+//!   most threads.
 //! - `scale`: conventional reclaim at 8 threads at several scale factors, to state how latency scales with
 //!   the model's scale.
 //! - `fig2`: the page deallocation time against the number of files, right after creating them and after
@@ -31,43 +35,60 @@
 //! diagnostic series run beside it: under 3.x's first release ([`FirstPut::Referenced`]), and with memory
 //! all metadata (no blocks read, so no page cache).
 //!
-//! Measured (full sweep, scale 1/64, seed 1; 89 runs in 73–105 s on 2 cores, 2026-11-29), with the
+//! Measured (full sweep, scale 1/64, seed 1; 105 runs in 69–75 s on 2 cores, 2026-11-29), with the
 //! memory model's first pass (1/4096 of the inactive list), the shrinker told of the inactive list's scan
 //! only, direct-reclaim retries, a shrinker batch that counts only its victims (2.6.19–3.11's
 //! `__shrink_dcache_sb()`, [`PruneCount::Freed`](pagelab_core::metadata::PruneCount::Freed)), a reclaim that
-//! scanned no page counted as 32 (`shrink_slab()`), and 3.x's inode LRU
+//! scanned no page counted as 32 (`shrink_slab()`), 3.x's inode LRU
 //! ([`InodeLru::Own`](pagelab_core::metadata::InodeLru::Own): a dentry the shrinker frees leaves its inode on
 //! an LRU of its own, freed by a later pass; a dentry costs 0.55 µs to free, an inode 1.39 µs, measured),
-//! and a `stat()`'s `dput()` spinning on the dentry LRU's lock behind a walk (3.x's `dentry_lru_add()`):
-//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.7 % (113.7 ms → 0.31 ms);
+//! a `stat()`'s `dput()` spinning on the dentry LRU's lock behind a walk (3.x's `dentry_lru_add()`), and
+//! ext4's own reads of its metadata blocks (an inode-table miss reads the 32-aligned stretch of the table,
+//! 33 blocks; a directory block is read alone; `workload::metadata`):
+//! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.4 % (56.6 ms → 0.31 ms);
 //!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (828 k against
-//!   808 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.13× conventional's throughput at
-//!   16 threads (the paper: 3×): conventional reclaim keeps 83 % of memory as metadata, most of it inodes,
-//!   and its miss ratio is 0.959.
-//! - Conventional reclaim's worst latency grows with threads, 0.10 ms at one, 3.9 at two, 29 at four, 62
-//!   at eight, 114 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS`
-//!   reclaims deferred (11–164 ms at 8 threads from 1/256 to 1/32, about (1/scale)^1.3: 15 s at full size
-//!   if the power law held, which four points do not show). With each inode freed with its dentry (the
-//!   `fig5-joint-inodes` diagnostic, the model before the inode LRU): 0.10 / 4.6 / 19 / 17 / 37 ms, 874 k
-//!   `stat`/s, miss ratio 0.81.
-//! - The `dput()` spin (single runs at 16 threads): conventional 28,555 spins, 0.070 s in all, 11 µs at
-//!   most; split P = 50 % 31,916, 0.262 s, 22 µs at most (iswapd walks the dentry LRU all through the
+//!   808 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.02× conventional's throughput at
+//!   16 threads (the paper: 3×): conventional reclaim keeps 84 % of memory as metadata, most of it inodes,
+//!   and its miss ratio is 0.988.
+//! - Conventional reclaim's worst latency grows with threads, 0.13 ms at one, 5.9 at two and four, 32 at
+//!   eight, 57 at 16, as tasks whose reclaim may enter the file system collect the work `GFP_NOFS` reclaims
+//!   deferred (at 8 threads 11 / 39 / 32 / 157 ms from 1/256 to 1/32, about (1/scale)^1.3; 13 s at full
+//!   size if the power law held, which four points do not show). With each inode freed with its dentry
+//!   (the `fig5-joint-inodes` diagnostic, the model before the inode LRU): 0.18 / 5.1 / 5.6 / 16 / 29 ms,
+//!   873 k `stat`/s, miss ratio 0.81.
+//! - The `dput()` spin (single runs at 16 threads): conventional 23,296 spins, 0.061 s in all, 11 µs at
+//!   most; split P = 50 % 31,836, 0.261 s, 22 µs at most (iswapd walks the dentry LRU all through the
 //!   pass: its spins are 7 % of the CPUs' time). A walk holds the lock for one prune call, and the pass's
 //!   calls are short (its objects are mostly new, unreferenced), so a spin is microseconds, not the stall
-//!   a whole-LRU walk would be. Throughput at 16 threads, before → after the spin: conventional 789 k →
-//!   734 k, split P = 50 % 889 k → 828 k.
+//!   a whole-LRU walk would be. Throughput at 16 threads, before → after the spin (the model before ext4's
+//!   reads): conventional 789 k → 734 k, split P = 50 % 889 k → 828 k.
 //! - Until 2026-11-29 a `stat()` whose insert reclaimed looked its object up again when it resumed after
 //!   the reclaim's CPU time (setting the new object's referenced bit) or, if reclaim had freed it
 //!   meanwhile, inserted it again: about one `stat()` in ten at 8 threads. Fixing that alone moved
 //!   conventional reclaim at 16 threads from 809 k to 789 k `stat`/s and its worst from 87 to 107 ms
 //!   (1.10× → 1.13×).
-//! - Figure 2: 0.60–0.66 ms after creation up to ten million / 64 files (a reclaim frees dentries, whose
+//! - **ext4's own reads** (2026-11-29; before, both blocks went through the handler's 2.6 readahead, which
+//!   ramped its windows along the inode-order walk). Split reclaim moves by under 1 % (it keeps the whole
+//!   table cached). Conventional reclaim at 1 / 2 / 4 / 8 / 16 threads: 134 k / 252 k / 454 k / 674 k /
+//!   734 k → 131 k / 220 k / 405 k / 718 k / 809 k `stat`/s, worst 0.10 / 3.9 / 29 / 62 / 114 →
+//!   0.13 / 5.9 / 6.0 / 32 / 57 ms; its disk requests at 16 threads 5,328 of 4.9 pages → 2,061 of 7.8;
+//!   direct reclaims 1,174 → 619. Split P = 50 % over conventional at 16 threads: 1.13× → 1.02×. The NFS
+//!   mix gained direct reclaims (below).
+//! - **The walk's order** (the `fig5-hash-order` diagnostic: `readdir()`'s order in hashed directories,
+//!   which the paper does not state). In one directory of every file, conventional reclaim must read
+//!   inode-table pages again (49,818 disk requests at one thread, against 4,494 in inode order), and split
+//!   P = 50 % makes 1.48× its `stat`/s at one thread, 1.52× at 8 and 1.10× at 16; in directories of 10
+//!   thousand to a million files at the paper's size, 1.01–1.06× at 16 threads. The order widens the gap
+//!   where one thread waits on the disk; it does not make the paper's 3×.
+//! - Figure 2: 0.65–1.3 ms after creation up to 25 million / 64 files (a reclaim frees dentries, whose
 //!   inodes wait on the inode LRU); after random accesses linear in the files, one batch walking the whole
-//!   dentry LRU past the referenced objects: 0.75 ms at 1,562 files, 16.2 ms at ten million / 64, 0.47 ms
+//!   dentry LRU past the referenced objects: 0.77 ms at 1,562 files, 16.6 ms at ten million / 64, 0.46 ms
 //!   at 25 million / 64, where the metadata no longer fits and the accesses run under reclaim. A line
-//!   through these gives 1.00 s at ten million files at full size.
-//! - The NFS mix at 60,000 op/s: no direct reclaim under either policy (kswapd keeps up); metadata 9 % of
-//!   memory, metadata reclaim never triggered.
+//!   through these gives 1.02 s at ten million files at full size.
+//! - The NFS mix at 60,000 op/s: kswapd keeps up on average, but the inode-table readahead's 33-page
+//!   bursts take free memory below `min` now and then: 11 direct reclaims under conventional reclaim and
+//!   18 under split reclaim, 0.058 and 0.057 ms on average (the paper: 13 % fewer under split reclaim,
+//!   99 % shorter); metadata 9 % of memory, metadata reclaim never triggered.
 //!
 //! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-29, with the `dput()` spin and the resumed
 //! `stat()` fixed; 54 minutes on 2 cores, 5.2 GB): conventional reclaim's worst `stat` latency is 0.1 ms at
@@ -112,8 +133,9 @@ use crate::device::DeviceSpec;
 use crate::error::SimError;
 use crate::server::{simulate, STAT_MISS_CPU};
 use crate::workload::metadata::{
-    metadata_blocks, metadata_file_pages, NfsMix, StatBatch, NFSD_THREADS, NFS_CPUS, NFS_MEMORY_BYTES,
-    NFS_OPS_PER_S, PAPER_CPUS, PAPER_FILES, PAPER_MEMORY_BYTES, SCALE_DEFAULT, SEED_DEFAULT,
+    metadata_blocks, metadata_file_pages, NfsMix, StatBatch, WalkOrder, NFSD_THREADS, NFS_CPUS,
+    NFS_MEMORY_BYTES, NFS_OPS_PER_S, PAPER_CPUS, PAPER_FILES, PAPER_MEMORY_BYTES, SCALE_DEFAULT,
+    SEED_DEFAULT,
 };
 use pagelab_core::buffer::{BufferCache, BufferCacheConfig, DiskRun, Layout, ReadOutcome, ReadStatus};
 use pagelab_core::memory::{KernelReserve, MemoryConfig, ReclaimCosts, WatermarkRule};
@@ -192,6 +214,12 @@ const JOINT: Diagnostic = Diagnostic {
 
 const DIAGNOSTICS: [&Diagnostic; 2] = [&DPUT, &JOINT];
 
+/// The walk-order diagnostic's section: the batch `stat()`ing in hashed directories' listing order.
+const HASH_ORDER: &str = "fig5-hash-order";
+/// Its directory sizes at the paper's size (files a directory, divided by the scale), beside one directory
+/// of every file, which it runs at every thread count.
+const HASH_DIRS_PAPER: [u64; 3] = [10_000, 100_000, 1_000_000];
+
 /// `--metadata` for `policy` with `options` (none: the default's).
 fn metadata_arg_with(policy: &str, ratio_p: u32, options: &str) -> String {
     let base = metadata_arg(policy, ratio_p);
@@ -227,7 +255,9 @@ fn batch_config_with(
     })
 }
 
-/// The batch at `threads` threads under `policy` with metadata `options`, as a row of `section`.
+/// The batch at `threads` threads under `policy` with metadata `options`, its pass walking in `walk` order,
+/// as a row of `section` (a hashed-directory walk adds its `dir_files`).
+#[allow(clippy::too_many_arguments)]
 fn batch_run(
     section: &str,
     policy: &str,
@@ -235,12 +265,13 @@ fn batch_run(
     threads: u64,
     scale: u64,
     options: &str,
+    walk: WalkOrder,
     seed: u64,
 ) -> Result<Row, SimError> {
     let cfg = batch_config_with(policy, ratio_p, scale, seed, options)?;
     // The paper's files over the scale, one random access per file before the pass.
     let files = PAPER_FILES / scale;
-    let workload = StatBatch::new(files, threads, files, scale, SEED_DEFAULT)?;
+    let workload = StatBatch::new(files, threads, files, scale, SEED_DEFAULT)?.walk_order(walk)?;
     let m = simulate(cfg, Box::new(workload))?;
     let md = m.metadata.clone().unwrap_or_default();
     let secs = m.sim_seconds.max(f64::MIN_POSITIVE);
@@ -253,7 +284,13 @@ fn batch_run(
             ("threads".into(), threads.into()),
             ("files".into(), files.into()),
             ("scale".into(), scale.into()),
-        ],
+        ]
+        .into_iter()
+        .chain(match walk {
+            WalkOrder::Inode => None,
+            WalkOrder::Hash { dir_files } => Some(("dir_files".into(), dir_files.into())),
+        })
+        .collect(),
         metrics: vec![
             ("worst_latency_ms".into(), m.latency_ms.max),
             ("mean_latency_ms".into(), m.latency_ms.mean),
@@ -552,7 +589,9 @@ impl SplitReclaim {
         for (policy, p) in policies() {
             for &t in threads {
                 let label = format!("fig5 {} threads={t} scale={scale}", metadata_arg(policy, p));
-                jobs.push(Job::new(label, move || batch_run("fig5", policy, p, t, scale, "", seed)));
+                jobs.push(Job::new(label, move || {
+                    batch_run("fig5", policy, p, t, scale, "", WalkOrder::Inode, seed)
+                }));
             }
         }
         for d in DIAGNOSTICS {
@@ -564,15 +603,16 @@ impl SplitReclaim {
                         metadata_arg_with(policy, p, d.options)
                     );
                     jobs.push(Job::new(label, move || {
-                        batch_run(d.section, policy, p, t, scale, d.options, seed)
+                        batch_run(d.section, policy, p, t, scale, d.options, WalkOrder::Inode, seed)
                     }));
                 }
             }
         }
+        jobs.extend(hash_order_jobs(threads, scale, seed));
         let scales: &[u64] = if quick { &SCALES_QUICK } else { &SCALES };
         for &s in scales {
             jobs.push(Job::new(format!("scale conventional threads=8 scale={s}"), move || {
-                batch_run("scale", "conventional", 0, 8, s, "", seed)
+                batch_run("scale", "conventional", 0, 8, s, "", WalkOrder::Inode, seed)
             }));
         }
         // The paper's five minutes; the quick sweep 30 s.
@@ -600,6 +640,27 @@ impl SplitReclaim {
         }
         jobs
     }
+}
+
+/// The walk-order diagnostic: conventional and split P = 50 % in one hashed directory of every file at each
+/// of `threads`, and in directories of [`HASH_DIRS_PAPER`] files (over the scale) at the most threads.
+fn hash_order_jobs(threads: &[u64], scale: u64, seed: u64) -> Vec<Job> {
+    let files = PAPER_FILES / scale;
+    let threads_max = threads.iter().copied().max().unwrap_or(1);
+    let runs = threads
+        .iter()
+        .map(|&t| (t, files))
+        .chain(HASH_DIRS_PAPER.iter().map(|&d| (threads_max, (d / scale).clamp(1, files))));
+    let mut jobs = Vec::new();
+    for (t, dir_files) in runs {
+        for (policy, p) in [("conventional", 0), ("split", 50)] {
+            let walk = WalkOrder::Hash { dir_files };
+            let label =
+                format!("{HASH_ORDER} {} threads={t} dir={dir_files} scale={scale}", metadata_arg(policy, p));
+            jobs.push(Job::new(label, move || batch_run(HASH_ORDER, policy, p, t, scale, "", walk, seed)));
+        }
+    }
+    jobs
 }
 
 impl Experiment for SplitReclaim {
@@ -682,6 +743,75 @@ fn diagnostic_report(rows: &[Row], d: &Diagnostic) -> String {
             r.metric("metadata_memory_share"),
         );
     }
+    md
+}
+
+/// The walk-order diagnostic's table and what it shows.
+fn hash_order_report(rows: &[Row]) -> String {
+    let mut md = String::new();
+    let runs: Vec<&Row> = select(rows, HASH_ORDER).collect();
+    let Some(first) = runs.first() else { return md };
+    let (scale, files) = (first.num("scale"), first.num("files"));
+    let _ = writeln!(
+        md,
+        "\n**Diagnostic: the walk in hashed directories' order.** The default walks each thread's files in inode \
+         order, so each inode-table page serves 16 `stat()`s in a row and is read once. A backup that `stat()`s \
+         what `readdir()` lists meets the files of an ext4 directory with `dir_index` in hash order, unrelated to \
+         their inodes (`stat-batch:order=hash,dir=N`): a page of the inode table is then needed again long after \
+         it was read, and whether it is still cached depends on how much page cache the reclaim policy leaves. \
+         The runs' directories hold 10 thousand, 100 thousand and a million files at the paper's size, divided \
+         by the scale (1/{scale}), and one directory holds all {files} files; the paper states neither its walk \
+         order nor its directories:\n"
+    );
+    let _ = writeln!(md, "| policy | files a directory | threads | stat/s | worst ms | disk requests | direct reclaims | metadata share |");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+    for r in &runs {
+        let _ = writeln!(
+            md,
+            "| {} | {:.0} | {} | {:.0} | {:.3} | {:.0} | {:.0} | {:.2} |",
+            metadata_arg(r.text("policy"), r.num("ratio_p") as u32),
+            r.num("dir_files"),
+            r.num("threads"),
+            r.metric("throughput_ops_s"),
+            r.metric("worst_latency_ms"),
+            r.metric("disk_requests"),
+            r.metric("direct_reclaims"),
+            r.metric("metadata_memory_share"),
+        );
+    }
+    let at = |policy: &str, threads: f64, dir: f64, key: &str| {
+        runs.iter()
+            .find(|r| r.text("policy") == policy && r.num("threads") == threads && r.num("dir_files") == dir)
+            .map_or(f64::NAN, |r| r.metric(key))
+    };
+    let ratio = |threads: f64, dir: f64| {
+        at("split", threads, dir, "throughput_ops_s") / at("conventional", threads, dir, "throughput_ops_s")
+    };
+    let t_max = runs.iter().map(|r| r.num("threads")).fold(1.0, f64::max);
+    let _ = writeln!(
+        md,
+        "\nIn one directory split reclaim (P = 50 %) makes {:.2}× conventional reclaim's `stat`/s at one thread and \
+         {:.2}× at {t_max} (inode order: {:.2}× and {:.2}×). Conventional reclaim keeps {:.0} % of memory as \
+         metadata (split reclaim {:.0} %), and the page cache left cannot hold the inode table the walk keeps \
+         returning to: {:.0} disk requests at {t_max} threads against split reclaim's {:.0}. By directory size \
+         at {t_max} threads: {}.",
+        ratio(1.0, files),
+        ratio(t_max, files),
+        fig5_at(rows, "split", 50, 1, "throughput_ops_s") / fig5_at(rows, "conventional", 0, 1, "throughput_ops_s"),
+        fig5_at(rows, "split", 50, t_max as u64, "throughput_ops_s")
+            / fig5_at(rows, "conventional", 0, t_max as u64, "throughput_ops_s"),
+        100.0 * at("conventional", t_max, files, "metadata_memory_share"),
+        100.0 * at("split", t_max, files, "metadata_memory_share"),
+        at("conventional", t_max, files, "disk_requests"),
+        at("split", t_max, files, "disk_requests"),
+        HASH_DIRS_PAPER
+            .iter()
+            .map(|&d| (d / scale as u64).clamp(1, files as u64) as f64)
+            .chain([files])
+            .map(|dir| format!("{:.2}× with {:.0} files a directory", ratio(t_max, dir), dir))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     md
 }
 
@@ -914,9 +1044,12 @@ fn analyze(rows: &[Row]) -> Findings {
             nfs("conventional", "direct_reclaim_ms_max"),
             nfs("split", "direct_reclaim_ms_max")
         ),
+        // Partly: conventional reclaims directly and split reclaim is ahead on the count or, beyond the
+        // runs' noise, on the time (a cut of a few per cent between reclaims of the same page-cache work is
+        // not the paper's).
         verdict: if conv_n > 0.0 && split_n < conv_n && time_cut >= 90.0 {
             Verdict::Reproduced
-        } else if conv_n > 0.0 && time_cut > 0.0 {
+        } else if conv_n > 0.0 && (split_n < conv_n || time_cut >= 10.0) {
             Verdict::Partial
         } else {
             Verdict::NotReproduced
@@ -1088,14 +1221,32 @@ fn explanation(rows: &[Row], scale: f64) -> String {
         }
     );
     let secs = nfs("conventional", "sim_seconds").max(f64::MIN_POSITIVE);
+    let direct = |policy: &str| nfs(policy, "direct_reclaims");
+    let reclaims = if direct("conventional") + direct("split") == 0.0 {
+        "kswapd frees a 32-page batch in about 32 µs of CPU, so it stays ahead (woken {wakeups} times) and no \
+         task reclaims directly under either policy: Table III's comparison has nothing to compare here."
+            .replace("{wakeups}", &nfs("conventional", "kswapd_wakeups").to_string())
+    } else {
+        format!(
+            "kswapd keeps up on average (woken {} times), but the bursts of a `stat()`'s inode-table readahead \
+             (33 pages) take free memory below `min` now and then: {} direct reclaims under conventional \
+             reclaim, {} under split reclaim, as short under one as under the other ({:.3} against {:.3} \
+             ms on average, {:.3} against {:.3} ms at worst): the metadata deallocation latency the paper \
+             measured in conventional reclaim's does not arise here.",
+            nfs("conventional", "kswapd_wakeups"),
+            direct("conventional"),
+            direct("split"),
+            nfs("conventional", "direct_reclaim_ms_mean"),
+            nfs("split", "direct_reclaim_ms_mean"),
+            nfs("conventional", "direct_reclaim_ms_max"),
+            nfs("split", "direct_reclaim_ms_max"),
+        )
+    };
     let _ = writeln!(
         md,
-        "- **The NFS mix.** At 60,000 operations/s the page cache needs {:.0} pages/s; kswapd frees a 32-page \
-         batch in about 32 µs of CPU, so it stays ahead (woken {} times) and no task reclaims directly under \
-         either policy: Table III's comparison has nothing to compare here. The metadata stays at {:.1} % of \
-         memory, far below P = 50 %, as the paper says.",
+        "- **The NFS mix.** At 60,000 operations/s the page cache needs {:.0} pages/s; {reclaims} The metadata \
+         stays at {:.1} % of memory, far below P = 50 %, as the paper says.",
         nfs("conventional", "kswapd_reclaimed_pages") / secs,
-        nfs("conventional", "kswapd_wakeups"),
         100.0 * nfs("split", "metadata_memory_share")
     );
     // Metric `metric` of Figure 2's run in `state` at the paper's `files` (divided by the scale).
@@ -1181,6 +1332,7 @@ fn report(rows: &[Row], scale: f64) -> String {
     for d in DIAGNOSTICS {
         let _ = writeln!(md, "{}", diagnostic_report(rows, d));
     }
+    let _ = writeln!(md, "{}", hash_order_report(rows));
     let _ = writeln!(
         md,
         "\nConventional reclaim at 8 threads by scale (worst latency, direct reclaims, their mean):\n"
@@ -1257,8 +1409,8 @@ mod tests {
         let jobs = SplitReclaim.jobs(true, 1);
         assert_eq!(
             jobs.len(),
-            4 * 3 + 2 * 3 + 3 + 2 + 2 + 3 * 2 * 8,
-            "fig5, its 3.x-dput and joint-inode diagnostics, scale, table3, fig2"
+            4 * 3 + 2 * 3 + 3 + 2 * (3 + 3) + 2 + 2 + 3 * 2 * 8,
+            "fig5, its 3.x-dput, joint-inode and hash-order diagnostics, scale, table3, fig2"
         );
         // At full size Table III runs at the smallest scale whose file set page keys can name.
         let full = SplitReclaim.jobs_at_scale(false, 1, Some(1)).unwrap();
@@ -1328,6 +1480,27 @@ mod tests {
         assert_eq!(joint("inode_hits"), 0.0);
         assert!(fig5_at(&rows, "conventional", 0, 16, "inode_hits") > 0.0);
         assert!(f.markdown.contains("Diagnostic: the batch with each inode freed with its dentry"));
+        // The hash-order walk: one directory of every file at each thread count, and the directory sizes at
+        // the most threads; it reads the inode table again under conventional reclaim, where the inode-order
+        // walk reads each page once; split reclaim keeps the table cached in either order.
+        let hash: Vec<&Row> = select(&rows, HASH_ORDER).collect();
+        assert_eq!(hash.len(), 12);
+        let files = (PAPER_FILES / SCALE_QUICK) as f64;
+        let hash_at = |policy: &str, dir: f64, k: &str| {
+            hash.iter()
+                .find(|r| r.text("policy") == policy && r.num("threads") == 16.0 && r.num("dir_files") == dir)
+                .map(|r| r.metric(k))
+                .unwrap()
+        };
+        assert!(
+            hash_at("conventional", files, "disk_requests")
+                > 2.0 * fig5_at(&rows, "conventional", 0, 16, "disk_requests"),
+            "{} against {}",
+            hash_at("conventional", files, "disk_requests"),
+            fig5_at(&rows, "conventional", 0, 16, "disk_requests")
+        );
+        assert_eq!(hash_at("split", files, "disk_requests"), 0.0);
+        assert!(f.markdown.contains("Diagnostic: the walk in hashed directories' order"));
         assert!(f
             .summary
             .iter()

@@ -13,7 +13,14 @@
 //! - `files` files (default 25.6 million / `scale`), their inodes in one inode table (a file of 256-byte
 //!   ext4 inodes, 16 to a 4 KiB page) and their entries in directory blocks (32 bytes an entry, 128 to a
 //!   page, in inode order: files created one after another): a `stat()` that misses the metadata cache
-//!   reads the entry's directory block and the inode's page through the page cache.
+//!   reads the entry's directory block and the inode's page through the page cache, as ext4 reads them,
+//!   not with the page cache's readahead: the directory block alone (an htree leaf, which
+//!   `ext4_dx_find_entry()` reads with `ext4_bread()`), and on an inode-table miss the table from the
+//!   32-block-aligned block at or below the inode's through 32 blocks on (`__ext4_get_inode_loc()` with
+//!   the default `inode_readahead_blks` of 32; its loop reads through its end, 33 blocks; the server's
+//!   `INODE_READAHEAD_PAGES`). Until 2026-11-29 both went through the handler's 2.6 readahead, which ramped
+//!   windows along the inode-order walk; the module doc of `experiment::split_reclaim` gives the change's
+//!   effect.
 //! - Before the evaluation, the random metadata accesses: `random` `stat()`s (default: as many as files)
 //!   of files drawn uniformly at random, with replacement (from the workload's own `seed`, so every policy
 //!   sees the same accesses), shared out among the threads. A file drawn again while its object is cached
@@ -22,6 +29,15 @@
 //! - The evaluation: each of `threads` threads `stat()`s its own contiguous share of the files in inode
 //!   order, as a backup walks its part of the tree; every `stat()` is one request, so the run's request
 //!   latencies are the `stat()` response times and its request rate the throughput.
+//! - `order=hash,dir=N` (a diagnostic; the default is `order=inode`): the walk in the order ext3/ext4's
+//!   hashed directories (`dir_index`) list their entries, as a backup that `stat()`s what `readdir()`
+//!   returns meets them. The files form directories of `dir` consecutive inodes (default: one directory of
+//!   all of them), created one after another; `readdir()` returns a directory's names in hash order, which
+//!   is unrelated to the inode order (a seeded permutation of each directory), and its leaf blocks in that
+//!   same order, so the `k`-th entry listed sits in the directory's block `k / 128` while its inode sits
+//!   anywhere in the directory's stretch of the inode table. The threads share the listing out in
+//!   contiguous ranges, as before. The random accesses before the barrier find each entry in the block
+//!   the listing puts it in.
 //!
 //! Inferences (the paper does not say): the random accesses' count and distribution (uniform draws: the
 //! plain reading of "random metadata accesses"); that the threads split the
@@ -60,6 +76,7 @@ use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
 use pagelab_core::FileId;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -169,8 +186,25 @@ pub fn metadata_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimEr
             let threads = spec.u64("threads", PAPER_CPUS as u64).map_err(e)?;
             let random = spec.u64("random", files).map_err(e)?;
             let seed = spec.u64("seed", SEED_DEFAULT).map_err(e)?;
-            spec.finish(&["scale", "files", "threads", "random", "seed"]).map_err(e)?;
-            Ok(Some(Box::new(StatBatch::new(files, threads, random, scale, seed)?)))
+            let walk = match spec.string("order").as_deref().unwrap_or("inode") {
+                "inode" if spec.string("dir").is_some() => {
+                    return Err(SimError::invalid(
+                        "dir",
+                        "goes with order=hash (an inode-order walk does not depend on the directories)",
+                    ))
+                }
+                "inode" => WalkOrder::Inode,
+                "hash" => WalkOrder::Hash { dir_files: spec.u64("dir", files).map_err(e)? },
+                other => {
+                    return Err(SimError::invalid(
+                        format!("order={other}"),
+                        "expected inode (the default) or hash (hashed directories' listing order)",
+                    ))
+                }
+            };
+            spec.finish(&["scale", "files", "threads", "random", "seed", "order", "dir"]).map_err(e)?;
+            let batch = StatBatch::new(files, threads, random, scale, seed)?;
+            Ok(Some(Box::new(batch.walk_order(walk)?)))
         }
         "nfs-mix" => {
             let scale = spec.u64("scale", SCALE_DEFAULT).map_err(e)?;
@@ -188,6 +222,42 @@ pub fn metadata_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimEr
             Ok(Some(Box::new(NfsMix::new(files, threads, rate, scale, seed)?)))
         }
         _ => Ok(None),
+    }
+}
+
+/// The order the evaluation `stat()`s the files in (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkOrder {
+    /// Inode order: each directory block and inode-table page is read once, in order.
+    Inode,
+    /// Hashed-directory order: directories of `dir_files` consecutive inodes, each listed in a seeded hash
+    /// order.
+    Hash { dir_files: u64 },
+}
+
+/// A hashed-directory listing of `files` files: `listed[k]` is the `k`-th file listed (directory by
+/// directory), `position[f]` the place file `f` is listed at.
+#[derive(Clone, Debug)]
+struct Listing {
+    listed: Vec<u32>,
+    position: Vec<u32>,
+}
+
+impl Listing {
+    /// Each directory of `dir_files` consecutive inodes (the last may be smaller) listed in a permutation
+    /// drawn from `seed`: a name's hash does not follow its inode.
+    fn hashed(files: u64, dir_files: u64, seed: u64) -> Listing {
+        debug_assert!(dir_files >= 1 && files <= FILES_MAX);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6861_7368); // "hash": apart from the random accesses
+        let mut listed: Vec<u32> = (0..files as u32).collect();
+        for dir in listed.chunks_mut(dir_files.min(files).max(1) as usize) {
+            dir.shuffle(&mut rng);
+        }
+        let mut position = vec![0u32; files as usize];
+        for (k, &f) in listed.iter().enumerate() {
+            position[f as usize] = k as u32;
+        }
+        Listing { listed, position }
     }
 }
 
@@ -215,6 +285,9 @@ pub struct StatBatch {
     order: Vec<u32>,
     threads: Vec<Thread>,
     file_pages: Vec<u64>,
+    walk: WalkOrder,
+    /// The hashed directories' listing (`WalkOrder::Hash` only).
+    listing: Option<Listing>,
 }
 
 impl StatBatch {
@@ -249,19 +322,58 @@ impl StatBatch {
             order,
             threads,
             file_pages: metadata_file_pages(files).to_vec(),
+            walk: WalkOrder::Inode,
+            listing: None,
         })
+    }
+
+    /// The same batch with the evaluation walking in `walk` order.
+    pub fn walk_order(mut self, walk: WalkOrder) -> Result<StatBatch, SimError> {
+        self.listing = match walk {
+            WalkOrder::Inode => None,
+            WalkOrder::Hash { dir_files } => {
+                if dir_files == 0 {
+                    return Err(SimError::invalid("dir=0", "expected at least 1 file a directory"));
+                }
+                Some(Listing::hashed(self.files, dir_files, self.seed))
+            }
+        };
+        self.walk = walk;
+        Ok(self)
     }
 
     fn stat(ino: u64) -> Step {
         let (dir, inode) = metadata_blocks(ino);
         Step::Stat { ino, dir, inode }
     }
+
+    /// The `stat()` of file `ino`, its entry where this batch's directories keep it: in a hashed directory
+    /// the entry listed `k`-th is in the block `k / 128` of the listing (leaf blocks in hash order).
+    fn stat_of(&self, ino: u64) -> Step {
+        match &self.listing {
+            None => Self::stat(ino),
+            Some(l) => {
+                let (_, inode) = metadata_blocks(ino);
+                let k = l.position[ino as usize] as u64;
+                Step::Stat { ino, dir: (DIRECTORIES, k / DIR_ENTRIES_PER_PAGE), inode }
+            }
+        }
+    }
+
+    /// The file listed at place `k` of the walk.
+    fn listed(&self, k: u64) -> u64 {
+        self.listing.as_ref().map_or(k, |l| l.listed[k as usize] as u64)
+    }
 }
 
 impl Workload for StatBatch {
     fn describe(&self) -> String {
+        let walk = match self.walk {
+            WalkOrder::Inode => String::new(),
+            WalkOrder::Hash { dir_files } => format!(",order=hash,dir={dir_files}"),
+        };
         format!(
-            "stat-batch:files={},threads={},random={},scale={},seed={}",
+            "stat-batch:files={},threads={},random={},scale={},seed={}{walk}",
             self.files,
             self.threads.len(),
             self.random,
@@ -290,20 +402,20 @@ impl Workload for StatBatch {
     }
 
     fn next_request(&mut self, slot: u32, _rng: &mut ChaCha8Rng) -> Option<RequestProgram> {
-        let t = &mut self.threads[slot as usize];
+        let t = self.threads[slot as usize];
         if t.random_next < t.random_end {
             let ino = self.order[t.random_next as usize] as u64;
-            t.random_next += 1;
-            return Some(RequestProgram { steps: vec![Self::stat(ino)] });
+            self.threads[slot as usize].random_next += 1;
+            return Some(RequestProgram { steps: vec![self.stat_of(ino)] });
         }
         let mut steps = Vec::with_capacity(2);
         if !t.barrier_passed {
-            t.barrier_passed = true;
+            self.threads[slot as usize].barrier_passed = true;
             steps.push(Step::Barrier);
         }
         if t.pass_next < t.pass_end {
-            steps.push(Self::stat(t.pass_next));
-            t.pass_next += 1;
+            steps.push(self.stat_of(self.listed(t.pass_next)));
+            self.threads[slot as usize].pass_next += 1;
         }
         (!steps.is_empty()).then_some(RequestProgram { steps })
     }
@@ -352,6 +464,46 @@ mod tests {
         assert!(random.len() < 100, "drawn with replacement: some files twice");
     }
 
+    /// The hashed-directory walk: each directory of `dir` consecutive inodes is listed in an order of its
+    /// own, directory after directory; the threads share the listing out in contiguous ranges; the `k`-th
+    /// entry listed is in directory block `k / 128`, and its inode where its inode is; a random access
+    /// finds a file's entry where the listing put it; the workload describes itself with its order.
+    #[test]
+    fn the_hash_walk_lists_each_directory_in_its_own_order() {
+        let (files, dir) = (1_000u64, 300u64);
+        let w = StatBatch::new(files, 2, 50, 1, 9).unwrap().walk_order(WalkOrder::Hash { dir_files: dir });
+        let mut w = w.unwrap();
+        assert!(w.describe().ends_with(",order=hash,dir=300"), "{}", w.describe());
+        let mut pass = Vec::new();
+        for slot in 0..2 {
+            let reqs = drain(&mut w, slot);
+            // Its 25 random accesses first: each file's entry where the listing put it.
+            for r in &reqs[..25] {
+                let [Step::Stat { ino, dir: d, inode }] = r[..] else { panic!("{r:?}") };
+                let k = w.listing.as_ref().unwrap().position[ino as usize] as u64;
+                assert_eq!((d, inode), ((DIRECTORIES, k / 128), (INODE_TABLE, ino / 16)));
+            }
+            assert_eq!(reqs[25][0], Step::Barrier);
+            for r in &reqs[25..] {
+                let Some(&Step::Stat { ino, dir: d, inode }) = r.last() else { panic!("{r:?}") };
+                assert_eq!(inode, (INODE_TABLE, ino / 16));
+                pass.push((ino, d));
+            }
+        }
+        for (k, &(ino, d)) in pass.iter().enumerate() {
+            assert_eq!(d, (DIRECTORIES, k as u64 / 128), "entry {k}");
+            assert_eq!(ino / dir, k as u64 / dir, "entry {k} lists a file of its own directory");
+        }
+        let mut seen: Vec<u64> = pass.iter().map(|&(ino, _)| ino).collect();
+        assert_ne!(seen[..dir as usize], (0..dir).collect::<Vec<_>>()[..], "hash order is not inode order");
+        seen.sort_unstable();
+        assert_eq!(seen, (0..files).collect::<Vec<_>>(), "every file once");
+        // The same seed lists the same order; the inode walk is unchanged by the option's existence.
+        let again = Listing::hashed(files, dir, 9);
+        assert_eq!(again.listed, w.listing.as_ref().unwrap().listed);
+        assert!(StatBatch::new(files, 2, 50, 1, 9).unwrap().listing.is_none());
+    }
+
     #[test]
     fn a_thread_with_no_files_still_passes_the_barrier() {
         let mut w = StatBatch::new(2, 3, 0, 1, 1).unwrap();
@@ -366,6 +518,9 @@ mod tests {
         assert!(parse("stat-batch:scale=0").contains("scale=0"));
         assert!(parse("stat-batch:files=10,random=1000").contains("at most 16 accesses per file"));
         assert!(parse("stat-batch:bogus=1").contains("bogus"));
+        assert!(parse("stat-batch:order=hash,dir=0").contains("dir=0"));
+        assert!(parse("stat-batch:order=sorted").contains("expected inode (the default) or hash"));
+        assert!(parse("stat-batch:dir=100").contains("goes with order=hash"));
     }
 }
 
@@ -673,6 +828,19 @@ mod run_tests {
             let expected = 2 * md.stat_misses - md.inode_hits;
             assert_eq!(accesses, expected, "{lru}");
         }
+    }
+
+    /// A `stat()` miss reads ext4's way, not through the page cache's readahead: its inode-table page with
+    /// the table from the 32-block-aligned block below it through 32 blocks on (`inode_readahead_blks`),
+    /// its directory block alone (an htree leaf). 1,000 files walked in inode order by one thread: the
+    /// table's 63 pages in two reads (0..=32, then 33..63 from the miss at 33, whose stretch starts at the
+    /// cached 32), and the 8 directory blocks one read each.
+    #[test]
+    fn a_stat_miss_reads_the_inode_table_as_ext4_does() {
+        let w = StatBatch::new(1_000, 1, 0, 1, 1).unwrap();
+        let m = run(Box::new(w), 32, "conventional", None);
+        assert_eq!(m.metadata.unwrap().stat_misses, 1_000);
+        assert_eq!((m.disk.requests, m.disk.pages_read), (2 + 8, 63 + 8), "{:?}", m.disk);
     }
 
     /// Conventional reclaim with 16 threads on 8 CPUs: while a task's direct reclaim walks the metadata
