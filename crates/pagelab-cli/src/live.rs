@@ -36,8 +36,10 @@ pub struct MountArgs {
     /// DULO sees the files' real disk locations (FIEMAP).
     #[arg(long, default_value = "linux")]
     pub policy: String,
+    // The doc is --help text: its [:WINDOW] is the syntax, not a link.
     /// Prefetcher, as `pagelab simulate --prefetch`: none, linux[:WINDOW], linux-2.6[:WINDOW], tp:T-P, ets,
     /// esf. Each open file handle is a stream.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Li & Shen's prefetch memory management, as `pagelab simulate --prefetch-cache`: access-history,

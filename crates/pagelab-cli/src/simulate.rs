@@ -189,10 +189,12 @@ pub struct SimulateArgs {
     /// stat-batch and nfs-mix issue stat() calls.
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
+    // The doc is --help text: its [:WINDOW] is the syntax, not a link.
     /// Prefetcher: none; linux, or linux:WINDOW (e.g. linux:512KiB: on-demand readahead, 2.6.23 and later);
     /// linux-2.6[:WINDOW] (2.6.12-2.6.18's page_cache_readahead, the papers' kernels); tp, tp:T-P or
     /// tp:T-P,fixed (T and P in pages, e.g. tp:24-48); ets[:T-P] or esf[:T-P] (Zhang et al.'s rate-aware
     /// split of T pages per sequential stream by Equal Time Supplies or Equal Safety Factors, default 24-48).
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, default_value = "linux")]
     pub prefetch: String,
     /// Device: hdd (Seagate Cheetah 9LP, 9.1 GB, DiskSim-validated), hdd:nocache, ultrastar36lzx (IBM

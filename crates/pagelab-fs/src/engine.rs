@@ -744,7 +744,7 @@ impl Engine {
         }
     }
 
-    /// Whether memory has filled ([`pagelab_core::BufferCache::memory_filled`]); cheaper than [`Engine::stats`].
+    /// Whether memory has filled ([`pagelab_core::buffer::BufferCache::memory_filled`]); cheaper than [`Engine::stats`].
     pub fn memory_filled(&self) -> bool {
         lock(&self.inner).cache.memory_filled()
     }

@@ -62,7 +62,7 @@ pub struct LiveStats {
     pub free_bytes: u64,
     pub resident_bytes: u64,
     pub in_flight_bytes: u64,
-    /// Memory has filled ([`pagelab_core::BufferCache::memory_filled`]): free memory has been at the `low`
+    /// Memory has filled ([`pagelab_core::buffer::BufferCache::memory_filled`]): free memory has been at the `low`
     /// watermark. The live benchmarks' warm-up waits for it, as the simulator's does.
     #[serde(default)]
     pub memory_filled: bool,

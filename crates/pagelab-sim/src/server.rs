@@ -542,7 +542,7 @@ impl Server {
         self.run_with_progress(&mut |_| {})
     }
 
-    /// [`Server::run`], telling `progress` where the run is every [`PROGRESS_EVENTS`] events.
+    /// [`Server::run`], telling `progress` where the run is every `PROGRESS_EVENTS` events.
     pub fn run_with_progress(
         mut self,
         progress: &mut dyn FnMut(RunProgress),

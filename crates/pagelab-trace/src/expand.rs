@@ -13,7 +13,7 @@ use pagelab_core::{FileId, PageKey};
 pub const PAGE_SIZE_MIN: u32 = 512;
 
 /// Bytes a block trace's addresses may reach: requests end at or below 2^49 (512 TiB), so that every page
-/// index, for any page size from [`PAGE_SIZE_MIN`], fits a [`PageKey`].
+/// index, for any page size from `PAGE_SIZE_MIN`, fits a [`PageKey`].
 pub const ADDRESS_BYTES_MAX: u64 = (PageKey::INDEX_MAX + 1) * PAGE_SIZE_MIN as u64;
 
 /// What is wrong with a block request (`addr` in units of `unit` bytes) whose pages cannot be keyed: its
@@ -53,7 +53,7 @@ pub struct PageExpander {
 }
 
 impl PageExpander {
-    /// Caller guarantees `page_size` is a power of two of at least [`PAGE_SIZE_MIN`].
+    /// Caller guarantees `page_size` is a power of two of at least `PAGE_SIZE_MIN`.
     pub fn new(unit: AddrUnit, page_size: u32, ignore_size: bool) -> PageExpander {
         assert!(
             page_size.is_power_of_two() && page_size >= PAGE_SIZE_MIN,
@@ -63,7 +63,7 @@ impl PageExpander {
     }
 
     /// Number of pages `req` expands to (≥ 1). Caller guarantees a block request passes
-    /// [`block_range_error`] (every reader's requests do).
+    /// `block_range_error` (every reader's requests do).
     pub fn page_count(&self, req: &Request) -> u64 {
         let ps = self.page_size as u64;
         match (self.ignore_size, self.unit) {
@@ -79,7 +79,7 @@ impl PageExpander {
 
     /// Call `f` with each page key of `req`, in address order, and the page's disk location (the page
     /// number for block traces; the key for objects). Caller guarantees a block request passes
-    /// [`block_range_error`] (every reader's requests do); one that does not is a bug, and panics rather
+    /// `block_range_error` (every reader's requests do); one that does not is a bug, and panics rather
     /// than give two pages one key.
     #[inline]
     pub fn for_each_page(&self, req: &Request, mut f: impl FnMut(u64, u64)) {

@@ -105,7 +105,7 @@ impl fmt::Display for Format {
 /// Opens the trace `spec` — a file path (a regular file, a FIFO, `/dev/stdin`), [`STDIN`] (`-`) for
 /// standard input, or a `synth:KIND?...` spec — in `format` (a name [`Format::parse`] accepts; `auto`
 /// detects it). Compression is recognised by magic bytes. The input is opened once and nothing read to
-/// recognise it is lost (see [`crate::input`]).
+/// recognise it is lost (see the module `input`).
 pub fn open_trace(
     spec: &str,
     format: &str,

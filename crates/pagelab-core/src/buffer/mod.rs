@@ -22,7 +22,7 @@
 //!   reclaims to `high`; below `min` the reading task reclaims a batch itself. If nothing can be
 //!   reclaimed (every page is under I/O) the read stalls until some fetch completes (a reclaim stall).
 //!
-//! What happens is reported to an [`Observer`] chosen at compile time ([`observer`]); `BufferCache<()>`
+//! What happens is reported to an [`Observer`] chosen at compile time (module `observer`); `BufferCache<()>`
 //! reports nothing and pays nothing for it.
 //!
 //! For a live driver: every page has a [`Slot`] (where its data lives: `0..usable pages`), named by
@@ -977,7 +977,9 @@ impl<O: Observer> BufferCache<O> {
         layout: &impl Layout,
         out: &mut ReadOutcome,
     ) {
-        if self.pages.meta[frame as usize].flags & flag::MARKER != 0 {
+        // A file system's own read (`aligned_readahead`) leaves the page cache's readahead alone, its
+        // markers included.
+        if self.pages.meta[frame as usize].flags & flag::MARKER != 0 && cursor.aligned_ra.0 == 0 {
             self.marker_hit(now, frame, cursor, layout, out);
         }
     }

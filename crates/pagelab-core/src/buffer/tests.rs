@@ -154,6 +154,26 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
     assert_eq!(read(&mut c, 99, &mut out), vec![(96, 4, true)]);
 }
 
+/// An aligned read that meets a page carrying the page cache's readahead marker leaves the marker for the
+/// page cache's own reads: the modern readahead's first window 0-3 marks page 1; an aligned read of page 1
+/// starts no window, and a plain read of it then starts 4-11.
+#[test]
+fn an_aligned_read_leaves_the_readahead_marker_alone() {
+    let mut c = cache(64, "linux");
+    assert_eq!(
+        read_through(&mut c, 1, 2, 0, 1).iter().map(|f| (f.first_page, f.pages)).collect::<Vec<_>>(),
+        [(0, 4)]
+    );
+    let mut out = ReadOutcome::default();
+    let mut cur = begin(&mut c, 1, 2, 1, 2).aligned_readahead(8, 8);
+    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    assert_eq!((out.status, spans(&out)), (ReadStatus::Done, vec![]));
+    assert_eq!(
+        read_through(&mut c, 1, 2, 1, 2).iter().map(|f| (f.first_page, f.pages)).collect::<Vec<_>>(),
+        [(4, 8)]
+    );
+}
+
 /// readahead.md §6 through the cache: windows 0-3 (mark 1), 4-11 (mark 4), 12-27 (mark 12).
 #[test]
 fn linux_readahead_pipeline() {

@@ -18,7 +18,7 @@
 //! Figure 3 of the paper is this discipline: nine objects four to a page need four objects examined to free
 //! the first page right after creation; after two accesses (the last object of the first page and the
 //! object alone on the third) the reclaimer examines eight (three freed, one rotated, four freed) before a
-//! page, the second, comes free ([`tests`] has it).
+//! page, the second, comes free (`tests` has it).
 //!
 //! **Conventional reclaim** ([`MetadataReclaim::Conventional`]) is Linux's shrinker (`do_shrink_slab`,
 //! `super_cache_count`): `freeable = objects × vfs_cache_pressure / 100`, and a reclaim pass that examined

@@ -4,7 +4,7 @@
 //! - [`shards`]: SHARDS spatially-hashed sampling of the same (fixed-rate and fixed-size, with `_adj`).
 //! - [`engine`]: either of the two behind one interface.
 //! - [`mrc`]: the miss-ratio curve both produce, and the mean absolute error between two curves.
-//! - [`vec`] and [`memrx`]: MemRx (papers/003): the virtual extended cache of evicted pages and the
+//! - [`vec`](mod@vec) and [`memrx`]: MemRx (papers/003): the virtual extended cache of evicted pages and the
 //!   performance prediction module, an observer of the buffer cache that predicts runtime and misses at
 //!   larger memory sizes from one run.
 

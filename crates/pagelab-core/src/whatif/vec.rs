@@ -15,7 +15,7 @@
 //!   approximation of `D`, as in the paper: a reload removes an entry from its sub-queue and entries
 //!   below it do not move up, so a deeper entry may be reported one increment too deep.
 //! - [`ExactVec`] — the precise `D` from an order-statistic structure (the exact stack-distance engine's
-//!   [`LruStack`]: a Fenwick tree over eviction times), for the exactness test: with LRU and exact
+//!   `LruStack`: a Fenwick tree over eviction times), for the exactness test: with LRU and exact
 //!   memory the predicted miss-ratio curve then equals the actual one.
 //! - [`ShadowVec`] — Linux's refault distance (`mm/workingset.c`, `../shared/reference/refault-and-shrinkers.md`):
 //!   an eviction counter stamped into the evicted page's shadow entry; the distance is the number of

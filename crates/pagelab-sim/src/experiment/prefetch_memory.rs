@@ -96,7 +96,7 @@
 //! Two-Rand −15 to +2 % from 100 to 1000 handlers, One-Rand ±1 %, the index server −9 to −43 % and no
 //! AccessHistory fall (96 % of its peak at 1000, no thrashing), media clips −2 to −8 %, Four-64KB's descent
 //! at 72 % of memory, and Figures 10–12's factors (mean gains 0 / 0 / −8 % by depth, −8 / −8 / −2 % by
-//! memory, −4 / −6 / −8 % by dataset). The report's "Why" ([`why`]) explains each; the short of it:
+//! memory, −4 / −6 / −8 % by dataset). The report's "Why" (`why`) explains each; the short of it:
 //! AccessHistory thrashes only on Two-Rand, in tens of pages/s (at most 26 from 100 handlers on; the index
 //! server and the media clips at most 0.5), PC-Coldest+ as much or more, and the gradient descent as
 //! parameterised here does not find an allocation (its one-epoch-to-the-next comparison is counting noise,

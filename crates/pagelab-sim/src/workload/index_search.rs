@@ -104,7 +104,7 @@ pub const PARTITIONS: u64 = 8;
 pub const INDEX_BYTES: u64 = 18_500 << 20;
 pub const PARTITION_PAGES: u64 = INDEX_BYTES / PARTITIONS / PAGE_SIZE_BYTES;
 pub const TERMS_DEFAULT: u64 = 500_000;
-/// Most terms a `terms=` may ask for: laying the index out takes ~8.5 bytes a term ([`place_lists`]), 72 MB
+/// Most terms a `terms=` may ask for: laying the index out takes ~8.5 bytes a term (`place_lists`), 72 MB
 /// here, within the 160 MiB a spec may take (`fuzzing::HEAP_BOUND_BYTES`); at the default `list_max` the
 /// lists of more than ~1.3 million terms do not fit the partitions anyway.
 pub const TERMS_MAX: u64 = 1 << 23;

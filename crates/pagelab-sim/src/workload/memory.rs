@@ -146,7 +146,7 @@ impl SparseMatVec {
     pub const ROW_CPU: Nanos = Nanos(100);
     /// "The benchmark is designed to repeat the multiplication computation 15 times" (papers/001 §4.2).
     pub const MULTIPLICATIONS: u64 = 15;
-    /// Rows in one request (see [`SparseMatVec::chunk_steps`]).
+    /// Rows in one request (see `SparseMatVec::chunk_steps`).
     pub const ROWS_PER_REQUEST: u64 = 256;
 
     /// Caller guarantees `1 <= per_row <= n` and `multiplications >= 1`.

@@ -3,7 +3,7 @@
 //! A text format is a `LineFormat`: it turns one non-blank line into a request, a non-request, the end
 //! of the trace, or a description of what was expected. `LineTrace` drives it over a `LineSource`
 //! and owns the policy every text format shares: blank lines are not records; a block request whose byte
-//! range cannot be keyed ([`crate::expand::block_range_error`]) is a bad record like any other; the first
+//! range cannot be keyed (`crate::expand::block_range_error`) is a bad record like any other; the first
 //! bad record is an error naming path, line, text and expected form, unless `skip_bad_lines` is on, in
 //! which case it is counted ([`crate::TraceReader::skipped_records`]) and reading goes on.
 

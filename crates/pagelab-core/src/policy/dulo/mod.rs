@@ -47,7 +47,7 @@
 //! copy reachable here has them. What survives: a sequence is "a number of blocks whose disk locations are
 //! adjacent and have been accessed during a limited time period"; while walking the table, "the last block
 //! of a developing sequence should not be coalesced with the next block in the table if the next block
-//! belongs to one of the following cases: [lost]"; footnote 4 (§4.2) explains why the last stamps matter:
+//! belongs to one of the following cases: \[lost\]"; footnote 4 (§4.2) explains why the last stamps matter:
 //! "two spatially sequential but temporally remote pages can possibly be grouped into one sequence"; a
 //! track boundary breaks adjacency ("we also artificially place a dummy block between the blocks on a track
 //! boundary"); sizes are "limited by bank size". From these, [`SequenceRule::Stable`] (the default): block
@@ -131,7 +131,7 @@ impl SequenceRule {
 /// A disk's tracks, for rule 2: which 4 KiB blocks start on the same track. The LBNs (in 512-byte sectors)
 /// at which tracks start, as the drive's mapping (zones, skews, spared sectors) places them; a block's
 /// track is the track of its first sector. §4.2 extracted the boundaries from the drive ("we use the
-/// technique described in [33] to extract track boundaries"); the simulator reads them from its disk
+/// technique described in \[33\] to extract track boundaries"); the simulator reads them from its disk
 /// model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrackMap {
@@ -260,7 +260,7 @@ impl DuloStats {
     }
 }
 
-/// DULO on CLOCK (§3): the whole stack is [`sections::DualSections`]; hits set a young bit, and a young
+/// DULO on CLOCK (§3): the whole stack is `sections::DualSections`; hits set a young bit, and a young
 /// block at the bottom of the evicting section goes back to the top of the correlation buffer.
 #[derive(Clone, Debug)]
 pub struct Dulo {

@@ -6,7 +6,7 @@
 //! # What the paper says
 //!
 //! The paper drove its simulator (DULO, "Linux prefetching policy", the deadline scheduler, DiskSim's model of a
-//! Seagate ST39102LW, a Cheetah 9LP: pagelab's default `hdd`) with five traces, "also used in [5]"
+//! Seagate ST39102LW, a Cheetah 9LP: pagelab's default `hdd`) with five traces, "also used in \[5\]"
 //! (§4.1.1). Table 2 lost its numbers in our copy; the text gives:
 //!
 //! | trace | §4.1.1 | sequential |
