@@ -34,6 +34,7 @@ use crate::metrics::{
 };
 use crate::sched::{Decision, Dispatch, IoRequest, IoScheduler};
 use crate::stream_stats::StreamCounters;
+use crate::workload::metadata::ext4_metadata_read;
 use crate::workload::{RequestProgram, Step, Workload};
 use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
@@ -66,10 +67,6 @@ pub const STAT_HIT_CPU: Nanos = Nanos(1_130);
 /// dentry and inode caches (`drop_caches` = 2): 7.7 µs per call. Reclaim the allocation did is charged on
 /// top, by the memory model's costs.
 pub const STAT_MISS_CPU: Nanos = Nanos(7_700);
-/// ext4's `inode_readahead_blks` (its default, 32): a `stat()` whose inode-table page is not cached reads
-/// the table from the 32-block-aligned block at or below it through the block 32 further on
-/// (`__ext4_get_inode_loc()`'s `while (b <= end)`: 33 blocks, clipped at the table's end).
-pub const INODE_READAHEAD_PAGES: u64 = 32;
 
 /// What the simulator observes of its buffer cache: the counters of `simulate --json`, Li & Shen's
 /// prefetch-thrashing detector, MemRx's what-if predictor when the run asks for it (`--whatif`), and
@@ -1038,6 +1035,10 @@ impl Server {
                     let read = self.open_metadata_block(slot, dir, false);
                     self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
                 }
+                Some(Step::ReadDirBlock { block }) => match self.open_metadata_block(slot, block, false) {
+                    Some(cursor) => self.begin_call(slot, Call::Read(cursor)),
+                    None => self.handlers[slot as usize].step += 1,
+                },
                 Some(Step::Barrier) => {
                     h.step += 1;
                     self.barrier(slot);
@@ -1324,9 +1325,8 @@ impl Server {
 
     /// A read of page `block.1` of `block.0`, a file system's own metadata block (a directory block, a page
     /// of the inode table): ext4 reads them through the block device's page cache, whose allocations may not
-    /// enter the file system. Neither goes through the page cache's readahead: an inode-table page
-    /// (`inode_table`) comes with ext4's own readahead of the table ([`INODE_READAHEAD_PAGES`]); a directory
-    /// block is an htree leaf, which a lookup reads alone (`ext4_dx_find_entry()`'s `ext4_bread()`).
+    /// enter the file system, and neither goes through the page cache's readahead
+    /// ([`ext4_metadata_read`]: the inode table's own readahead for `inode_table`, a directory block alone).
     fn open_metadata_block(
         &mut self,
         slot: Slot,
@@ -1334,11 +1334,8 @@ impl Server {
         inode_table: bool,
     ) -> Option<ReadCursor> {
         let (file, page) = block;
-        let cursor = self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)?.no_fs();
-        Some(match inode_table {
-            true => cursor.aligned_readahead(INODE_READAHEAD_PAGES, INODE_READAHEAD_PAGES + 1),
-            false => cursor.aligned_readahead(1, 1),
-        })
+        let cursor = self.open_read(slot, file, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)?;
+        Some(ext4_metadata_read(cursor, inode_table))
     }
 
     /// One more `read()` round in a call that has already done some (a `stat()`'s second page): what the

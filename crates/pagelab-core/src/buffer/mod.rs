@@ -157,8 +157,11 @@ impl ReadCursor {
     /// `inode_readahead_blks`-aligned stretch of the table from it (`sb_breadahead()`), and an htree lookup
     /// reads its one leaf block (`ext4_bread()`); the page cache's readahead sees neither. A miss at page
     /// `i` fetches the pages of `[a, a + pages)` with `a = i - i % alignment` (clipped at the file's end)
-    /// that are not cached: `i` (and the call's other pages) as demand, the rest as prefetched. The
-    /// prefetcher is neither asked nor told of the call. Caller guarantees `1 <= alignment <= pages`.
+    /// that are not cached: `i` (and the call's other pages) as demand, the rest as prefetched (as any
+    /// readahead's pages are: counted as prefetched, kept by a prefetch cache, seen by the thrash
+    /// detector). The prefetcher is neither asked (`on_read`, `on_sync_miss`, `on_marker_hit`) nor told
+    /// (`read_done`) of the call; it hears `fetch_done` for its fetches, as for every fetch. Panics unless
+    /// `1 <= alignment <= pages`.
     pub fn aligned_readahead(self, alignment: u64, pages: u64) -> ReadCursor {
         assert!(1 <= alignment && alignment <= pages, "aligned readahead of {pages} pages at {alignment}");
         ReadCursor { aligned_ra: (alignment, pages), ra_next: u64::MAX, ..self }
@@ -703,7 +706,7 @@ impl<O: Observer> BufferCache<O> {
                 return;
             }
             let idx = cursor.next;
-            if idx == cursor.ra_next {
+            if idx == cursor.ra_next && cursor.aligned_ra.0 == 0 {
                 self.read_ahead(now, cursor, layout, out);
             }
             let first_encounter = cursor.counted != Some(idx);

@@ -34,16 +34,17 @@
 //!   returns meets them. The files form directories of `dir` consecutive inodes (default: one directory of
 //!   all of them), created one after another; `readdir()` returns a directory's names in hash order, which
 //!   is unrelated to the inode order (a seeded permutation of each directory), and its leaf blocks in that
-//!   same order, so the `k`-th entry listed sits in the directory's block `k / 128` while its inode sits
-//!   anywhere in the directory's stretch of the inode table. The threads share the listing out in
+//!   same order, so the `k`-th entry a directory lists sits in its block `k / 128` (each directory has
+//!   `ceil(dir / 128)` blocks of its own, one after another) while its inode sits anywhere in the
+//!   directory's stretch of the inode table. The threads share the listing out in
 //!   contiguous ranges, as before. The random accesses before the barrier find each entry in the block
 //!   the listing puts it in.
 //!
 //! Inferences (the paper does not say): the random accesses' count and distribution (uniform draws: the
 //! plain reading of "random metadata accesses"); that the threads split the
-//! files into contiguous ranges; the directory tree's shape (a directory block holds entries of
-//! consecutive inodes; the directories' own dentries and htree index blocks, a few per thousand files, are
-//! left out).
+//! files into contiguous ranges; the directory tree's shape (in inode order a directory block holds the
+//! entries of 128 consecutive inodes; with `order=hash` each directory has blocks of its own; the
+//! directories' own dentries and htree index blocks, a few per thousand files, are left out).
 //!
 //! # nfs-mix
 //!
@@ -74,6 +75,7 @@
 
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
+use pagelab_core::buffer::ReadCursor;
 use pagelab_core::spec::Spec;
 use pagelab_core::FileId;
 use rand::seq::SliceRandom;
@@ -149,6 +151,26 @@ pub const NFS_OP_CPU: pagelab_core::Nanos = pagelab_core::Nanos(30_000);
 /// nfsd threads serving the operations: a large server's setting (Linux's default is 8; the paper does
 /// not say).
 pub const NFSD_THREADS: u64 = 64;
+/// ext4's `inode_readahead_blks` (its default, 32): a `stat()` whose inode-table page is not cached reads
+/// the table from the 32-block-aligned block at or below it through the block 32 further on
+/// (`__ext4_get_inode_loc()`'s `while (b <= end)`: 33 blocks, clipped at the table's end).
+pub const INODE_READAHEAD_PAGES: u64 = 32;
+
+/// `cursor`, a read of one of the file system's own metadata blocks, made as ext4 makes it: in `GFP_NOFS`
+/// context (its reclaim may not enter the file system) and not through the page cache's readahead. A page
+/// of the inode table (`inode_table`) comes with ext4's own readahead of the table
+/// ([`INODE_READAHEAD_PAGES`]); a directory block is an htree leaf, read alone (`ext4_dx_find_entry()`'s
+/// and `ext4_dx_readdir()`'s `ext4_bread()`). Departures: the kernel aligns the stretch on the absolute
+/// block number and clips it at the block group's table (512 blocks at 8,192 inodes a group); the model's
+/// one table is aligned on its own start and clipped only at its end.
+pub fn ext4_metadata_read(cursor: ReadCursor, inode_table: bool) -> ReadCursor {
+    let cursor = cursor.no_fs();
+    match inode_table {
+        true => cursor.aligned_readahead(INODE_READAHEAD_PAGES, INODE_READAHEAD_PAGES + 1),
+        false => cursor.aligned_readahead(1, 1),
+    }
+}
+
 /// Bytes a READ or WRITE moves.
 pub const NFS_IO_BYTES: u64 = 8192;
 
@@ -170,7 +192,8 @@ pub enum NfsOp {
     Commit,
 }
 
-/// `stat-batch:files=…,threads=…,random=…,scale=…,seed=…`; `None` for another name.
+/// `stat-batch:files=…,threads=…,random=…,scale=…,seed=…,order=…,dir=…` or
+/// `nfs-mix:files=…,threads=…,rate=…,scale=…,seed=…`; `None` for another name.
 pub fn metadata_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimError> {
     let e = SimError::Core;
     match spec.name.as_str() {
@@ -335,6 +358,9 @@ impl StatBatch {
                 if dir_files == 0 {
                     return Err(SimError::invalid("dir=0", "expected at least 1 file a directory"));
                 }
+                // Each directory's blocks of its own: the last directory may be partly empty.
+                let dirs = self.files.div_ceil(dir_files);
+                self.file_pages[DIRECTORIES.0 as usize] = dirs * dir_files.div_ceil(DIR_ENTRIES_PER_PAGE);
                 Some(Listing::hashed(self.files, dir_files, self.seed))
             }
         };
@@ -347,16 +373,18 @@ impl StatBatch {
         Step::Stat { ino, dir, inode }
     }
 
-    /// The `stat()` of file `ino`, its entry where this batch's directories keep it: in a hashed directory
-    /// the entry listed `k`-th is in the block `k / 128` of the listing (leaf blocks in hash order).
+    /// The `stat()` of file `ino`, its entry where this batch's directories keep it: the entry a hashed
+    /// directory lists `k`-th is in that directory's block `k / 128` (leaf blocks in hash order).
     fn stat_of(&self, ino: u64) -> Step {
-        match &self.listing {
-            None => Self::stat(ino),
-            Some(l) => {
+        match (&self.listing, self.walk) {
+            (Some(l), WalkOrder::Hash { dir_files }) => {
                 let (_, inode) = metadata_blocks(ino);
-                let k = l.position[ino as usize] as u64;
-                Step::Stat { ino, dir: (DIRECTORIES, k / DIR_ENTRIES_PER_PAGE), inode }
+                let dir = ino / dir_files;
+                let k = l.position[ino as usize] as u64 - dir * dir_files;
+                let first_block = dir * dir_files.div_ceil(DIR_ENTRIES_PER_PAGE);
+                Step::Stat { ino, dir: (DIRECTORIES, first_block + k / DIR_ENTRIES_PER_PAGE), inode }
             }
+            _ => Self::stat(ino),
         }
     }
 
@@ -465,8 +493,8 @@ mod tests {
     }
 
     /// The hashed-directory walk: each directory of `dir` consecutive inodes is listed in an order of its
-    /// own, directory after directory; the threads share the listing out in contiguous ranges; the `k`-th
-    /// entry listed is in directory block `k / 128`, and its inode where its inode is; a random access
+    /// own, directory after directory; the threads share the listing out in contiguous ranges; the entry a
+    /// directory lists `k`-th is in its own block `k / 128`, and its inode where its inode is; a random access
     /// finds a file's entry where the listing put it; the workload describes itself with its order.
     #[test]
     fn the_hash_walk_lists_each_directory_in_its_own_order() {
@@ -474,6 +502,10 @@ mod tests {
         let w = StatBatch::new(files, 2, 50, 1, 9).unwrap().walk_order(WalkOrder::Hash { dir_files: dir });
         let mut w = w.unwrap();
         assert!(w.describe().ends_with(",order=hash,dir=300"), "{}", w.describe());
+        // Each directory of 300 has 3 blocks of its own: 4 directories, 12 blocks; the entry listed k-th is
+        // in its directory's block (k mod 300) / 128.
+        assert_eq!(w.file_pages(), &[63, 12]);
+        let block = |k: u64| 3 * (k / dir) + k % dir / 128;
         let mut pass = Vec::new();
         for slot in 0..2 {
             let reqs = drain(&mut w, slot);
@@ -481,7 +513,7 @@ mod tests {
             for r in &reqs[..25] {
                 let [Step::Stat { ino, dir: d, inode }] = r[..] else { panic!("{r:?}") };
                 let k = w.listing.as_ref().unwrap().position[ino as usize] as u64;
-                assert_eq!((d, inode), ((DIRECTORIES, k / 128), (INODE_TABLE, ino / 16)));
+                assert_eq!((d, inode), ((DIRECTORIES, block(k)), (INODE_TABLE, ino / 16)));
             }
             assert_eq!(reqs[25][0], Step::Barrier);
             for r in &reqs[25..] {
@@ -491,7 +523,7 @@ mod tests {
             }
         }
         for (k, &(ino, d)) in pass.iter().enumerate() {
-            assert_eq!(d, (DIRECTORIES, k as u64 / 128), "entry {k}");
+            assert_eq!(d, (DIRECTORIES, block(k as u64)), "entry {k}");
             assert_eq!(ino / dir, k as u64 / dir, "entry {k} lists a file of its own directory");
         }
         let mut seen: Vec<u64> = pass.iter().map(|&(ino, _)| ino).collect();
@@ -649,11 +681,9 @@ impl NfsMix {
                 let (file, offset_bytes, len_bytes) = self.io_span(f, rng);
                 steps.push(Step::Write { file, offset_bytes, len_bytes });
             }
-            NfsOp::Readdir | NfsOp::Readdirplus => steps.push(Step::Read {
-                file: FileId(1),
-                offset_bytes: f / DIR_ENTRIES_PER_PAGE * pagelab_core::PAGE_SIZE_BYTES,
-                len_bytes: pagelab_core::PAGE_SIZE_BYTES,
-            }),
+            NfsOp::Readdir | NfsOp::Readdirplus => {
+                steps.push(Step::ReadDirBlock { block: (DIRECTORIES, f / DIR_ENTRIES_PER_PAGE) })
+            }
             _ => {}
         }
         steps

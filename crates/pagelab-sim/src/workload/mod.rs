@@ -71,6 +71,10 @@ pub enum Step {
     /// file `dir.0`) and then the inode table's page holding its inode (`inode`), and caches the file's
     /// dentry + inode object, which may need a slab page (and reclaim).
     Stat { ino: u64, dir: (FileId, u64), inode: (FileId, u64) },
+    /// The file system reads one of its own directory blocks (page `block.1` of file `block.0`) as
+    /// `readdir()` of a hashed directory reads a leaf: through the page cache, alone, in `GFP_NOFS` context
+    /// ([`metadata::ext4_metadata_read`]).
+    ReadDirBlock { block: (FileId, u64) },
     /// Wait until every handler slot has reached its barrier; the measured period starts there (what came
     /// before is the workload's preparation, such as papers/004's random metadata accesses or SFS's file
     /// set creation) and paced slots start pacing from it. Only in workloads whose slots are persistent

@@ -16,8 +16,9 @@
 //! `random_size`, `span` (see `workload::scm`). DULO's workloads ([`DULO_WORKLOADS`]: `viewperf-like`,
 //! `tpch-like`, `glimpse-like`, `multi1-like`, `multi2-like`) take `scale` (a factor on their datasets
 //! and lengths, 0.01 to 4, default 1) and `seed` (their files and reads, default 2005; see
-//! `workload::dulo`). papers/004's metadata-intensive batch ([`METADATA_WORKLOADS`]: `stat-batch`) takes
-//! `files`, `threads`, `random`, `scale` and `seed` (see `workload::metadata`).
+//! `workload::dulo`). papers/004's workloads ([`METADATA_WORKLOADS`]): `stat-batch` takes `files`,
+//! `threads`, `random`, `scale`, `seed`, `order` (`inode` or `hash`) and `dir` (with `order=hash`), and
+//! `nfs-mix` takes `files`, `threads`, `rate`, `scale` and `seed` (see `workload::metadata`).
 
 use super::dulo::{Dulo, SEED_DEFAULT};
 use super::index_search::IndexSearch;
