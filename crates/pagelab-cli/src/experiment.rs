@@ -37,7 +37,7 @@ pub struct ExperimentArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// split-reclaim only: the paper's machine divided by this factor (memory and files; default 64, 256
-    /// with --quick; 1 is the paper's full 24 GB and 25.6 million files: under an hour on 2 cores
+    /// with --quick; 1 is the paper's full 24 GB and 25.6 million files: about 1.5 hours on 2 cores
     /// and 5.2 GB of memory, Table III then at 1/3).
     #[arg(long)]
     pub scale: Option<u64>,

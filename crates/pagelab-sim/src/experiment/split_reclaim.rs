@@ -94,32 +94,34 @@
 //!   18 under split reclaim, 0.058 and 0.057 ms on average (the paper: 13 % fewer under split reclaim,
 //!   99 % shorter); metadata 9 % of memory, metadata reclaim never triggered.
 //!
-//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-29, with the `dput()` spin and the resumed
-//! `stat()` fixed; 54 minutes on 2 cores, 5.2 GB): conventional reclaim's worst `stat` latency is 0.1 ms at
-//! one thread, 4.0 ms at two, then 1.1, 2.3 and 5.6 s at 4, 8 and 16 (up to 10.6 million objects of deferred
-//! shrinker work, collected by one task): the paper's jump beyond two threads, and seconds as in its Figure
-//! 5, though not its "over 10 s" (the 1/256–1/32 sweep's power law said 15 s: it overstates). Split
-//! reclaim's worst is 0.32 ms (100.0 % less at 16 threads). Split P = 50 % makes 830 k `stat`/s against
-//! conventional's 796 k (1.04×; the paper: 3×; 1/64 gives 1.13×). With each inode freed with its dentry the
-//! same sweep gives 0.22 / 0.27 / 0.25 s from four threads: the inode LRU, which keeps 1,128-byte inodes in
-//! memory passes after their dentries, is what makes conventional reclaim's stalls seconds long; under
-//! 3.x's `dput()` they are 3.2 / 4.6 / 7.5 s. Figure 2: after creation 0.9 to 3.8 ms from 100 thousand to 25
-//! million files; after random accesses 10.8 ms at 100 thousand files, 102 ms at a million, 1.00 s at ten
-//! million: the paper's figure, flat after creation against "longer than 1 s" beyond ten million files
-//! after random accesses. At 25 million it falls to 1.3 ms, where the paper's keeps rising: the metadata (33 GB) no longer fits, and
-//! the accesses run under reclaim, which clears the bits they set. Table III runs at 1/3 there (the full SFS
-//! file set has more files than page keys name): no direct reclaim.
-//!
-//! Before the inode LRU's costs were split by measurement, an inode freed apart was charged a whole file's
-//! 1.94 µs: at 1/64 that gave 61 / 191 / 221 / 216 ms from two threads and 1.35×, so these numbers depend on
-//! what a dentry and an inode cost to free, and the split is measured (`ReclaimCosts`).
+//! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-29, with ext4's own metadata reads; 91
+//! minutes on 2 cores beside other work, 5.2 GB): conventional reclaim's worst `stat` latency is 0.13 ms at
+//! one thread, 6.1 ms at two, then 0.13, 4.9 and 7.2 s at 4, 8 and 16 (up to 9.1 million objects of deferred
+//! shrinker work, collected by one task): the paper's jump beyond two threads and seconds as in its Figure
+//! 5, though not its "over 10 s" (the 1/256–1/32 sweep's power law says 13 s). Before ext4's reads the same
+//! run gave 0.1 / 4.0 ms / 1.1 / 2.3 / 5.6 s. Split reclaim's worst is 0.32 ms (100.0 % less at 16
+//! threads). Split P = 50 % makes 830 k `stat`/s against conventional's 796 k (1.04×, as before ext4's
+//! reads; the paper: 3×; 1/64 gives 1.02×), P = 60 % 1.08×. With each inode freed with its dentry the same
+//! sweep gives 6.1 ms / 0.28 / 0.50 s from four threads: the inode LRU, which keeps 1,128-byte inodes in
+//! memory passes after their dentries, is what makes conventional reclaim's stalls seconds long. Figure 2:
+//! after creation 0.9 to 3.8 ms from 100 thousand to 25 million files; after random accesses 10.8 ms at 100
+//! thousand files, 102 ms at a million, 1.00 s at ten million: the paper's figure, flat after creation
+//! against "longer than 1 s" beyond ten million files after random accesses. At 25 million it falls to 1.8
+//! ms, where the paper's keeps rising: the metadata (33 GB) no longer fits, and the accesses run under
+//! reclaim, which clears the bits they set. Table III runs at 1/3 there (the full SFS file set has more
+//! files than page keys name): 6 direct reclaims under conventional reclaim and 26 under split reclaim, 1.26
+//! and 1.23 ms on average. The hash-order diagnostic in one directory of every file: split P = 50 % makes
+//! 1.47× conventional's `stat`/s at one thread, 1.46× at 8 and 1.20× at 16 (conventional reclaim 3.0
+//! million disk requests against split reclaim's none, and a worst `stat` of 5.9 s at 16 threads);
+//! 1.03–1.05× in directories of 10 thousand to a million files (those three rows ran before each hashed
+//! directory had blocks of its own).
 //!
 //! **The first release** (the `fig5-3x-dput` diagnostic rows: conventional and split P = 50 % with
 //! [`FirstPut::Referenced`], 3.x's `dput()`, which marks a new dentry referenced). At the paper's size
-//! conventional reclaim's worst `stat` is then 0.09 / 3.9 / 5,272 / 8,327 / 3,712 ms at 1 / 2 / 4 / 8 / 16
-//! threads, with up to 9.4 million objects of deferred shrinker work; split reclaim's worst is 0.71 ms and
-//! its throughput 1.07× conventional's (881 k against 825 k `stat`/s). (With each inode freed with its
-//! dentry, this rule gave 0.2–0.4 s from four threads.) The rule also makes Figure 2's deallocation after
+//! conventional reclaim's worst `stat` is then 5.8 / 7.1 / 2,768 / 3,634 / 1,644 ms at 1 / 2 / 4 / 8 / 16
+//! threads, with up to 6.9 million objects of deferred shrinker work; split reclaim's worst is 0.89 ms and
+//! its throughput 1.02× conventional's (752 k against 737 k `stat`/s). (With each inode freed with its
+//! dentry, this rule gave 0.2–0.4 s from four threads, in an earlier model.) The rule also makes Figure 2's deallocation after
 //! creation grow as after random accesses (every new object starts referenced), where the paper's stays flat,
 //! so the default keeps the one its Figures 2 and 3 follow, and the report shows both.
 //!
