@@ -113,8 +113,7 @@
 //! and 1.23 ms on average. The hash-order diagnostic in one directory of every file: split P = 50 % makes
 //! 1.47× conventional's `stat`/s at one thread, 1.46× at 8 and 1.20× at 16 (conventional reclaim 3.0
 //! million disk requests against split reclaim's none, and a worst `stat` of 5.9 s at 16 threads);
-//! 1.03–1.05× in directories of 10 thousand to a million files (those three rows ran before each hashed
-//! directory had blocks of its own).
+//! 1.03–1.05× in directories of 10 thousand to a million files.
 //!
 //! **The first release** (the `fig5-3x-dput` diagnostic rows: conventional and split P = 50 % with
 //! [`FirstPut::Referenced`], 3.x's `dput()`, which marks a new dentry referenced). At the paper's size
