@@ -131,10 +131,10 @@ pub struct ReadCursor {
     /// The page at which the walk calls [`Prefetcher::on_read`] next (Linux 2.6's `next_index`): the first
     /// page of the call, then whatever the prefetcher returned.
     pub ra_next: u64,
-    /// A file system's own readahead instead of the page cache's, `(alignment, pages)` (`(0, 0)`: none, the
+    /// A file system's own readahead instead of the page cache's, `(alignment, pages)` (`None`: the
     /// prefetcher decides): a miss reads `pages` pages from the `alignment`-aligned page at or below it, and
     /// nothing else is read ahead ([`ReadCursor::aligned_readahead`]).
-    pub aligned_ra: (u64, u64),
+    pub aligned_ra: Option<(u64, u64)>,
 }
 
 impl ReadCursor {
@@ -164,7 +164,13 @@ impl ReadCursor {
     /// `1 <= alignment <= pages`.
     pub fn aligned_readahead(self, alignment: u64, pages: u64) -> ReadCursor {
         assert!(1 <= alignment && alignment <= pages, "aligned readahead of {pages} pages at {alignment}");
-        ReadCursor { aligned_ra: (alignment, pages), ra_next: u64::MAX, ..self }
+        ReadCursor { aligned_ra: Some((alignment, pages)), ..self }
+    }
+
+    /// Whether the page cache's readahead (the prefetcher) takes part in this call: not in a file system's
+    /// own read.
+    fn page_cache_readahead(&self) -> bool {
+        self.aligned_ra.is_none()
     }
 }
 
@@ -618,7 +624,7 @@ impl<O: Observer> BufferCache<O> {
             pin: false,
             gfp: Gfp::Kernel,
             ra_next: first,
-            aligned_ra: (0, 0),
+            aligned_ra: None,
         })
     }
 
@@ -697,7 +703,7 @@ impl<O: Observer> BufferCache<O> {
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
             if cursor.is_done() {
-                if cursor.aligned_ra.0 == 0 {
+                if cursor.page_cache_readahead() {
                     let page = crate::PAGE_SIZE_BYTES;
                     let bytes = cursor.first * page..cursor.last * page;
                     self.prefetcher.read_done(now, cursor.stream, cursor.file, bytes);
@@ -706,7 +712,7 @@ impl<O: Observer> BufferCache<O> {
                 return;
             }
             let idx = cursor.next;
-            if idx == cursor.ra_next && cursor.aligned_ra.0 == 0 {
+            if idx == cursor.ra_next && cursor.page_cache_readahead() {
                 self.read_ahead(now, cursor, layout, out);
             }
             let first_encounter = cursor.counted != Some(idx);
@@ -729,7 +735,7 @@ impl<O: Observer> BufferCache<O> {
                 }
                 None => {
                     cursor.counted = Some(idx);
-                    let window = if let (alignment @ 1.., pages) = cursor.aligned_ra {
+                    let window = if let Some((alignment, pages)) = cursor.aligned_ra {
                         let start = idx - idx % alignment;
                         Window::exact(start, pages.min(cursor.file_pages - start))
                     } else {
@@ -982,7 +988,7 @@ impl<O: Observer> BufferCache<O> {
     ) {
         // A file system's own read (`aligned_readahead`) leaves the page cache's readahead alone, its
         // markers included.
-        if self.pages.meta[frame as usize].flags & flag::MARKER != 0 && cursor.aligned_ra.0 == 0 {
+        if self.pages.meta[frame as usize].flags & flag::MARKER != 0 && cursor.page_cache_readahead() {
             self.marker_hit(now, frame, cursor, layout, out);
         }
     }

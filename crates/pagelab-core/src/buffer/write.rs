@@ -660,7 +660,7 @@ impl<O: Observer> BufferCache<O> {
             pin: false,
             gfp: Gfp::Kernel,
             ra_next: u64::MAX,
-            aligned_ra: (0, 0),
+            aligned_ra: None,
         }
     }
 }

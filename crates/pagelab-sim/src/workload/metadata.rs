@@ -17,8 +17,8 @@
 //!   not with the page cache's readahead: the directory block alone (an htree leaf, which
 //!   `ext4_dx_find_entry()` reads with `ext4_bread()`), and on an inode-table miss the table from the
 //!   32-block-aligned block at or below the inode's through 32 blocks on (`__ext4_get_inode_loc()` with
-//!   the default `inode_readahead_blks` of 32; its loop reads through its end, 33 blocks; the server's
-//!   `INODE_READAHEAD_PAGES`). Until 2026-11-29 both went through the handler's 2.6 readahead, which ramped
+//!   the default `inode_readahead_blks` of 32; its loop reads through its end, 33 blocks:
+//!   [`ext4_metadata_read`], [`INODE_READAHEAD_PAGES`]). Until 2026-11-29 both went through the handler's 2.6 readahead, which ramped
 //!   windows along the inode-order walk; the module doc of `experiment::split_reclaim` gives the change's
 //!   effect.
 //! - Before the evaluation, the random metadata accesses: `random` `stat()`s (default: as many as files)
@@ -258,10 +258,11 @@ pub enum WalkOrder {
     Hash { dir_files: u64 },
 }
 
-/// A hashed-directory listing of `files` files: `listed[k]` is the `k`-th file listed (directory by
-/// directory), `position[f]` the place file `f` is listed at.
+/// A hashed-directory listing of `files` files in directories of `dir_files`: `listed[k]` is the `k`-th
+/// file listed (directory by directory), `position[f]` the place file `f` is listed at.
 #[derive(Clone, Debug)]
 struct Listing {
+    dir_files: u64,
     listed: Vec<u32>,
     position: Vec<u32>,
 }
@@ -280,7 +281,7 @@ impl Listing {
         for (k, &f) in listed.iter().enumerate() {
             position[f as usize] = k as u32;
         }
-        Listing { listed, position }
+        Listing { dir_files, listed, position }
     }
 }
 
@@ -308,8 +309,7 @@ pub struct StatBatch {
     order: Vec<u32>,
     threads: Vec<Thread>,
     file_pages: Vec<u64>,
-    walk: WalkOrder,
-    /// The hashed directories' listing (`WalkOrder::Hash` only).
+    /// The hashed directories' listing (`WalkOrder::Hash`); `None` walks in inode order.
     listing: Option<Listing>,
 }
 
@@ -345,7 +345,6 @@ impl StatBatch {
             order,
             threads,
             file_pages: metadata_file_pages(files).to_vec(),
-            walk: WalkOrder::Inode,
             listing: None,
         })
     }
@@ -364,7 +363,6 @@ impl StatBatch {
                 Some(Listing::hashed(self.files, dir_files, self.seed))
             }
         };
-        self.walk = walk;
         Ok(self)
     }
 
@@ -376,16 +374,12 @@ impl StatBatch {
     /// The `stat()` of file `ino`, its entry where this batch's directories keep it: the entry a hashed
     /// directory lists `k`-th is in that directory's block `k / 128` (leaf blocks in hash order).
     fn stat_of(&self, ino: u64) -> Step {
-        match (&self.listing, self.walk) {
-            (Some(l), WalkOrder::Hash { dir_files }) => {
-                let (_, inode) = metadata_blocks(ino);
-                let dir = ino / dir_files;
-                let k = l.position[ino as usize] as u64 - dir * dir_files;
-                let first_block = dir * dir_files.div_ceil(DIR_ENTRIES_PER_PAGE);
-                Step::Stat { ino, dir: (DIRECTORIES, first_block + k / DIR_ENTRIES_PER_PAGE), inode }
-            }
-            _ => Self::stat(ino),
-        }
+        let Some(l) = &self.listing else { return Self::stat(ino) };
+        let (_, inode) = metadata_blocks(ino);
+        let dir = ino / l.dir_files;
+        let k = l.position[ino as usize] as u64 - dir * l.dir_files;
+        let first_block = dir * l.dir_files.div_ceil(DIR_ENTRIES_PER_PAGE);
+        Step::Stat { ino, dir: (DIRECTORIES, first_block + k / DIR_ENTRIES_PER_PAGE), inode }
     }
 
     /// The file listed at place `k` of the walk.
@@ -396,10 +390,8 @@ impl StatBatch {
 
 impl Workload for StatBatch {
     fn describe(&self) -> String {
-        let walk = match self.walk {
-            WalkOrder::Inode => String::new(),
-            WalkOrder::Hash { dir_files } => format!(",order=hash,dir={dir_files}"),
-        };
+        let walk =
+            self.listing.as_ref().map_or(String::new(), |l| format!(",order=hash,dir={}", l.dir_files));
         format!(
             "stat-batch:files={},threads={},random={},scale={},seed={}{walk}",
             self.files,
