@@ -938,45 +938,62 @@ fn sensitivity(md: &mut String, rows: &[Row]) {
     let _ = writeln!(
         md,
         "\n## Table 3: the bank\n\nDULO at each workload's sensitivity memory, the evicting section at the \
-         paper's size.\n\n| workload | memory | evicting section | bank | time (s) | hit ratio | disk requests | \
-         blocks per sequence |\n|---|---|---|---|---|---|---|---|"
+         paper's size."
     );
-    for r in sensitivity_rows(rows, "bank", "bank_bytes") {
-        let _ = writeln!(
-            md,
-            "| {} | {} MiB | {} MiB | {} MiB | {:.1} | {:.3} | {:.0} | {:.2} |",
-            r.text("workload"),
-            r.num("memory_bytes") as u64 >> 20,
-            r.num("evicting_bytes") as u64 >> 20,
-            r.num("bank_bytes") as u64 >> 20,
-            r.metric("exec_time_s"),
-            r.metric("hit_ratio"),
-            r.metric("disk_requests"),
-            r.metric("mean_sequence_pages")
-        );
-    }
+    let bank = SensitivityTable {
+        section: "bank",
+        varied: ("bank", "bank_bytes"),
+        fixed: ("evicting section", "evicting_bytes"),
+        last: ("blocks per sequence", "mean_sequence_pages"),
+    };
+    bank.write(md, rows);
     bank_why(md, rows);
     let _ = writeln!(
         md,
         "\n## Table 4: the evicting section\n\nDULO at each workload's sensitivity memory, the bank at the \
-         paper's size; a section must be smaller than the memory.\n\n| workload | memory | bank | evicting section \
-         | time (s) | hit ratio | disk requests | pages per request |\n|---|---|---|---|---|---|---|---|"
+         paper's size; a section must be smaller than the memory."
     );
-    for r in sensitivity_rows(rows, "evicting", "evicting_bytes") {
+    let evicting = SensitivityTable {
+        section: "evicting",
+        varied: ("evicting section", "evicting_bytes"),
+        fixed: ("bank", "bank_bytes"),
+        last: ("pages per request", "mean_request_pages"),
+    };
+    evicting.write(md, rows);
+    evicting_why(md, rows);
+}
+
+/// One sensitivity table: a row per run of `section`, the fixed section's size before the varied one's,
+/// and a last column of the metric that explains the table (`(header, key)` pairs).
+struct SensitivityTable {
+    section: &'static str,
+    varied: (&'static str, &'static str),
+    fixed: (&'static str, &'static str),
+    last: (&'static str, &'static str),
+}
+
+impl SensitivityTable {
+    fn write(&self, md: &mut String, rows: &[Row]) {
         let _ = writeln!(
             md,
-            "| {} | {} MiB | {} MiB | {} MiB | {:.1} | {:.3} | {:.0} | {:.2} |",
-            r.text("workload"),
-            r.num("memory_bytes") as u64 >> 20,
-            r.num("bank_bytes") as u64 >> 20,
-            r.num("evicting_bytes") as u64 >> 20,
-            r.metric("exec_time_s"),
-            r.metric("hit_ratio"),
-            r.metric("disk_requests"),
-            r.metric("mean_request_pages")
+            "\n| workload | memory | {} | {} | time (s) | hit ratio | disk requests | {} |\n|---|---|---|---|---|---|---|---|",
+            self.fixed.0, self.varied.0, self.last.0
         );
+        for r in sensitivity_rows(rows, self.section, self.varied.1) {
+            let _ = writeln!(
+                md,
+                "| {} | {} MiB | {} MiB | {} MiB | {:.1} | {:.3} | {:.0} | {:.2} |",
+                r.text("workload"),
+                r.num("memory_bytes") as u64 >> 20,
+                r.num(self.fixed.1) as u64 >> 20,
+                r.num(self.varied.1) as u64 >> 20,
+                r.metric("exec_time_s"),
+                r.metric("hit_ratio"),
+                r.metric("disk_requests"),
+                r.metric(self.last.1)
+            );
+        }
     }
-    evicting_why(md, rows);
 }
 
 /// A sensitivity section's rows, by workload in `SYNTHETIC`'s order and then by the varied parameter.
