@@ -154,6 +154,12 @@ pub struct SimulateArgs {
     /// `mem_map`, 16 KiB per handler thread) and the page cache gets the rest (pages in flight count).
     #[arg(long, default_value = "512MiB")]
     pub memory: String,
+    /// Memory the server's applications hold outside every cache for the whole run (their own data, resident
+    /// and never reclaimed: a backup program's catalog, a database's buffer pool): a size, or a share of
+    /// --memory (10%). No cache can use it; the watermarks and split reclaim's C (--metadata split) still
+    /// count it, as a kernel counts all of memory. The JSON's memory.app_memory_bytes.
+    #[arg(long, default_value = "0", value_name = "SIZE|N%")]
+    pub app_memory: String,
     /// How memory is managed: linux-2.6 (the papers' kernels: watermarks min/low/high from
     /// min_free_kbytes, kswapd between low and high, direct reclaim of 32 pages below min, reclaim charged
     /// as CPU time), linux (the same with today's watermark_scale_factor), or exact (all memory is cache,
@@ -296,6 +302,7 @@ pub const SIM_BYTES_PER_PAGE: u64 = 128;
 struct ConfigEcho {
     workload: String,
     memory_bytes: u64,
+    app_memory_bytes: u64,
     memory_model: String,
     policy: String,
     /// `none`, or the metadata cache's reclaim with its parameters.
@@ -338,6 +345,28 @@ struct SimulateReport {
 /// The device of a run without `--device` whose workload names none ([`Workload::default_device`]): the
 /// Cheetah 9LP. A run uses `--device` if given, else the workload's default, else this.
 pub const SHARED_DEFAULT_DEVICE: &str = "hdd";
+
+/// `--app-memory`: a size, or `N%` of the server's memory (0 to 100).
+fn app_memory_bytes(text: &str, memory_bytes: u64) -> Result<u64> {
+    let text = text.trim();
+    if let Some(share) = text.strip_suffix('%') {
+        return match share.trim().parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok((memory_bytes as f64 * p / 100.0) as u64),
+            _ => bail!(
+                "bad --app-memory `{text}`: expected a size (2GiB) or a share of --memory from 0% to 100%"
+            ),
+        };
+    }
+    let bytes = parse_bytes(text).context("--app-memory (a size, or a share of --memory: 10%)")?;
+    if bytes > memory_bytes {
+        bail!(
+            "bad --app-memory `{text}`: {} is more than the server's memory ({})",
+            fmt_bytes(bytes),
+            fmt_bytes(memory_bytes)
+        );
+    }
+    Ok(bytes)
+}
 
 /// The simulation configuration the flags describe; every bad value is an error naming the flag.
 /// `workload_device` is the workload's default device ([`Workload::default_device`]), used when
@@ -388,9 +417,11 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         text => Some(parse_metadata(text).context("--metadata")?),
     };
     let memory_bytes = memory_bytes(&args.memory)?;
+    let app_memory_bytes = app_memory_bytes(&args.app_memory, memory_bytes)?;
     let cfg = SimConfig {
         metadata,
         memory_bytes,
+        app_memory_bytes,
         swap_bytes,
         nr_requests,
         timeline,
@@ -477,6 +508,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
     ConfigEcho {
         workload,
         memory_bytes: cfg.memory_bytes,
+        app_memory_bytes: cfg.app_memory_bytes,
         memory_model: cfg.memory_model.name().to_string(),
         policy: policy_spec(cfg.policy, &cfg.dulo, cfg.dulo_tracks),
         metadata: cfg.metadata.as_ref().map_or("none".to_string(), metadata_spec),
@@ -816,10 +848,15 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
     let mem = &m.memory;
     let _ = writeln!(
         out,
-        "memory        {} ({}): kernel {:.1} MiB; mean free {:.1} MiB (min {:.1}), cached {:.1} MiB, in flight {:.1} MiB ({:.1} %)",
+        "memory        {} ({}): kernel {:.1} MiB{}; mean free {:.1} MiB (min {:.1}), cached {:.1} MiB, in flight {:.1} MiB ({:.1} %)",
         fmt_bytes(mem.total_bytes),
         mem.model,
         mib(mem.kernel_reserve_bytes as f64),
+        if mem.app_memory_bytes > 0 {
+            format!(", applications {:.1} MiB", mib(mem.app_memory_bytes as f64))
+        } else {
+            String::new()
+        },
         mib(mem.free_bytes_mean),
         mib(mem.free_bytes_min as f64),
         mib(mem.resident_bytes_mean),

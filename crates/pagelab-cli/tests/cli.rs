@@ -70,6 +70,9 @@ fn bad_arguments_exit_2_with_the_expected_form() {
             &["simulate", "--workload", "one-rand:files=1", "--cpu-per-page", "0us", "--warmup", "0s"],
             "give --cpu-per-page a positive time",
         ),
+        (&["simulate", "--memory", "64MiB", "--app-memory", "65MiB"], "is more than the server's memory"),
+        (&["simulate", "--app-memory", "101%"], "a share of --memory from 0% to 100%"),
+        (&["simulate", "--memory", "64MiB", "--app-memory", "63MiB"], "pages processes hold"),
     ];
     for (args, needle) in cases {
         let o = pagelab(args);
@@ -432,4 +435,38 @@ fn the_echo_reports_the_handlers_and_the_policy_that_ran() {
     let o = pagelab(&["simulate", "--policy", "dulo:rule=sideways"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("expected stable or adjacent"), "{}", stderr(&o));
+}
+
+/// `--app-memory` takes its share out of what the caches may use, in bytes or as a share of `--memory`,
+/// leaves the kernel's reserve and the watermarks as they were, and is echoed and reported.
+#[test]
+fn memory_the_applications_hold_is_no_cache_memory() {
+    let run = |held: &str| -> serde_json::Value {
+        let o = pagelab(&[
+            "simulate",
+            "--workload",
+            "one-rand:files=20",
+            "--memory",
+            "64MiB",
+            "--app-memory",
+            held,
+            "--duration",
+            "2s",
+            "--warmup",
+            "0s",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (none, mib, share) = (run("0"), run("16MiB"), run("25%"));
+    let mem = |v: &serde_json::Value, k: &str| v["memory"][k].as_u64().unwrap();
+    assert_eq!(mem(&none, "app_memory_bytes"), 0);
+    assert_eq!(mem(&mib, "app_memory_bytes"), 16 << 20);
+    assert_eq!(mem(&none, "usable_bytes") - mem(&mib, "usable_bytes"), 16 << 20);
+    for k in ["kernel_reserve_bytes", "watermark_min_bytes", "watermark_high_bytes"] {
+        assert_eq!(mem(&none, k), mem(&mib, k), "{k}");
+    }
+    assert_eq!(mem(&share, "usable_bytes"), mem(&mib, "usable_bytes"), "25 % of 64 MiB is 16 MiB");
+    assert_eq!(share["config"]["app_memory_bytes"].as_u64(), Some(16 << 20));
 }

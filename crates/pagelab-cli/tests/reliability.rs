@@ -759,6 +759,7 @@ fn random_simulator_configurations_end_in_a_result_or_a_clear_error() {
             (0.15, "--whatif", &["up-to=512MiB"][..]),
             (0.15, "--timeline", &["100ms"][..]),
             (0.2, "--requests", &["1", "100"][..]),
+            (0.15, "--app-memory", &["10%", "60%", "99%", "1MiB"][..]),
         ] {
             if rng.gen_bool(p) {
                 a.extend([flag.to_string(), pick(rng, from)]);

@@ -290,6 +290,11 @@ pub struct MemoryConfig {
     pub total_pages: u32,
     /// Pages the kernel holds ([`KernelReserve`]).
     pub reserved_pages: u32,
+    /// Pages the server's processes hold outside every cache for the whole run (their own data, resident
+    /// and never reclaimed: a backup program's catalog, a database's buffer pool). The page allocator
+    /// manages them, so the watermarks count them, as Linux's `min_free_kbytes` counts all of lowmem; no
+    /// cache can use them. 0 unless a driver says otherwise ([`MemoryConfig::with_held`]).
+    pub held_pages: u32,
     pub watermarks: Watermarks,
     /// Whether kswapd runs (a cache without a kernel has none).
     pub kswapd: bool,
@@ -312,6 +317,7 @@ impl MemoryConfig {
         MemoryConfig {
             total_pages: pages,
             reserved_pages: 0,
+            held_pages: 0,
             watermarks: Watermarks::default(),
             kswapd: false,
             direct_batch_pages: 1,
@@ -343,6 +349,7 @@ impl MemoryConfig {
         let config = MemoryConfig {
             total_pages,
             reserved_pages,
+            held_pages: 0,
             watermarks,
             kswapd: true,
             direct_batch_pages: SWAP_CLUSTER_MAX,
@@ -354,9 +361,18 @@ impl MemoryConfig {
         Ok(config)
     }
 
-    /// Pages caches may use: total minus the kernel's reserve.
+    /// This memory with `pages` of it held by the server's processes outside the caches (the watermarks,
+    /// computed from what the allocator manages, stay). Errors if that leaves the caches no page above the
+    /// high watermark.
+    pub fn with_held(self, pages: u32) -> Result<MemoryConfig, CoreError> {
+        let config = MemoryConfig { held_pages: pages, ..self };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Pages caches may use: total minus the kernel's reserve and what processes hold.
     pub fn usable_pages(&self) -> u32 {
-        self.total_pages.saturating_sub(self.reserved_pages)
+        self.total_pages.saturating_sub(self.reserved_pages).saturating_sub(self.held_pages)
     }
 
     /// The configuration is usable: some page is left for caches above `min`, the watermarks are ordered,
@@ -370,12 +386,23 @@ impl MemoryConfig {
         let usable = self.usable_pages();
         if usable <= w.high {
             // Both grow with memory (mem_map, min_free_kbytes), so their sum is a floor, not the answer.
-            let floor_mib = (u64::from(self.reserved_pages) + u64::from(w.high) + 1).div_ceil(256);
+            let floor_mib =
+                (u64::from(self.reserved_pages) + u64::from(self.held_pages) + u64::from(w.high) + 1)
+                    .div_ceil(256);
+            let held = if self.held_pages > 0 {
+                format!(" and the {} pages processes hold", self.held_pages)
+            } else {
+                String::new()
+            };
             return bad(format!(
-                "{} pages of memory leave {usable} for caches after the kernel's {} pages, not more than the \
-                 high watermark ({} pages); give more than {floor_mib} MiB (the reserve and the watermark \
-                 alone), or fewer threads",
-                self.total_pages, self.reserved_pages, w.high
+                "{} pages of memory leave {usable} for caches after the kernel's {} pages{held}, not more than \
+                 the high watermark ({} pages); give more than {floor_mib} MiB (the reserve{} and the watermark \
+                 alone){}, or fewer threads",
+                self.total_pages,
+                self.reserved_pages,
+                w.high,
+                if self.held_pages > 0 { ", the held memory" } else { "" },
+                if self.held_pages > 0 { ", hold less" } else { "" }
             ));
         }
         if self.direct_batch_pages == 0 || self.kswapd_batch_pages == 0 {
@@ -564,6 +591,34 @@ mod tests {
         assert_eq!(min_free_kbytes(1 << 30, 65536), 65536);
     }
 
+    /// Memory the processes hold leaves the caches less and the watermarks as they were (the allocator
+    /// manages it); held memory that leaves no page above `high` is refused, and the refusal names it.
+    #[test]
+    fn held_memory_shrinks_the_caches_not_the_watermarks() {
+        let linux = |total| {
+            MemoryConfig::linux(
+                total,
+                KernelReserve::LINUX_2_6,
+                16,
+                WatermarkRule::Linux26,
+                ReclaimCosts::LINUX_2_6,
+            )
+            .unwrap()
+        };
+        let c = linux(384 * MIB);
+        let held = c.with_held(9_830).unwrap();
+        assert_eq!(held.usable_pages(), c.usable_pages() - 9_830);
+        assert_eq!((held.watermarks, held.reserved_pages), (c.watermarks, c.reserved_pages));
+        let mut m = Memory::new(held);
+        assert_eq!(m.free_pages(), held.usable_pages());
+        while m.take() {}
+        assert_eq!(m.used_pages(), held.usable_pages() - held.watermarks.min, "the allocator stops at min");
+        let too_much = c.usable_pages() - c.watermarks.high;
+        let err = c.with_held(too_much).unwrap_err().to_string();
+        assert!(err.contains(&format!("the {too_much} pages processes hold")), "{err}");
+        assert!(c.with_held(too_much - 1).is_ok());
+    }
+
     #[test]
     fn the_kernel_reserve_grows_with_threads() {
         let r = KernelReserve::LINUX_2_6;
@@ -612,6 +667,7 @@ mod tests {
         Memory::new(MemoryConfig {
             total_pages: 100,
             reserved_pages: 0,
+            held_pages: 0,
             watermarks: Watermarks { min: 10, low: 20, high: 30 },
             kswapd: true,
             direct_batch_pages: 32,

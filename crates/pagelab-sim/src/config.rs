@@ -261,6 +261,10 @@ pub fn policy_spec(kind: PolicyKind, dulo: &DuloConfig, tracks: bool) -> String 
 pub struct SimConfig {
     /// Physical memory of the server (the kernel's share and the caches').
     pub memory_bytes: u64,
+    /// Memory the server's applications hold outside every cache for the whole run, resident and never
+    /// reclaimed (their own data: a backup's catalog, a database's buffer pool): no cache can use it; the
+    /// watermarks and split reclaim's `C` still count it, as they count all memory. 0 by default.
+    pub app_memory_bytes: u64,
     pub memory_model: MemoryModel,
     pub policy: PolicyKind,
     /// Li & Shen's prefetch cache (papers/000); `None`: AccessHistory, prefetched pages join the policy.
@@ -432,6 +436,7 @@ impl Default for SimConfig {
         SimConfig {
             // papers/000 §4.2: "the server memory size at 512MB".
             memory_bytes: 512 << 20,
+            app_memory_bytes: 0,
             // The papers ran Linux 2.6.10–2.6.18.
             memory_model: MemoryModel::Kernel { watermarks: WatermarkRule::Linux26 },
             // Linux 2.6's active/inactive lists: the "AccessHistory" system every paper compares against.
@@ -473,7 +478,16 @@ impl Default for SimConfig {
 impl SimConfig {
     /// The buffer cache's memory for a server with `threads` handler threads.
     pub fn memory(&self, threads: u32) -> Result<MemoryConfig, CoreError> {
-        self.memory_model.config(self.memory_bytes, KernelReserve::LINUX_2_6, threads)
+        let memory = self.memory_model.config(self.memory_bytes, KernelReserve::LINUX_2_6, threads)?;
+        if self.app_memory_bytes == 0 {
+            return Ok(memory);
+        }
+        let pages = self.app_memory_bytes.div_ceil(pagelab_core::PAGE_SIZE_BYTES);
+        let pages = u32::try_from(pages).map_err(|_| CoreError::InvalidParameter {
+            what: "application memory",
+            why: format!("{} bytes is more than the memory", self.app_memory_bytes),
+        })?;
+        memory.with_held(pages)
     }
 }
 

@@ -153,7 +153,9 @@ pub struct MemoryMetrics {
     pub total_bytes: u64,
     /// Held by the kernel: its image, `mem_map`, a stack per handler thread.
     pub kernel_reserve_bytes: u64,
-    /// Total minus the reserve: what caches may use.
+    /// Held by the server's applications outside the caches (`--app-memory`).
+    pub app_memory_bytes: u64,
+    /// Total minus the reserve and the applications' memory: what caches may use.
     pub usable_bytes: u64,
     pub watermark_min_bytes: u64,
     pub watermark_low_bytes: u64,

@@ -1886,6 +1886,7 @@ impl Server {
             model: self.cfg.memory_model.name().into(),
             total_bytes: bytes(m.total),
             kernel_reserve_bytes: bytes(m.reserved),
+            app_memory_bytes: bytes(m.held),
             usable_bytes: bytes(m.usable),
             watermark_min_bytes: bytes(m.watermarks.min),
             watermark_low_bytes: bytes(m.watermarks.low),

@@ -305,6 +305,8 @@ impl BufferCacheConfig {
 pub struct MemorySnapshot {
     pub total: u32,
     pub reserved: u32,
+    /// Pages the server's processes hold outside the caches ([`MemoryConfig::held_pages`]).
+    pub held: u32,
     pub usable: u32,
     pub free: u32,
     pub resident: u32,
@@ -570,6 +572,7 @@ impl<O: Observer> BufferCache<O> {
         MemorySnapshot {
             total: c.total_pages,
             reserved: c.reserved_pages,
+            held: c.held_pages,
             usable: self.memory.usable_pages(),
             free: self.memory.free_pages(),
             resident: self.pages.resident_pages(),

@@ -399,6 +399,7 @@ fn kernel_memory() -> MemoryConfig {
     MemoryConfig {
         total_pages: 110,
         reserved_pages: 10,
+        held_pages: 0,
         watermarks: Watermarks { min: 10, low: 20, high: 30 },
         kswapd: true,
         direct_batch_pages: 8,
@@ -701,6 +702,7 @@ pub(super) fn memory_model(kernel: bool, pages: u32) -> MemoryConfig {
     MemoryConfig {
         total_pages: pages + 2,
         reserved_pages: 2,
+        held_pages: 0,
         watermarks: Watermarks { min, low: min + min / 4, high: min + min / 2 },
         kswapd: true,
         direct_batch_pages: 4,
