@@ -349,10 +349,10 @@ pub const SHARED_DEFAULT_DEVICE: &str = "hdd";
 /// `--app-memory`: a size, or `N%` of the server's memory (0 to 100).
 fn app_memory_bytes(text: &str, memory_bytes: u64) -> Result<u64> {
     let text = text.trim();
-    if let Some(share) = text.strip_suffix('%') {
-        return match share.trim().parse::<f64>() {
-            Ok(p) if (0.0..=100.0).contains(&p) => Ok((memory_bytes as f64 * p / 100.0) as u64),
-            _ => bail!(
+    if text.ends_with('%') {
+        return match percent(text).filter(|p| (0.0..=100.0).contains(p)) {
+            Some(p) => Ok((memory_bytes as f64 * p / 100.0) as u64),
+            None => bail!(
                 "bad --app-memory `{text}`: expected a size (2GiB) or a share of --memory from 0% to 100%"
             ),
         };
@@ -916,6 +916,11 @@ pub fn memory_bytes(text: &str) -> Result<u64> {
     Ok(bytes)
 }
 
+/// `N%` as the finite number N, or `None` when `text` is not one.
+fn percent(text: &str) -> Option<f64> {
+    text.trim().strip_suffix('%')?.trim().parse::<f64>().ok().filter(|p| p.is_finite())
+}
+
 /// `--thrash-history`: `None` (the server's default: every page) for `all`, else that share of
 /// `memory_bytes`' pages (at least one page).
 fn thrash_history_pages(text: &str, memory_bytes: u64) -> Result<Option<u32>> {
@@ -923,13 +928,9 @@ fn thrash_history_pages(text: &str, memory_bytes: u64) -> Result<Option<u32>> {
     if text == "all" {
         return Ok(None);
     }
-    let percent = text
-        .strip_suffix('%')
-        .and_then(|p| p.trim().parse::<f64>().ok())
-        .filter(|p| p.is_finite() && *p > 0.0 && *p <= 1000.0)
-        .ok_or_else(|| {
-            anyhow!("bad --thrash-history `{text}`: expected a share of memory (e.g. 40%) or all")
-        })?;
+    let percent = percent(text).filter(|p| *p > 0.0 && *p <= 1000.0).ok_or_else(|| {
+        anyhow!("bad --thrash-history `{text}`: expected a share of memory (e.g. 40%) or all")
+    })?;
     let pages = (memory_bytes / pagelab_core::PAGE_SIZE_BYTES) as f64 * percent / 100.0;
     Ok(Some(pages.clamp(1.0, u32::MAX as f64 - 1.0) as u32))
 }

@@ -389,20 +389,20 @@ impl MemoryConfig {
             let floor_mib =
                 (u64::from(self.reserved_pages) + u64::from(self.held_pages) + u64::from(w.high) + 1)
                     .div_ceil(256);
-            let held = if self.held_pages > 0 {
-                format!(" and the {} pages processes hold", self.held_pages)
+            let (held, held_floor, hold_less) = if self.held_pages > 0 {
+                (
+                    format!(" and the {} pages processes hold", self.held_pages),
+                    ", the held memory",
+                    ", hold less",
+                )
             } else {
-                String::new()
+                (String::new(), "", "")
             };
             return bad(format!(
                 "{} pages of memory leave {usable} for caches after the kernel's {} pages{held}, not more than \
-                 the high watermark ({} pages); give more than {floor_mib} MiB (the reserve{} and the watermark \
-                 alone){}, or fewer threads",
-                self.total_pages,
-                self.reserved_pages,
-                w.high,
-                if self.held_pages > 0 { ", the held memory" } else { "" },
-                if self.held_pages > 0 { ", hold less" } else { "" }
+                 the high watermark ({} pages); give more than {floor_mib} MiB (the reserve{held_floor} and the \
+                 watermark alone){hold_less}, or fewer threads",
+                self.total_pages, self.reserved_pages, w.high
             ));
         }
         if self.direct_batch_pages == 0 || self.kswapd_batch_pages == 0 {

@@ -479,9 +479,6 @@ impl SimConfig {
     /// The buffer cache's memory for a server with `threads` handler threads.
     pub fn memory(&self, threads: u32) -> Result<MemoryConfig, CoreError> {
         let memory = self.memory_model.config(self.memory_bytes, KernelReserve::LINUX_2_6, threads)?;
-        if self.app_memory_bytes == 0 {
-            return Ok(memory);
-        }
         let pages = self.app_memory_bytes.div_ceil(pagelab_core::PAGE_SIZE_BYTES);
         let pages = u32::try_from(pages).map_err(|_| CoreError::InvalidParameter {
             what: "application memory",

@@ -1045,10 +1045,10 @@ fn bank_why(md: &mut String, rows: &[Row]) {
         "\nWhy the optimum sits at the smallest banks here: the first of §4.1.3's reasons does not occur with \
          these workloads. From a {smallest} MiB bank to the paper's, the sequences DULO forms grow by little \
          or nothing ({}): the blocks of a sequence reach the staging section together, so a bank of 256 blocks \
-         already holds them. It is the programs' calls, several pages each and one file after another, that \
-         bring them in together, not readahead: with `--prefetch none` multi1-like (workload seed 1, \
-         `pagelab simulate`) forms the same 5.12 and 5.32 blocks a sequence with 1 and 8 MiB banks. The second does: {}. With nothing to gain from a larger bank and this to lose, the times \
-         are level within about 1 % from 1 to 4 MiB and rise beyond. The paper's traces are lost, so whether \
+         already holds them (the programs' calls bring them in, several pages each and one file after \
+         another; `pagelab_sim::experiment::dulo`'s module doc has a run without readahead that forms the \
+         same sequences). The second does: {}. With nothing to gain from a larger bank and this to lose, the \
+         times are level within about 1 % from 1 to 4 MiB and rise beyond. The paper's traces are lost, so whether \
          their sequential blocks arrived further apart cannot be checked.",
         lengths.join(", "),
         late.join("; ")
@@ -1087,9 +1087,8 @@ fn evicting_why(md: &mut String, rows: &[Row]) {
          partitions in multi2-like), and a larger section holds more of them. Such a gain stops only where \
          the section holds every random block worth keeping; the paper's saturation from 64–128 MB says where \
          that was for its traces, which are lost. Where the loop fits in memory there is nothing to hold \
-         against it: multi1-like at 224 MiB with workload seed 1 runs in 49.7 s under DULO with a section of \
-         16, 64 or 128 MiB and under LRU alike (measured with `pagelab simulate`; the sweep keeps one memory \
-         per workload).",
+         against it (`pagelab_sim::experiment::dulo`'s module doc has multi1-like at 224 MiB, where every section size gives LRU's time; \
+         the sweep keeps one memory per workload).",
         growth.join("; ")
     );
 }

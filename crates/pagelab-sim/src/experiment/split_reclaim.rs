@@ -249,8 +249,9 @@ const APP_MEMORY: &str = "fig6-app-memory";
 /// sweep runs the thread sweep's share only, and scales of 1/8 and larger (whose runs take a minute or
 /// more each) that share at the most threads only.
 const APP_PERCENTS: [u32; 4] = [5, 10, 15, 20];
-/// The share its thread sweep (conventional, P = 50 % and P = 60 % at every thread count) holds.
+/// The share its thread sweep holds, and the policies it runs at every thread count.
 const APP_PERCENT_THREADS: u32 = 10;
+const APP_SWEEP_POLICIES: [(&str, u32); 3] = [("conventional", 0), ("split", 50), ("split", 60)];
 /// The largest scale factor whose runs are large enough to run the diagnostic at one point only.
 const APP_SCALE_LARGE: u64 = 8;
 
@@ -749,9 +750,7 @@ fn app_memory_jobs(threads: &[u64], quick: bool, scale: u64, seed: u64) -> Vec<J
         runs.extend(policies().into_iter().map(|(policy, p)| (policy, p, threads_max, held)));
     }
     for &t in threads.iter().filter(|&&t| t != threads_max && !large) {
-        for (policy, p) in [("conventional", 0), ("split", 50), ("split", 60)] {
-            runs.push((policy, p, t, APP_PERCENT_THREADS));
-        }
+        runs.extend(APP_SWEEP_POLICIES.map(|(policy, p)| (policy, p, t, APP_PERCENT_THREADS)));
     }
     runs.into_iter()
         .map(|(policy, p, t, held)| {
@@ -812,9 +811,25 @@ fn fig5_at(rows: &[Row], policy: &str, p: u32, threads: u64, key: &str) -> f64 {
 
 /// Metric `key` of `section`'s batch run under `policy` (`p`: its ratio) at `threads`.
 fn batch_at(rows: &[Row], section: &str, policy: &str, p: u32, threads: u64, key: &str) -> f64 {
+    batch_where(rows, section, policy, p, threads, |_| true, key)
+}
+
+/// Metric `key` of `section`'s batch run under `policy` (`p`: its ratio) at `threads` that `also` accepts.
+fn batch_where(
+    rows: &[Row],
+    section: &str,
+    policy: &str,
+    p: u32,
+    threads: u64,
+    also: impl Fn(&Row) -> bool,
+    key: &str,
+) -> f64 {
     select(rows, section)
         .find(|r| {
-            r.text("policy") == policy && r.num("ratio_p") == p as f64 && r.num("threads") == threads as f64
+            r.text("policy") == policy
+                && r.num("ratio_p") == p as f64
+                && r.num("threads") == threads as f64
+                && also(r)
         })
         .map_or(f64::NAN, |r| r.metric(key))
 }
@@ -853,14 +868,7 @@ fn app_at(rows: &[Row], policy: &str, p: u32, threads: u64, held: u32, key: &str
     if held == 0 {
         return fig5_at(rows, policy, p, threads, key);
     }
-    select(rows, APP_MEMORY)
-        .find(|r| {
-            r.text("policy") == policy
-                && r.num("ratio_p") == p as f64
-                && r.num("threads") == threads as f64
-                && r.num("app_memory_percent") == held as f64
-        })
-        .map_or(f64::NAN, |r| r.metric(key))
+    batch_where(rows, APP_MEMORY, policy, p, threads, |r| r.num("app_memory_percent") == held as f64, key)
 }
 
 /// The P = 60 % check's note of the application-memory diagnostic at its thread sweep's share (empty
@@ -940,9 +948,7 @@ fn app_memory_report(rows: &[Row]) -> String {
     swept.sort_unstable();
     swept.dedup();
     for &t in &swept {
-        for (policy, p) in [("conventional", 0), ("split", 50), ("split", 60)] {
-            runs.push((APP_PERCENT_THREADS, t, policy, p));
-        }
+        runs.extend(APP_SWEEP_POLICIES.map(|(policy, p)| (APP_PERCENT_THREADS, t, policy, p)));
     }
     for (held, t, policy, p) in runs {
         let get = |k: &str| app_at(rows, policy, p, t, held, k);
@@ -962,12 +968,11 @@ fn app_memory_report(rows: &[Row]) -> String {
         );
     }
     let h = APP_PERCENT_THREADS;
+    swept.push(t_max);
     let by_threads = |policy: &str, p: u32| {
         swept
             .iter()
-            .copied()
-            .chain(std::iter::once(t_max))
-            .map(|t| format!("{:.0}", app_at(rows, policy, p, t, h, "throughput_ops_s") / 1000.0))
+            .map(|&t| format!("{:.0}", app_at(rows, policy, p, t, h, "throughput_ops_s") / 1000.0))
             .collect::<Vec<_>>()
             .join(" / ")
     };
@@ -980,17 +985,26 @@ fn app_memory_report(rows: &[Row]) -> String {
     } else {
         ""
     };
+    let stalls = if at("split", 60, "memory_stalls") > 0.0 {
+        format!(
+            " Its worst `stat()` took {:.1} ms: {:.0} times a task found no page it could take and waited \
+             until pages came free or an I/O completed, when every waiting task tries again and nothing \
+             orders them, so one can lose many times over.",
+            at("split", 60, "worst_latency_ms"),
+            at("split", 60, "memory_stalls")
+        )
+    } else {
+        String::new()
+    };
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let _ = writeln!(
         md,
         "\nWith {h} % held, `stat`/s (thousands) at {} threads: conventional {}, P = 50 % {}, P = 60 % {}. At {t_max} \
          threads P = 60 % reclaims directly {:.0} times (conventional {:.0}) and reads the disk {:.0} times \
-         (conventional {:.0}).{mechanism} Its worst `stat()` took {:.1} ms: {:.0} times a task found no page it \
-         could take and waited until pages came free or an I/O completed, when every waiting task tries again \
-         and nothing orders them, so one can lose many times over. P = 50 % makes {:.2}× conventional's `stat`/s, P = 40 % {:.2}× and \
+         (conventional {:.0}).{mechanism}{stalls} P = 50 % makes {:.2}× conventional's `stat`/s, P = 40 % {:.2}× and \
          P = 60 % {:.2}×. Against the paper: P = 50 % ahead of P = 40 %, {}; P = 60 % no better than \
          conventional, {}; P = 50 % three times conventional, {}.",
-        swept.iter().chain(std::iter::once(&t_max)).map(|t| t.to_string()).collect::<Vec<_>>().join(" / "),
+        swept.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" / "),
         by_threads("conventional", 0),
         by_threads("split", 50),
         by_threads("split", 60),
@@ -998,8 +1012,6 @@ fn app_memory_report(rows: &[Row]) -> String {
         at("conventional", 0, "direct_reclaims"),
         at("split", 60, "disk_requests"),
         at("conventional", 0, "disk_requests"),
-        at("split", 60, "worst_latency_ms"),
-        at("split", 60, "memory_stalls"),
         x(50),
         x(40),
         x(60),
