@@ -249,7 +249,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "auto", value_name = "SIZE|none|auto")]
     pub swap: String,
     /// Sample the memory gauges (free, cached, in flight, prefetched and unused, dirty) at this interval of
-    /// the measured period, into the JSON's `timeline`.
+    /// the measured period, into the JSON's `timeline`. At most 100,000 samples are kept: past that, every
+    /// other one is dropped and the interval doubles (each sample's `t_s` says when it was taken).
     #[arg(long, value_name = "DURATION")]
     pub timeline: Option<String>,
     /// How far back the prefetch-thrashing count remembers evicted, never-read prefetched pages: `all`

@@ -106,6 +106,12 @@ enum Event {
 /// enough that a cache missing 1 % of its requests passes by chance with probability 0.99^1000 < 10^-4.
 const RESIDENT_PROBE_REQUESTS: u64 = 1000;
 
+/// The most memory samples a run keeps (`--timeline`): past it, every other one is dropped and the interval
+/// doubles, so a timeline's memory is bounded whatever the interval and the run's length. Even, so that
+/// thinning keeps the first sample and the spacing stays regular.
+pub const TIMELINE_SAMPLES_MAX: usize = 100_000;
+const _: () = assert!(TIMELINE_SAMPLES_MAX.is_multiple_of(2));
+
 /// `blk_congestion_wait()`'s timeout (HZ/10): kswapd, having only started writes, sleeps until a write
 /// completes or this much time has passed.
 const KSWAPD_CONGESTION_WAIT: Nanos = Nanos(100_000_000);
@@ -184,6 +190,8 @@ struct Window {
     latencies: LatencyLog,
     read_latencies: LatencyLog,
     timeline: Vec<MemorySample>,
+    /// The timeline's interval now: `--timeline`'s, doubled each time the samples are thinned.
+    timeline_every: Nanos,
     disk_requests: u64,
     disk_pages: u64,
     disk_service: Nanos,
@@ -1624,6 +1632,7 @@ impl Server {
         if let Some(every) = self.cfg.timeline {
             self.q.schedule(now, Event::Sample);
             assert!(every > Nanos::ZERO, "a timeline needs a positive interval");
+            self.win.timeline_every = every;
         }
         self.cpu.reset_busy();
         if self.busy_since.is_some() {
@@ -1648,7 +1657,18 @@ impl Server {
             prefetch_cache_bytes: bytes(m.prefetch_cache),
             prefetch_cache_allocation_bytes: bytes(m.prefetch_cache_allocation),
         });
-        let every = self.cfg.timeline.expect("sampling only with a timeline");
+        let every = self.win.timeline_every;
+        debug_assert!(every > Nanos::ZERO, "sampling only with a timeline");
+        if self.win.timeline.len() >= TIMELINE_SAMPLES_MAX {
+            // Every other sample goes and the interval doubles: the kept ones are `2 × every` apart, and
+            // the last kept one (an even index: the count is even) is `every` before now.
+            let mut index = 0usize;
+            self.win.timeline.retain(|_| {
+                index += 1;
+                index % 2 == 1
+            });
+            self.win.timeline_every = Nanos(every.0.saturating_mul(2));
+        }
         self.q.schedule(now + every, Event::Sample);
     }
 
@@ -2380,6 +2400,28 @@ mod tests {
             .all(|s| s.free_bytes + s.resident_bytes + s.in_flight_bytes <= m.memory.usable_bytes));
         assert!(m.memory.prefetched_unused_bytes_mean > 0.0, "readahead leaves unused pages in the cache");
         assert!(m.read_latency_ms.max >= m.read_latency_ms.p99 && m.read_latency_ms.mean > 0.0);
+    }
+
+    /// A timeline far finer than the run keeps at most [`TIMELINE_SAMPLES_MAX`] samples, evenly spaced from
+    /// the measured period's start: thinned, not cut off (a 1-ns interval once held every nanosecond).
+    #[test]
+    fn a_fine_timeline_is_thinned_to_its_bound() {
+        let cfg = SimConfig { timeline: Some(Nanos(1)), ..random_reads(16, 8, "linux") };
+        let m = run(cfg, "one-rand:files=20,file_size=4MiB");
+        let times: Vec<f64> = m.timeline.iter().map(|s| s.t_s).collect();
+        assert!((TIMELINE_SAMPLES_MAX / 2..=TIMELINE_SAMPLES_MAX).contains(&times.len()), "{}", times.len());
+        assert_eq!(times[0], 0.0);
+        let step = times[1] - times[0];
+        assert!(step > 0.0);
+        for (i, t) in times.iter().enumerate() {
+            assert!((t - i as f64 * step).abs() <= 1e-9 * (1.0 + t), "sample {i} at {t} s, step {step} s");
+        }
+        let last = *times.last().expect("samples");
+        assert!(
+            last + step >= m.sim_seconds * 0.99,
+            "the samples reach the end: {last} + {step} of {}",
+            m.sim_seconds
+        );
     }
 
     /// End to end, on the kernel baseline's setup (`nr_requests` 128) at 300 handlers for 20 s: the read
