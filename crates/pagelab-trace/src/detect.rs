@@ -5,7 +5,10 @@
 //!    blkparse, a name containing `oracleGeneral` → oracle-general. Any other name (`.csv`, `.txt`, none,
 //!    standard input) goes to step 2.
 //! 2. The first 64 KiB, decompressed (read once, and handed back to the reader: see [`crate::input`]). A
-//!    NUL byte means binary, and the only binary format is oracle-general. Otherwise a known header
+//!    NUL byte in content that is not mostly text means binary, and the only binary format is
+//!    oracle-general (its 24-byte records are mostly bytes outside printable ASCII: zero high bytes,
+//!    random ids, `-1`s); text with a stray NUL byte stays text, so that its reader names the line that
+//!    holds it. Otherwise a known header
 //!    (`version,time,op,size,lbn` → `csv:cloudphysics`; the pagelab CSV headers) decides; failing that,
 //!    each text format's own parser is tried on the first 16 non-blank lines, in the order blkparse, msr,
 //!    spc, arc, lirs, and the first that accepts all of them (and finds at least one request or event)
@@ -106,7 +109,7 @@ pub(crate) struct Closest<'a> {
 /// The format of content starting with `head`; `truncated` says `head` stops mid-file (so its last line
 /// may be partial and is not looked at). Otherwise the closest text format, if any read a record.
 pub(crate) fn by_content(head: &[u8], truncated: bool) -> Result<Format, Option<Closest<'_>>> {
-    if head.contains(&0) {
+    if looks_binary(head) {
         return Ok(Format::OracleGeneral { time_unit: TimeUnit::S });
     }
     let mut lines: Vec<&[u8]> =
@@ -151,6 +154,19 @@ pub(crate) fn by_content(head: &[u8], truncated: bool) -> Result<Format, Option<
         }
     }
     Err(closest)
+}
+
+/// Share of printable ASCII and whitespace below which content with a NUL byte is binary.
+const TEXT_SHARE_MIN: f64 = 0.9;
+
+/// Content with a NUL byte that is not mostly text ([`TEXT_SHARE_MIN`]): a damaged text trace (a run of
+/// NULs where a crash left a hole) is still text.
+fn looks_binary(head: &[u8]) -> bool {
+    if !head.contains(&0) {
+        return false;
+    }
+    let text = head.iter().filter(|&&b| b.is_ascii_graphic() || b.is_ascii_whitespace()).count();
+    (text as f64) < TEXT_SHARE_MIN * head.len() as f64
 }
 
 /// `Ok` when `format` parses every sampled line and finds at least one request or counted event; else
@@ -214,6 +230,24 @@ mod tests {
         assert_eq!(content("time_ns,id,size,op,volume,stream\n").as_deref(), Some("csv:pagelab-objects"));
         assert_eq!(content("\0\0\0").as_deref(), Some("oracle-general:time-unit=s"));
         assert_eq!(content("hello world\n"), None);
+        // A text trace with a hole of NUL bytes is text: its reader then names the line.
+        let holed = format!("{}7\0\0\0\0\n8\n", "123456789012\n".repeat(10));
+        assert_eq!(content(&holed), None, "the sampled lines include the NULs: no text format accepts them");
+        let later = format!("{}7\0\0\n", "1\n".repeat(40));
+        let sampled_lines_clean = by_content(later.as_bytes(), true).ok().map(|f| f.to_string());
+        assert_eq!(sampled_lines_clean.as_deref(), Some("lirs"), "the hole past the sample: lirs");
+        // A real oracle-general record: 4-byte time, 8-byte id, 4-byte size, 8-byte next access (-1).
+        let mut record = Vec::new();
+        for i in 0..100u64 {
+            record.extend_from_slice(&(i as u32).to_le_bytes());
+            record.extend_from_slice(&(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
+            record.extend_from_slice(&4096u32.to_le_bytes());
+            record.extend_from_slice(&(-1i64).to_le_bytes());
+        }
+        assert_eq!(
+            by_content(&record, false).ok().map(|f| f.to_string()).as_deref(),
+            Some("oracle-general:time-unit=s")
+        );
         assert_eq!(content(""), None);
         // A file whose later line breaks the pattern is not that format.
         assert_eq!(content("1\n2\nthree\n"), None);
