@@ -34,7 +34,12 @@ impl Spec {
         for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part.split_once('=') {
                 Some((k, v)) if !k.trim().is_empty() => {
-                    params.push((k.trim().to_string(), v.trim().to_string()))
+                    let key = k.trim();
+                    if params.iter().any(|(seen, _): &(String, String)| seen.eq_ignore_ascii_case(key)) {
+                        // The last would silently win: say so instead.
+                        return Err(bad(text, format!("`{key}` is given twice")));
+                    }
+                    params.push((key.to_string(), v.trim().to_string()))
                 }
                 Some(_) => return Err(bad(text, format!("`{part}` has no key before `=`"))),
                 None => words.push(part.to_string()),
@@ -136,6 +141,10 @@ impl Spec {
         if left.is_empty() {
             return Ok(());
         }
+        // A bare word that is a known key was meant as one: it lacks its value.
+        if let Some(word) = words.iter().find(|w| known.iter().any(|k| k.eq_ignore_ascii_case(w))) {
+            return Err(bad(&self.text, format!("`{word}` needs a value ({word}=…)")));
+        }
         let accepted = if known.is_empty() { "none".to_string() } else { known.join(", ") };
         Err(bad(&self.text, format!("unknown parameter(s) {} (accepted: {accepted})", left.join(", "))))
     }
@@ -170,5 +179,16 @@ mod tests {
         assert!(s.u64("files", 1).unwrap_err().to_string().contains("files=`lots`: expected a whole number"));
         assert_eq!(Spec::parse("linux:512KiB").unwrap().positional().as_deref(), Some("512KiB"));
         assert!(Spec::parse(":x").is_err());
+    }
+
+    /// A key given twice is refused (the last used to win in silence), and a known key without its value is
+    /// named as such, not as unknown.
+    #[test]
+    fn a_repeated_key_and_a_key_without_value_are_named() {
+        let e = Spec::parse("one-rand:files=10,FILES=20").unwrap_err().to_string();
+        assert!(e.contains("`FILES` is given twice"), "{e}");
+        let s = Spec::parse("one-rand:files").unwrap();
+        let e = s.finish(&["files", "file_size"]).unwrap_err().to_string();
+        assert!(e.contains("`files` needs a value (files=…)"), "{e}");
     }
 }
