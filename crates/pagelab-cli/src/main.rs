@@ -53,7 +53,26 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e)
+            if matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            // clap's own exit ignores a failed write: help sent to a full disk would say success.
+            return match e.print() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(io) => {
+                    note(&format!("error: writing the help to stdout: {io}"));
+                    ExitCode::from(2)
+                }
+            };
+        }
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Command::Bench(a) => bench::run(a),
         Command::Cachesim(a) => cachesim::run(a),
