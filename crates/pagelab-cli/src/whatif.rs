@@ -132,7 +132,8 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     }
     let sizes: Vec<u64> =
         (0..=steps.increments as u64).map(|k| memory_bytes + k * whatif.step_bytes).collect();
-    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // `--jobs 0` is refused as everywhere else (rayon would have read 0 as "all cores").
+    let threads = crate::limits::worker_threads(args.jobs, sizes.len())?;
     let pb = progress::bar(if args.validate { sizes.len() as u64 } else { 1 }, "whatif");
     let base = run_at(&sim, memory_bytes, cfg, workload)?;
     pb.inc(1);

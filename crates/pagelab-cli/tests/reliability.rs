@@ -281,6 +281,18 @@ fn a_closed_stdout_pipe_ends_quietly_with_status_0() {
     }
 }
 
+/// Help sent to a full device is lost output: exit 2 with the reason, not success (clap's own exit ignored
+/// the failed write). Skipped where /dev/full does not exist.
+#[test]
+fn help_written_to_a_full_device_is_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    };
+    let o = Command::new(exe()).arg("--help").stdout(full).stderr(Stdio::piped()).output().expect("run");
+    refused(&o, &["writing the help", "No space left"]);
+}
+
 // ---- 4. Caches larger than memory -----------------------------------------------------------------
 
 #[test]
@@ -406,6 +418,10 @@ fn absurd_parameters_are_refused_naming_the_limit() {
             &["--jobs", "at most"],
         ),
         (&["experiment", "system-model", "--quick", "--jobs", "100000"], &["--jobs", "at most"]),
+        (
+            &["whatif", "--workload", "vm-seq:size=16MiB,passes=1", "--validate", "--jobs", "0"],
+            &["--jobs", "at least 1"],
+        ),
         (
             &["mrc", "--trace", "synth:uniform?objects=10&requests=100", "--points", "4000000000"],
             &["--points", "at most"],
