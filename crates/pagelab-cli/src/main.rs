@@ -4,6 +4,7 @@
 //! output is cut short on purpose, so the command ends quietly as Unix tools do); 1 when a run completed
 //! but its verdict is a failure (a `pagelab bench` target missed); 2 for bad input of any kind.
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use pagelab_cli::output::{is_broken_pipe, note, Failed};
 use pagelab_cli::{bench, cachesim, experiment, live, mrc, simulate, trace_cmd, whatif};
@@ -61,19 +62,14 @@ fn main() -> ExitCode {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
             ) =>
         {
-            // clap's own exit ignores a failed write: help sent to a full disk would say success.
-            return match e.print() {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(io) => {
-                    note(&format!("error: writing the help to stdout: {io}"));
-                    ExitCode::from(2)
-                }
-            };
+            // clap's own exit ignores a failed write: help sent to a full disk would say success. Its write
+            // goes through the commands' exit rule instead (a closed pipe is still success).
+            let written = e.print().context("writing the help to stdout");
+            return exit_code(written);
         }
         Err(e) => e.exit(),
     };
-    let result = match &cli.command {
+    exit_code(match &cli.command {
         Command::Bench(a) => bench::run(a),
         Command::Cachesim(a) => cachesim::run(a),
         Command::Experiment(a) => experiment::run(a),
@@ -84,7 +80,11 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(a),
         Command::Trace(t) => trace_cmd::run(t),
         Command::Whatif(a) => whatif::run(a),
-    };
+    })
+}
+
+/// The exit status of a command's result (module doc), its error reported on stderr.
+fn exit_code(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -1658,7 +1658,7 @@ impl Server {
             prefetch_cache_allocation_bytes: bytes(m.prefetch_cache_allocation),
         });
         let every = self.win.timeline_every;
-        debug_assert!(every > Nanos::ZERO, "sampling only with a timeline");
+        assert!(every > Nanos::ZERO, "sampling only with a timeline");
         if self.win.timeline.len() >= TIMELINE_SAMPLES_MAX {
             // Every other sample goes and the interval doubles: the kept ones are `2 × every` apart, and
             // the last kept one (an even index: the count is even) is `every` before now.
