@@ -173,6 +173,44 @@ fn a_failed_conversion_leaves_the_destination_as_it_was() {
     assert_eq!(leftovers.len(), 2, "temporary files left behind: {leftovers:?}");
 }
 
+/// A conversion interrupted by SIGINT, SIGTERM or SIGHUP ends as the signal ends a process (a shell's
+/// 130, 143, 129), leaves the destination as it was, and leaves no `.tmp-…` file: before, the signal
+/// ended the process before the temporary file's destructor ran.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_conversion_leaves_no_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let dest = write(dir.path(), "kept.csv.zst", b"precious\n");
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // Far more than can be written before the signal: the conversion is under way when it comes.
+        let mut child = Command::new(exe())
+            .args(["trace", "convert", "synth:uniform?requests=2000000000", "--to", "csv", s(&dest)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pagelab");
+        let start = Instant::now();
+        while temporaries(dir.path()).is_empty() {
+            assert!(start.elapsed() < DEADLINE, "no temporary file appeared");
+            assert!(child.try_wait().unwrap().is_none(), "the conversion ended before its signal");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: a signal to our own child, which has not been waited for (its pid is still its own).
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "ended by the signal's default action: {status:?}");
+        assert_eq!(temporaries(dir.path()), Vec::<String>::new(), "signal {signal} left temporary files");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"precious\n", "the destination was touched");
+    }
+}
+
+fn temporaries(dir: &Path) -> Vec<String> {
+    let names =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.starts_with(".tmp-")).collect()
+}
+
 #[test]
 fn a_plot_onto_the_trace_is_refused() {
     let dir = tempfile::tempdir().unwrap();

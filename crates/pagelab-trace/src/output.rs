@@ -10,12 +10,16 @@
 //!   cannot be replaced by a rename.
 //! - [`ensure_not_input`]: refuses a destination that is the input file under any name (a second
 //!   spelling, a symbolic or hard link): the same device and inode.
+//! - [`remove_temporaries`]: removes every [`AtomicFile`]'s temporary file that exists now. A process
+//!   ended by a signal runs no destructor, so without this an interrupted `trace convert` left its
+//!   `.tmp-…` file beside the destination; the command line calls it from its signal thread.
 
 use crate::error::TraceError;
 use crate::input::STDIN;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The output name that means standard output.
 pub const STDOUT: &str = "-";
@@ -26,10 +30,51 @@ const WRITTEN: &str = ".gz, .zst, .xz";
 /// Suffixes of compressions pagelab does not write: refused, so that a `.bz2` file is never plain text.
 const NOT_WRITTEN: [&str; 10] = [".bz2", ".bz", ".lz4", ".lzma", ".lz", ".lzo", ".z", ".zip", ".br", ".7z"];
 
+/// The temporary files of the [`AtomicFile`]s alive now, for [`remove_temporaries`]. Bounded by the
+/// files a command has open at once (one per output).
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes the temporary file of every [`AtomicFile`] alive now, and keeps any more from being listed.
+/// For a signal handler's thread, just before the process ends: the destinations are untouched (each
+/// keeps what it had before the command began). Must not be called while the process goes on (the files'
+/// writers would write into removed files, and their commits would fail).
+pub fn remove_temporaries() {
+    let mut listed = TEMPORARIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for path in listed.drain(..) {
+        // Already gone (committed a moment ago, or never fully created): nothing to remove.
+        let _ = std::fs::remove_file(&path);
+    }
+    // The lock is held until the process ends (the caller exits next), so that no file created after
+    // this is left behind unlisted: its creator blocks in `Listed::new`.
+    std::mem::forget(listed);
+}
+
+/// An entry of [`TEMPORARIES`], taken off the list when dropped (the file was committed or removed).
+struct Listed(PathBuf);
+
+impl Listed {
+    fn new(path: &Path) -> Listed {
+        let mut listed = TEMPORARIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        listed.push(path.to_path_buf());
+        Listed(path.to_path_buf())
+    }
+}
+
+impl Drop for Listed {
+    fn drop(&mut self) {
+        let mut listed = TEMPORARIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(i) = listed.iter().position(|p| *p == self.0) {
+            listed.swap_remove(i);
+        }
+    }
+}
+
 /// A file written beside `dest` and renamed over it by [`AtomicFile::commit`].
 pub struct AtomicFile {
     temp: tempfile::NamedTempFile,
     dest: PathBuf,
+    /// Declared after `temp`, so dropped after it: the file is off the list only once it is gone.
+    _listed: Listed,
 }
 
 impl AtomicFile {
@@ -57,10 +102,11 @@ impl AtomicFile {
             Ok(meta) => Some(meta.permissions()),
             Err(_) => default_permissions(),
         };
+        let listed = Listed::new(temp.path());
         if let Some(p) = permissions {
             temp.as_file().set_permissions(p).map_err(|e| TraceError::io(temp.path(), e))?;
         }
-        Ok(AtomicFile { temp, dest })
+        Ok(AtomicFile { temp, dest, _listed: listed })
     }
 
     /// The temporary file's path, for writers that take a path.
@@ -80,9 +126,9 @@ impl AtomicFile {
     /// Makes the written content durable and renames it over the destination.
     pub fn commit(self) -> Result<(), TraceError> {
         self.temp.as_file().sync_all().map_err(|e| TraceError::io(self.temp.path(), e))?;
-        let dest = self.dest;
-        self.temp.persist(&dest).map_err(|e| TraceError::io(&dest, e.error))?;
-        Ok(())
+        let AtomicFile { temp, dest, _listed } = self;
+        temp.persist(&dest).map_err(|e| TraceError::io(&dest, e.error))?;
+        Ok(()) // `_listed` goes after the rename: a signal before it removes no file (the name is gone)
     }
 }
 
@@ -235,6 +281,27 @@ mod tests {
         out.finish().unwrap();
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file is left");
+    }
+
+    fn listed(path: &Path) -> bool {
+        TEMPORARIES.lock().unwrap().iter().any(|p| p == path)
+    }
+
+    /// What [`remove_temporaries`] would remove: every temporary file alive, and none committed or dropped.
+    /// (It is not called here: it keeps the list locked for the rest of the process. The command line's
+    /// reliability test interrupts a conversion and checks that nothing is left.)
+    #[test]
+    fn a_temporary_file_is_listed_exactly_while_it_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let committed = AtomicFile::create(&dir.path().join("a.csv")).unwrap();
+        let dropped = AtomicFile::create(&dir.path().join("b.csv")).unwrap();
+        let (a, b) = (committed.path().to_path_buf(), dropped.path().to_path_buf());
+        assert!(listed(&a) && listed(&b));
+        committed.commit().unwrap();
+        drop(dropped);
+        assert!(!listed(&a) && !listed(&b), "a committed or dropped file is off the list");
+        assert!(!a.exists() && !b.exists());
+        assert!(dir.path().join("a.csv").exists(), "the commit renamed it into place");
     }
 
     #[test]
