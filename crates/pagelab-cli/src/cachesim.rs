@@ -30,7 +30,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use pagelab_core::cache::{HitStats, KeyedCache};
 use pagelab_core::policy::{Access, PolicyKind, Replacement, WithPolicy};
-use pagelab_core::units::{fmt_bytes, parse_sizes, CacheSize};
+use pagelab_core::units::{check_sizes_hold_a_page, fmt_bytes, parse_sizes, CacheSize};
 use pagelab_trace::can_reread;
 use pagelab_trace::synth::SynthSpec;
 use pagelab_trace::write::next_vtimes;
@@ -185,6 +185,7 @@ pub fn run(args: &CachesimArgs) -> Result<()> {
     let kinds = parse_policies(&args.policy).context("--policy")?;
     let sizes = parse_sizes(&args.size).context("--size")?;
     let page_size = args.trace.page_size_bytes()?;
+    check_sizes_hold_a_page(&sizes, page_size).context("--size")?;
     let needs_future = kinds.iter().any(|k| k.needs_future());
     if args.stream && needs_future {
         bail!("--stream cannot run opt: OPT needs the whole trace in memory to know each page's next use");

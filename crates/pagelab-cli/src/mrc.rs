@@ -12,7 +12,7 @@ use crate::plot::{LineChart, Series};
 use crate::traceio::{ensure_requests, for_each_key_batch, TraceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pagelab_core::units::{fmt_bytes, parse_sizes};
+use pagelab_core::units::{check_sizes_hold_a_page, fmt_bytes, parse_sizes};
 use pagelab_core::whatif::{evenly_spaced_sizes, MissRatioCurve, MrcEngine, ShardsConfig, ShardsMode};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -111,6 +111,9 @@ pub fn run(args: &MrcArgs) -> Result<()> {
         pagelab_trace::output::ensure_not_input(plot, &args.trace.trace)?;
     }
     let page_size = args.trace.page_size_bytes()?;
+    if let Some(sizes) = &sizes {
+        check_sizes_hold_a_page(sizes, page_size).context("--size")?;
+    }
     let config = match (args.sample_rate, args.sample_size) {
         (Some(rate), _) => {
             Some(ShardsConfig { mode: ShardsMode::FixedRate { rate }, adjust: !args.no_adj, seed: args.salt })

@@ -554,6 +554,13 @@ fn degenerate_parameters_are_refused() {
         &pagelab(&["simulate", "--device", "simple:0MB/s", "--duration", "1s"]),
         &["simple:0MB/s", "positive"],
     );
+    // A size in bytes below a page ran as a one-page cache, while `--size 0` (pages) is refused.
+    for command in ["cachesim", "mrc"] {
+        refused(
+            &pagelab(&[command, "--trace", "synth:uniform?requests=100", "--size", "100,0B"]),
+            &["--size", "0 bytes", "less than one page of 4096 bytes"],
+        );
+    }
 }
 
 #[test]

@@ -134,6 +134,23 @@ pub fn parse_sizes(text: &str) -> Result<Vec<CacheSize>> {
     Ok(sizes)
 }
 
+/// Refuses a size in bytes below one page of `page_size` bytes (`0B`, `1B`): it would run as a cache of one
+/// page, as the rounding up of [`CacheSize::pages`] makes it, while `0` pages is refused. A size of a
+/// page or more is rounded down to whole pages.
+pub fn check_sizes_hold_a_page(sizes: &[CacheSize], page_size: u64) -> Result<()> {
+    for s in sizes {
+        if let CacheSize::Bytes(b) = *s {
+            if b < page_size {
+                let why = format!(
+                    "{b} bytes is less than one page of {page_size} bytes: a cache needs at least one"
+                );
+                return Err(bad("cache size", why));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `4.00 KiB`, `512.00 MiB`, ...
 pub fn fmt_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -185,6 +202,12 @@ mod tests {
         assert_eq!(CacheSize::Percent(5.0).pages(4096, 1000), 50);
         assert_eq!(CacheSize::Percent(0.01).pages(4096, 10), 1, "never a zero-page cache");
         assert_eq!(parse_sizes("1000, 5%,64MiB").unwrap().len(), 3);
+        for below_a_page in ["0B", "1B", "4095B"] {
+            let sizes = parse_sizes(&format!("1000,{below_a_page}")).unwrap();
+            let e = check_sizes_hold_a_page(&sizes, 4096).unwrap_err().to_string();
+            assert!(e.contains("less than one page of 4096 bytes"), "{e}");
+        }
+        check_sizes_hold_a_page(&parse_sizes("1,4KiB,5%,6KiB").unwrap(), 4096).unwrap();
     }
 
     #[test]
