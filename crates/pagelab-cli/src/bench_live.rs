@@ -38,6 +38,7 @@
 //! scheduler anticipating each reading thread, 2.6's request queue of 128 and its read congestion, and the
 //! dataset packed on the model disk in its real order (`pagelab_fs::disk_map`).
 
+use crate::interrupt::{on_signal, OnSignal};
 use crate::output::{emit, note, print_json, Failed};
 use anyhow::{bail, Context, Result};
 use pagelab_fs::baseline::Backend;
@@ -124,10 +125,53 @@ fn verdict(v: &[Verdict]) -> Result<()> {
     }
 }
 
-fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) -> Result<Mounted> {
+/// A benchmark's mount, detached if a signal ends the benchmark ([`crate::interrupt`]): a FUSE mount whose
+/// daemon died answers ENOTCONN until unmounted. Otherwise `Mounted`'s own unmount or drop ends it.
+struct BenchMount {
+    mounted: Mounted,
+    _detach: OnSignal,
+}
+
+impl BenchMount {
+    fn unmount(self) -> Result<bool> {
+        let BenchMount { mounted, _detach } = self;
+        Ok(mounted.unmount()?)
+    }
+}
+
+impl std::ops::Deref for BenchMount {
+    type Target = Mounted;
+    fn deref(&self) -> &Mounted {
+        &self.mounted
+    }
+}
+
+/// A benchmark's work directory (datasets, mount points, nginx's files), removed when dropped and when a
+/// signal ends the benchmark.
+struct WorkDir {
+    dir: tempfile::TempDir,
+    _remove: OnSignal,
+}
+
+impl WorkDir {
+    fn new(o: &LiveOptions, prefix: &str) -> Result<WorkDir> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(&o.dir)?;
+        let path = dir.path().to_path_buf();
+        let _remove = on_signal(move || {
+            let _ = std::fs::remove_dir_all(&path);
+        });
+        Ok(WorkDir { dir, _remove })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) -> Result<BenchMount> {
     let pages = (pagelab_core::units::parse_bytes(&spec.memory)? / pagelab_core::PAGE_SIZE_BYTES) as u32;
     let backend = Backend::parse(backend, pages).context("backend")?;
-    Ok(mount(MountConfig {
+    let mounted = mount(MountConfig {
         source: source.to_path_buf(),
         mountpoint: mountpoint.to_path_buf(),
         engine: spec.engine_config()?,
@@ -136,7 +180,12 @@ fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) 
         wants_cpu: spec.wants_cpu(),
         stats_addr: None,
         backend,
-    })?)
+    })?;
+    let path = mountpoint.to_path_buf();
+    let _detach = on_signal(move || {
+        let _ = pagelab_fs::mount::umount(&path, true);
+    });
+    Ok(BenchMount { mounted, _detach })
 }
 
 fn spec(memory: &str, prefetch: &str, prefetch_cache: &str, device: Option<&str>) -> LiveSpec {
@@ -265,7 +314,7 @@ fn random_4k(files: &[PathBuf], size: u64, reads: u32, seed: u64) -> Result<f64>
 fn overhead(o: &LiveOptions) -> Result<OverheadReport> {
     let (files, file_bytes, rounds, rand_reads, memory) =
         if o.quick { (8, 4u64 << 20, 1, 2_000, "64MiB") } else { (16, 16u64 << 20, 11, 20_000, "512MiB") };
-    let work = tempfile::Builder::new().prefix("pagelab-bench-live").tempdir_in(&o.dir)?;
+    let work = WorkDir::new(o, "pagelab-bench-live")?;
     let src = work.path().join("src");
     std::fs::create_dir_all(&src)?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -436,23 +485,27 @@ impl NginxReport {
     }
 }
 
-/// A child process stopped when dropped (nginx must not outlive the benchmark). SIGTERM first: nginx's
-/// master then stops its workers, where SIGKILL would leave them running, holding files on the mounts.
-struct Reaped(Child);
+/// A child process stopped when dropped (nginx must not outlive the benchmark), and sent SIGTERM if a
+/// signal ends the benchmark. SIGTERM first: nginx's master then stops its workers, where SIGKILL would
+/// leave them running, holding files on the mounts.
+struct Reaped {
+    child: Child,
+    _stop: OnSignal,
+}
 
 impl Drop for Reaped {
     fn drop(&mut self) {
         // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.0.try_wait() {
+            if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -468,11 +521,16 @@ fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, servers: &[(u16, PathBuf)
         .stderr(Stdio::piped())
         .spawn()
         .context("starting nginx")?;
-    let mut nginx = Reaped(child);
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) on our own child's pid (not yet waited for: the benchmark is being interrupted).
+    let stop = on_signal(move || unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    });
+    let mut nginx = Reaped { child, _stop: stop };
     for (port, _) in servers {
         if let Err(e) = wait_for_port(*port) {
             let mut err = String::new();
-            if let Some(mut e2) = nginx.0.stderr.take() {
+            if let Some(mut e2) = nginx.child.stderr.take() {
                 let _ = e2.read_to_string(&mut err);
             }
             bail!("{e}: {err}");
@@ -592,7 +650,7 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
             warmup_s: 10,
         }
     };
-    let work = tempfile::Builder::new().prefix("pagelab-bench-nginx").tempdir_in(&o.dir)?;
+    let work = WorkDir::new(o, "pagelab-bench-nginx")?;
     let src = work.path().join("clips");
     std::fs::create_dir_all(&src)?;
     let lua = work.path().join("clips.lua");
@@ -739,7 +797,7 @@ fn hit_ratio_between(before: &PageStats, after: &PageStats) -> f64 {
 
 /// A fresh mount of one system (`policy`) at `dir/<policy>` over `src`: `memory`, Linux 2.6's readahead at
 /// the paper's 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
-fn policy_mount(dir: &Path, src: &Path, memory: &str, policy: &str) -> Result<Mounted> {
+fn policy_mount(dir: &Path, src: &Path, memory: &str, policy: &str) -> Result<BenchMount> {
     let mp = dir.join(policy);
     std::fs::create_dir_all(&mp)?;
     let s = spec(memory, "linux-2.6:512KiB", policy, Some("ultrastar36lzx"));
@@ -981,7 +1039,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             duration_s: 20,
         }
     };
-    let work = tempfile::Builder::new().prefix("pagelab-bench-tworand").tempdir_in(&o.dir)?;
+    let work = WorkDir::new(o, "pagelab-bench-tworand")?;
     let src = work.path().join("files");
     std::fs::create_dir_all(&src)?;
     note(&format!("bench --live two-rand: writing {} files of 4 MiB", scale.files));

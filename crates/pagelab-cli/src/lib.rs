@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_live;
 pub mod cachesim;
 pub mod experiment;
+pub mod interrupt;
 pub mod libcachesim;
 pub mod limits;
 pub mod live;

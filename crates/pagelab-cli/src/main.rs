@@ -4,14 +4,15 @@
 //! output is cut short on purpose, so the command ends quietly as Unix tools do); 1 when a run completed
 //! but its verdict is a failure (a `pagelab bench` target missed); 2 for bad input of any kind. (A closed
 //! standard stream, `>&-`, is /dev/null: Rust's runtime opens it there before `main`, so no file this
-//! command opens becomes descriptor 1 and receives the results.) Ended by SIGINT, SIGTERM or SIGHUP, a command first removes the
-//! temporary files of its unfinished outputs, then ends as the signal's default action ends it (a shell
-//! sees 130 for Ctrl-C); `pagelab mount` handles these signals itself (a clean unmount).
+//! command opens becomes descriptor 1 and receives the results.) Ended by SIGINT, SIGTERM or SIGHUP, a command
+//! first undoes what it leaves half done ([`interrupt`]: temporary files, a benchmark's mounts), then ends
+//! as the signal's default action ends it (a shell sees 130 for Ctrl-C); `pagelab mount` handles these
+//! signals itself (a clean unmount).
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use pagelab_cli::output::{is_broken_pipe, note, Failed};
-use pagelab_cli::{bench, cachesim, experiment, live, mrc, simulate, trace_cmd, whatif};
+use pagelab_cli::{bench, cachesim, experiment, interrupt, live, mrc, simulate, trace_cmd, whatif};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -74,7 +75,7 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     if !matches!(cli.command, Command::Mount(_)) {
-        remove_temporaries_on_signal();
+        interrupt::install(); // `pagelab mount` waits for the signals itself, for a clean unmount
     }
     exit_code(match &cli.command {
         Command::Bench(a) => bench::run(a),
@@ -103,29 +104,5 @@ fn exit_code(result: anyhow::Result<()>) -> ExitCode {
             note(&format!("error: {e:#}"));
             ExitCode::from(2)
         }
-    }
-}
-
-/// A thread that waits for SIGINT, SIGTERM or SIGHUP, removes the temporary files of the outputs being
-/// written ([`pagelab_trace::output::remove_temporaries`]), and ends the process as the signal's default
-/// action would. Without it a signal ends the process before any destructor runs, and each unfinished
-/// output leaves its `.tmp-…` file beside the destination. (Child processes, such as `bench --live`'s
-/// nginx, start with the default actions: exec resets handled signals.)
-fn remove_temporaries_on_signal() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        note("warning: no signal handler: an interrupted run may leave `.tmp-…` files beside its outputs");
-        return;
-    };
-    let waiting = std::thread::Builder::new().name("signals".into()).spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            pagelab_trace::output::remove_temporaries();
-            // The default action ends the process, with the status a shell reports for the signal.
-            let _ = signal_hook::low_level::emulate_default_handler(signal);
-            std::process::exit(128 + signal);
-        }
-    });
-    if waiting.is_err() {
-        note("warning: no signal thread: an interrupted run may leave `.tmp-…` files beside its outputs");
     }
 }

@@ -213,3 +213,44 @@ fn a_mount_whose_daemon_was_killed_is_named_and_removed_by_pagelab_umount() {
     assert!(um.status.success(), "{}", stderr(&um));
     assert!(!mounted(mnt.path()));
 }
+
+/// Every mount under `dir`.
+fn mounts_under(dir: &Path) -> Vec<String> {
+    let dir = std::fs::canonicalize(dir).unwrap();
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let points = mountinfo.lines().filter_map(|l| l.split(' ').nth(4)).map(str::to_owned);
+    points.filter(|p| Path::new(p).starts_with(&dir)).collect()
+}
+
+/// `bench --live` stopped by SIGTERM or Ctrl-C while its mounts are up leaves no mount, no dataset and no
+/// work directory behind. Before, the signal ended the process at once: its FUSE mounts stayed, dead
+/// (ENOTCONN until someone unmounted them), over a work directory of datasets.
+#[test]
+fn an_interrupted_live_benchmark_unmounts_and_removes_its_work() {
+    use std::os::unix::process::ExitStatusExt;
+    if !fuse_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pagelab"))
+            .args(["bench", "--live", "overhead", "--quick", "--dir", dir.path().to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while mounts_under(dir.path()).is_empty() {
+            assert!(child.try_wait().unwrap().is_none(), "the benchmark ended before mounting");
+            assert!(Instant::now() < deadline, "no mount after 60 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: a signal to our own child, not yet waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "ended by the signal's default action: {status:?}");
+        assert_eq!(mounts_under(dir.path()), Vec::<String>::new(), "signal {signal} left mounts");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "signal {signal} left {left:?}");
+    }
+}
