@@ -102,18 +102,10 @@ pub(super) struct FrameMeta {
     pub history: History,
 }
 
-impl FrameMeta {
-    const EMPTY: FrameMeta = FrameMeta {
-        lbn: Lbn(0),
-        fetch_of: 0,
-        demand_read: 0,
-        anon_slot: NO_SWAP_SLOT,
-        owner: StreamId(0),
-        slot: 0,
-        flags: 0,
-        history: History::NONE,
-    };
-}
+// SAFETY: every field is an integer or a newtype of one, for which all-zero bytes are a valid value. A
+// record is meaningful only while its frame is in use (`take_frame` writes it whole), so the records are
+// allocated zeroed ([`PageCache::meta`]).
+unsafe impl bytemuck::Zeroable for FrameMeta {}
 
 pub(super) struct PageCache {
     pub table: FrameTable,
@@ -121,7 +113,10 @@ pub(super) struct PageCache {
     /// Per id (frames and the policy's shadow entries): only frames' entries are meaningful. One record
     /// per frame, not one array per field: reclaim, a fetch and its completion touch most fields of a
     /// frame at once, and frames are met in replacement order, scattered in memory, so a record costs one
-    /// cache miss where eight arrays cost eight.
+    /// cache miss where eight arrays cost eight. Allocated zeroed, never written before a frame's first
+    /// use: the system maps zero pages on first touch, so a large memory costs only what the run uses of it
+    /// (a 1-s run at 256 GiB wrote 3 GB of empty records before its first event). A record is read only
+    /// while its frame is in use (`take_frame` writes it whole first).
     pub meta: Vec<FrameMeta>,
     /// Pages reclaim took out of the policy whose write is in flight: still in memory and still found by
     /// readers (Linux keeps them in the page cache), freed when the write completes.
@@ -170,7 +165,7 @@ impl PageCache {
         PageCache {
             table,
             policy,
-            meta: vec![FrameMeta::EMPTY; ids],
+            meta: bytemuck::allocation::zeroed_vec(ids),
             writing: KeyMap::default(),
             in_flight: 0,
             prefetched_unused: 0,
