@@ -2,12 +2,13 @@
 //!
 //! Exit status: 0 on success, and when stdout is a pipe whose reader has gone (`pagelab ... | head`: the
 //! output is cut short on purpose, so the command ends quietly as Unix tools do); 1 when a run completed
-//! but its verdict is a failure (a `pagelab bench` target missed); 2 for bad input of any kind. (A closed
-//! standard stream, `>&-`, is /dev/null: Rust's runtime opens it there before `main`, so no file this
-//! command opens becomes descriptor 1 and receives the results.) Ended by SIGINT, SIGTERM or SIGHUP, a command
-//! first undoes what it leaves half done ([`interrupt`]: temporary files, a benchmark's mounts), then ends
-//! as the signal's default action ends it (a shell sees 130 for Ctrl-C); `pagelab mount` handles these
-//! signals itself (a clean unmount).
+//! but its verdict is a failure (a `pagelab bench` target missed); 2 for bad input of any kind.
+//!
+//! A closed standard stream (`>&-`) is /dev/null: Rust's runtime opens it there before `main`, so no file
+//! this command opens becomes descriptor 1 and receives the results. Ended by SIGINT, SIGTERM or SIGHUP, a
+//! command first undoes what it leaves half done ([`interrupt`]: temporary files, a benchmark's mounts),
+//! then ends as the signal's default action ends it (a shell sees 130 for Ctrl-C); `pagelab mount` handles
+//! these signals itself (a clean unmount).
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
