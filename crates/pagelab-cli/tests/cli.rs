@@ -45,6 +45,10 @@ fn bad_arguments_exit_2_with_the_expected_form() {
             &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "12parsecs"],
             "--size: invalid cache size: `12parsecs`: expected pages (1000), bytes (64MiB) or a percentage (5%)",
         ),
+        (
+            &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "99999999999TiB"],
+            "--size: invalid cache size: `99999999999TiB`: out of range",
+        ),
         (&["cachesim", "--trace", "/nonexistent/trace.lis", "--size", "10"], "/nonexistent/trace.lis"),
         (&["simulate", "--memory", "1 potato"], "--memory"),
         (&["simulate", "--workload", "five-rand"], "unknown workload `five-rand`"),
@@ -289,6 +293,10 @@ fn bad_file_sizes_exit_2_naming_the_flag() {
             "bad --file-size `6KiB`: 6144 B is not a positive multiple",
         ),
         (&["--trace", &multi1, "--file-size", "big"], "bad --file-size `big`: expected a size like 256KiB"),
+        (
+            &["--trace", &multi1, "--file-size", "99999999999TiB"],
+            "bad --file-size `99999999999TiB`: out of range",
+        ),
         (
             &["--trace", far.to_str().unwrap(), "--file-size", "4KiB"],
             "into 8388609 files, more than the 8388608 file ids; the file size must be at least 8192 B",
