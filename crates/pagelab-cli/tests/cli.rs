@@ -66,6 +66,17 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
         (&["simulate", "--memory", "0", "--whatif", "up-to=1GiB"], "bad --memory `0`: at least one 4 KiB page"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
+        // A user's float is echoed briefly (these were written out in 300 digits).
+        (
+            &["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "1e-300"],
+            "sampling rate 1e-300 is below 2^-64",
+        ),
+        (&["simulate", "--arrival-rate=-1e300"], "bad --arrival-rate -1e300: expected a positive number"),
+        (&["simulate", "--workload", "media-clips:zipf=-1e300"], "zipf=-1e300: expected a finite exponent >= 0"),
+        (&["simulate", "--workload", "cpu-sim:cold=1e300"], "cold=1e300: expected 0 to 1"),
+        (&["simulate", "--workload", "nfs-mix:rate=-1e300"], "rate=-1e300: expected a positive rate"),
+        (&["simulate", "--workload", "glimpse-like:scale=1e-300"], "scale=1e-300: expected a number from"),
+        (&["simulate", "--workload", "write:read_fraction=1e300"], "read_fraction=1e300: expected 0 to 1"),
         (
             &["experiment", "memrx", "--quick", "--out", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")],
             "Cargo.toml: exists and is not a directory",

@@ -174,6 +174,19 @@ pub fn parse_sizes(text: &str) -> Result<Vec<CacheSize>> {
     Ok(sizes)
 }
 
+/// A float as it parses back (the shortest digits that do), in exponent form outside 1e-6 ≤ |x| < 1e16
+/// (`1e-300`, `-1e300`): `{}` writes out the whole fixed-point expansion, 300 digits for `1e-300`, and a
+/// user's number echoed in a message or a description must not flood the terminal. Inside that range it
+/// is `{}`'s text, so ordinary values print as they always have.
+pub fn fmt_f64(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || (1e-6..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// `4.00 KiB`, `512.00 MiB`, ...
 pub fn fmt_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -252,6 +265,22 @@ mod tests {
         assert_eq!(parse_duration_ns("500us").unwrap(), 500_000);
         assert_eq!(parse_duration_ns("2.5ms").unwrap(), 2_500_000);
         assert!(parse_duration_ns("120").unwrap_err().to_string().contains("missing unit"));
+    }
+
+    /// A user's float echoed back is at most a few dozen characters (`1e-300` used to print 300 digits), and
+    /// still parses to the same number.
+    #[test]
+    fn floats_are_echoed_briefly_and_exactly() {
+        for (x, shown) in [(1e-300, "1e-300"), (-1e300, "-1e300"), (0.01, "0.01"), (1.0, "1"), (0.0, "0")] {
+            assert_eq!(fmt_f64(x), shown);
+        }
+        assert_eq!(fmt_f64(60000.0), "60000");
+        for x in [1e-300, 5.421010862427522e-20, 0.3333333333333333, 123456.789, f64::MAX, -f64::MIN_POSITIVE]
+        {
+            let s = fmt_f64(x);
+            assert!(s.len() <= 26, "{s}");
+            assert_eq!(s.parse::<f64>().unwrap(), x, "{s}");
+        }
     }
 
     #[test]

@@ -37,6 +37,7 @@ use crate::error::TraceError;
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
 use crate::TraceReader;
 use pagelab_core::spec::{needs_value, refuse_repeat};
+use pagelab_core::units::fmt_f64;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -196,13 +197,13 @@ impl SynthSpec {
             return Err("`start + objects` overflows a page number".into());
         }
         if self.alpha < 0.0 {
-            return Err(format!("`alpha={}` must be ≥ 0", self.alpha));
+            return Err(format!("`alpha={}` must be ≥ 0", fmt_f64(self.alpha)));
         }
         if self.run < 1.0 {
-            return Err(format!("`run={}` must be ≥ 1 page", self.run));
+            return Err(format!("`run={}` must be ≥ 1 page", fmt_f64(self.run)));
         }
         if !(0.0..=1.0).contains(&self.random) {
-            return Err(format!("`random={}` must be a fraction in [0, 1]", self.random));
+            return Err(format!("`random={}` must be a fraction in [0, 1]", fmt_f64(self.random)));
         }
         if !(1..=STREAMS_MAX).contains(&self.streams) {
             return Err(format!("`streams={}` must be in 1..={STREAMS_MAX}", self.streams));
@@ -228,9 +229,9 @@ impl SynthSpec {
                     "requests" => self.requests.to_string(),
                     "start" => self.start.to_string(),
                     "seed" => self.seed.to_string(),
-                    "alpha" => self.alpha.to_string(),
-                    "run" => self.run.to_string(),
-                    "random" => self.random.to_string(),
+                    "alpha" => fmt_f64(self.alpha),
+                    "run" => fmt_f64(self.run),
+                    "random" => fmt_f64(self.random),
                     "streams" => self.streams.to_string(),
                     _ => unreachable!("every param has a value"),
                 };
@@ -682,6 +683,22 @@ mod tests {
             err("synth:loop?colour"),
             "synthetic trace `synth:loop?colour`: `colour` is not key=value"
         );
+    }
+
+    /// A number echoed in an error or the canonical spec stays short and parses back (`alpha=-1e300` used to
+    /// be written out in 301 digits).
+    #[test]
+    fn extreme_numbers_are_echoed_briefly() {
+        let err = |s: &str| SynthSpec::parse(s, None).unwrap_err().to_string();
+        assert_eq!(
+            err("synth:zipf?alpha=-1e300"),
+            "synthetic trace `synth:zipf?alpha=-1e300`: `alpha=-1e300` must be ≥ 0"
+        );
+        assert!(err("synth:mixed?run=1e-300").ends_with("`run=1e-300` must be ≥ 1 page"));
+        assert!(err("synth:mixed?random=1e300").ends_with("`random=1e300` must be a fraction in [0, 1]"));
+        let tiny = SynthSpec::parse("synth:zipf?alpha=1e-300&objects=10&requests=10", None).unwrap();
+        assert_eq!(tiny.canonical(), "synth:zipf?alpha=1e-300&objects=10&requests=10&seed=1");
+        assert_eq!(SynthSpec::parse(&tiny.canonical(), None).unwrap(), tiny);
     }
 
     /// A key given twice is refused as `name:key=value` specs refuse it: the last used to win in silence
