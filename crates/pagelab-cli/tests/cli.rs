@@ -96,6 +96,28 @@ fn bad_arguments_exit_2_with_the_expected_form() {
     }
 }
 
+/// An output whose directory does not exist is named as the user gave it (it used to be the temporary
+/// file beside it: "… at path "/x/no-such-dir/.tmp-Ab12Cd-x.csv"").
+#[test]
+fn a_missing_output_directory_names_the_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let trace = "synth:zipf?objects=100&requests=100";
+    for name in ["x.csv", "x.bin.zst", "x.svg"] {
+        let out = missing.join(name);
+        let out = out.to_str().unwrap();
+        let args: Vec<&str> = match name {
+            "x.csv" => vec!["trace", "convert", trace, "--to", "csv", out],
+            "x.bin.zst" => vec!["trace", "convert", trace, "--to", "oracle-general", out],
+            _ => vec!["mrc", "--trace", trace, "--plot", out],
+        };
+        let o = pagelab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let want = format!("{out}: the directory {} does not exist", missing.display());
+        assert!(stderr(&o).contains(&want) && !stderr(&o).contains(".tmp-"), "{args:?}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn simulate_json_is_byte_identical_for_a_seed_and_has_the_documented_fields() {
     let args = [
