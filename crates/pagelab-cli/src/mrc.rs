@@ -12,7 +12,7 @@ use crate::plot::{LineChart, Series};
 use crate::traceio::{ensure_requests, for_each_key_batch, TraceArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use pagelab_core::units::{check_sizes_hold_a_page, fmt_bytes, parse_sizes};
+use pagelab_core::units::{check_sizes_hold_a_page, fmt_bytes, fmt_f64, parse_sizes};
 use pagelab_core::whatif::{evenly_spaced_sizes, MissRatioCurve, MrcEngine, ShardsConfig, ShardsMode};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -150,7 +150,7 @@ pub fn run(args: &MrcArgs) -> Result<()> {
         MrcEngine::Exact(s) => ("exact".to_string(), s.distinct_keys() as u64, None, None),
         MrcEngine::Sampled(s) => {
             let method = match s.config().mode {
-                ShardsMode::FixedRate { rate } => format!("shards fixed-rate R={rate}"),
+                ShardsMode::FixedRate { rate } => format!("shards fixed-rate R={}", fmt_f64(rate)),
                 ShardsMode::FixedSize { samples_max } => format!("shards fixed-size s_max={samples_max}"),
             };
             let adj = if s.config().adjust { " adj" } else { "" };
@@ -249,6 +249,16 @@ fn plot(
     .write(path)
 }
 
+/// A sampling rate in the summary: five decimals, as always, down to 1e-3; below, where they say less (and
+/// below 1e-5 nothing: `0.00000`), four significant digits in exponent form.
+fn fmt_rate(rate: f64) -> String {
+    if rate >= 1e-3 {
+        format!("{rate:.5}")
+    } else {
+        format!("{rate:.3e}")
+    }
+}
+
 fn summary(r: &MrcReport) -> String {
     let est = if r.sampled_keys.is_some() { " (estimated)" } else { "" };
     let mut out = format!(
@@ -261,7 +271,7 @@ fn summary(r: &MrcReport) -> String {
         fmt_bytes(r.distinct_pages.saturating_mul(r.page_size_bytes))
     );
     if let (Some(k), Some(rate)) = (r.sampled_keys, r.effective_rate) {
-        out += &format!("sampled keys   {k} (effective rate {rate:.5})\n");
+        out += &format!("sampled keys   {k} (effective rate {})\n", fmt_rate(rate));
     }
     out += &format!("speed          {:.1} M requests/s ({:.3} s)\n", r.requests_per_sec / 1e6, r.seconds);
     let mut t = Table::new(&[">cache size", ">pages", ">miss ratio"]);
@@ -276,6 +286,14 @@ fn summary(r: &MrcReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small effective rate keeps its digits (1.6e-5 used to print as 0.00002, 1e-6 as 0.00000).
+    #[test]
+    fn small_rates_keep_their_digits() {
+        assert_eq!(fmt_rate(0.33333333), "0.33333");
+        assert_eq!(fmt_rate(1.6e-5), "1.600e-5");
+        assert_eq!(fmt_rate(1e-6), "1.000e-6");
+    }
 
     #[test]
     fn log_spaced_sizes_resolve_small_caches_and_never_repeat() {

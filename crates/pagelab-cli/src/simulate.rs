@@ -11,7 +11,7 @@ use crate::progress;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use pagelab_core::pcache::PrefetchCacheConfig;
-use pagelab_core::units::{fmt_bytes, parse_bytes, parse_duration_ns};
+use pagelab_core::units::{fmt_bytes, fmt_f64, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
 use pagelab_sim::config::{
     metadata_spec, parse_metadata, parse_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup,
@@ -377,7 +377,9 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         Some(rate) if rate > 0.0 && rate.is_finite() => {
             Arrival::Open { rate_per_s: rate, poisson: !args.even_arrivals }
         }
-        Some(rate) => bail!("bad --arrival-rate {rate}: expected a positive number of requests per second"),
+        Some(rate) => {
+            bail!("bad --arrival-rate {}: expected a positive number of requests per second", fmt_f64(rate))
+        }
         None => Arrival::Closed,
     };
     let placement = match args.placement.as_str() {

@@ -45,6 +45,10 @@ fn bad_arguments_exit_2_with_the_expected_form() {
             &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "12parsecs"],
             "--size: invalid cache size: `12parsecs`: expected pages (1000), bytes (64MiB) or a percentage (5%)",
         ),
+        (
+            &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "99999999999TiB"],
+            "--size: invalid cache size: `99999999999TiB`: out of range",
+        ),
         (&["cachesim", "--trace", "/nonexistent/trace.lis", "--size", "10"], "/nonexistent/trace.lis"),
         (&["simulate", "--memory", "1 potato"], "--memory"),
         (&["simulate", "--workload", "five-rand"], "unknown workload `five-rand`"),
@@ -62,6 +66,17 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
         (&["simulate", "--memory", "0", "--whatif", "up-to=1GiB"], "bad --memory `0`: at least one 4 KiB page"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
+        // A user's float is echoed briefly (these were written out in 300 digits).
+        (
+            &["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "1e-300"],
+            "sampling rate 1e-300 is below 2^-64",
+        ),
+        (&["simulate", "--arrival-rate=-1e300"], "bad --arrival-rate -1e300: expected a positive number"),
+        (&["simulate", "--workload", "media-clips:zipf=-1e300"], "zipf=-1e300: expected a finite exponent >= 0"),
+        (&["simulate", "--workload", "cpu-sim:cold=1e300"], "cold=1e300: expected 0 to 1"),
+        (&["simulate", "--workload", "nfs-mix:rate=-1e300"], "rate=-1e300: expected a positive rate"),
+        (&["simulate", "--workload", "glimpse-like:scale=1e-300"], "scale=1e-300: expected a number from"),
+        (&["simulate", "--workload", "write:read_fraction=1e300"], "read_fraction=1e300: expected 0 to 1"),
         (
             &["experiment", "memrx", "--quick", "--out", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")],
             "Cargo.toml: exists and is not a directory",
@@ -78,6 +93,28 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         let o = pagelab(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(needle), "{args:?}: expected `{needle}` in: {}", stderr(&o));
+    }
+}
+
+/// An output whose directory does not exist is named as the user gave it (it used to be the temporary
+/// file beside it: "… at path "/x/no-such-dir/.tmp-Ab12Cd-x.csv"").
+#[test]
+fn a_missing_output_directory_names_the_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let trace = "synth:zipf?objects=100&requests=100";
+    for name in ["x.csv", "x.bin.zst", "x.svg"] {
+        let out = missing.join(name);
+        let out = out.to_str().unwrap();
+        let args: Vec<&str> = match name {
+            "x.csv" => vec!["trace", "convert", trace, "--to", "csv", out],
+            "x.bin.zst" => vec!["trace", "convert", trace, "--to", "oracle-general", out],
+            _ => vec!["mrc", "--trace", trace, "--plot", out],
+        };
+        let o = pagelab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let want = format!("{out}: the directory {} does not exist", missing.display());
+        assert!(stderr(&o).contains(&want) && !stderr(&o).contains(".tmp-"), "{args:?}: {}", stderr(&o));
     }
 }
 
@@ -289,6 +326,10 @@ fn bad_file_sizes_exit_2_naming_the_flag() {
             "bad --file-size `6KiB`: 6144 B is not a positive multiple",
         ),
         (&["--trace", &multi1, "--file-size", "big"], "bad --file-size `big`: expected a size like 256KiB"),
+        (
+            &["--trace", &multi1, "--file-size", "99999999999TiB"],
+            "bad --file-size `99999999999TiB`: out of range",
+        ),
         (
             &["--trace", far.to_str().unwrap(), "--file-size", "4KiB"],
             "into 8388609 files, more than the 8388608 file ids; the file size must be at least 8192 B",

@@ -35,10 +35,8 @@ impl Spec {
             match part.split_once('=') {
                 Some((k, v)) if !k.trim().is_empty() => {
                     let key = k.trim();
-                    if params.iter().any(|(seen, _): &(String, String)| seen.eq_ignore_ascii_case(key)) {
-                        // The last would silently win: say so instead.
-                        return Err(bad(text, format!("`{key}` is given twice")));
-                    }
+                    refuse_repeat(params.iter().map(|(seen, _): &(String, String)| seen.as_str()), key)
+                        .map_err(|why| bad(text, why))?;
                     params.push((key.to_string(), v.trim().to_string()))
                 }
                 Some(_) => return Err(bad(text, format!("`{part}` has no key before `=`"))),
@@ -143,11 +141,27 @@ impl Spec {
         }
         // A bare word that is a known key was meant as one: it lacks its value.
         if let Some(word) = words.iter().find(|w| known.iter().any(|k| k.eq_ignore_ascii_case(w))) {
-            return Err(bad(&self.text, format!("`{word}` needs a value ({word}=…)")));
+            return Err(bad(&self.text, needs_value(word)));
         }
         let accepted = if known.is_empty() { "none".to_string() } else { known.join(", ") };
         Err(bad(&self.text, format!("unknown parameter(s) {} (accepted: {accepted})", left.join(", "))))
     }
+}
+
+/// Refuses `key` when `seen` already holds it (ASCII case aside): the last one would win in silence, so a
+/// spec that says two things would do one of them. Public so that the other `key=value` parsers (the trace
+/// crate's `synth:` and `csv:` specs) refuse it in the same words.
+pub fn refuse_repeat<'a>(mut seen: impl Iterator<Item = &'a str>, key: &str) -> Result<(), String> {
+    if seen.any(|s| s.eq_ignore_ascii_case(key)) {
+        return Err(format!("`{key}` is given twice"));
+    }
+    Ok(())
+}
+
+/// What a known key written without its value is told: it lacks the value, it is not unknown. Shared with
+/// the other `key=value` parsers, as [`refuse_repeat`] is.
+pub fn needs_value(key: &str) -> String {
+    format!("`{key}` needs a value ({key}=…)")
 }
 
 fn bad(text: &str, why: String) -> CoreError {

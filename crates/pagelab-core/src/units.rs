@@ -12,13 +12,55 @@ fn bad(what: &'static str, why: String) -> CoreError {
 
 /// Bytes from `4096`, `4KiB`, `64MiB`, `1GiB`, `1.5GB`, `4k` (binary for `k`/`KiB`, decimal for `KB`).
 pub fn parse_bytes(text: &str) -> Result<u64> {
+    parse_bytes_why(text).map_err(|e| bad("size", format!("`{text}`: {e}")))
+}
+
+/// Why a text is not a byte count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BytesError {
+    /// Not a number with a known unit; the message says what a size looks like. Only this one may be
+    /// replaced by a caller that takes other forms too (pages, a percentage, `true`) with what it expects:
+    /// the others are about a value that was understood, and "expected a size" would deny it.
+    NotASize(String),
+    /// A size, but negative or beyond `u64` bytes.
+    OutOfRange,
+    /// A size, but not a whole number of bytes (`0.5`, `0.3KiB`).
+    NotWholeBytes,
+}
+
+impl std::fmt::Display for BytesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BytesError::NotASize(why) => f.write_str(why),
+            BytesError::OutOfRange => f.write_str("out of range"),
+            BytesError::NotWholeBytes => f.write_str("not a whole number of bytes"),
+        }
+    }
+}
+
+/// [`parse_bytes`], saying whether the text was no size at all or a size whose value does not fit (the
+/// message has no quote of the text: the caller quotes it where it fits).
+pub fn parse_bytes_why(text: &str) -> std::result::Result<u64, BytesError> {
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let value: f64 = num.parse().map_err(|_| {
-        bad("size", format!("`{text}`: expected a number with an optional unit like 4KiB, 64MiB, 1GiB"))
+        BytesError::NotASize("expected a number with an optional unit like 4KiB, 64MiB, 1GiB".into())
     })?;
-    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+    let scale = byte_unit(unit.trim())?;
+    let bytes = value * scale;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(BytesError::OutOfRange);
+    }
+    if bytes.fract() != 0.0 {
+        return Err(BytesError::NotWholeBytes);
+    }
+    Ok(bytes as u64)
+}
+
+/// Bytes per `unit` (`KiB`, `MB`, ...; ASCII case aside, empty for bytes).
+fn byte_unit(unit: &str) -> std::result::Result<f64, BytesError> {
+    Ok(match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kib" => 1024.0,
         "m" | "mib" => 1024.0 * 1024.0,
@@ -29,20 +71,11 @@ pub fn parse_bytes(text: &str) -> Result<u64> {
         "gb" => 1e9,
         "tb" => 1e12,
         other => {
-            return Err(bad(
-                "size",
-                format!("`{text}`: unknown unit `{other}` (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"),
-            ))
+            return Err(BytesError::NotASize(format!(
+                "unknown unit `{other}` (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            )))
         }
-    };
-    let bytes = value * scale;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
-        return Err(bad("size", format!("`{text}`: out of range")));
-    }
-    if bytes.fract() != 0.0 {
-        return Err(bad("size", format!("`{text}`: not a whole number of bytes")));
-    }
-    Ok(bytes as u64)
+    })
 }
 
 /// Nanoseconds from `120s`, `500us`, `2.5ms`, `100ns`, `2m`, `1h`. A bare number is an error: the unit matters.
@@ -104,9 +137,16 @@ impl CacheSize {
             }
             return Ok(CacheSize::Pages(v));
         }
-        parse_bytes(t).map(CacheSize::Bytes).map_err(|_| {
-            bad("cache size", format!("`{text}`: expected pages (1000), bytes (64MiB) or a percentage (5%)"))
-        })
+        match parse_bytes_why(t) {
+            Ok(bytes) => Ok(CacheSize::Bytes(bytes)),
+            // Neither pages nor a percentage nor bytes: say what a cache size looks like.
+            Err(BytesError::NotASize(_)) => Err(bad(
+                "cache size",
+                format!("`{text}`: expected pages (1000), bytes (64MiB) or a percentage (5%)"),
+            )),
+            // Bytes whose value does not fit: that, not "expected bytes".
+            Err(e) => Err(bad("cache size", format!("`{text}`: {e}"))),
+        }
     }
 
     /// Pages, given the page size and the trace's distinct page count (for percentages). At least 1.
@@ -149,6 +189,19 @@ pub fn check_sizes_hold_a_page(sizes: &[CacheSize], page_size: u64) -> Result<()
         }
     }
     Ok(())
+}
+
+/// A float as it parses back (the shortest digits that do), in exponent form outside 1e-6 ≤ |x| < 1e16
+/// (`1e-300`, `-1e300`): `{}` writes out the whole fixed-point expansion, 300 digits for `1e-300`, and a
+/// user's number echoed in a message or a description must not flood the terminal. Inside that range it
+/// is `{}`'s text, so ordinary values print as they always have.
+pub fn fmt_f64(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || (1e-6..1e16).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
 
 /// `4.00 KiB`, `512.00 MiB`, ...
@@ -198,6 +251,7 @@ mod tests {
         assert_eq!(CacheSize::parse("5%").unwrap(), CacheSize::Percent(5.0));
         assert!(CacheSize::parse("0").is_err());
         assert!(CacheSize::parse("150%").is_err());
+        assert!(CacheSize::parse("12parsecs").unwrap_err().to_string().contains("expected pages (1000)"));
         assert_eq!(CacheSize::Bytes(64 << 20).pages(4096, 0), 16384);
         assert_eq!(CacheSize::Percent(5.0).pages(4096, 1000), 50);
         assert_eq!(CacheSize::Percent(0.01).pages(4096, 10), 1, "never a zero-page cache");
@@ -210,12 +264,46 @@ mod tests {
         check_sizes_hold_a_page(&parse_sizes("1,4KiB,5%,6KiB").unwrap(), 4096).unwrap();
     }
 
+    /// A size whose number and unit were understood but whose value does not fit says so: the cache size
+    /// used to answer "expected pages (1000), bytes (64MiB) or a percentage (5%)" to `99999999999TiB`.
+    #[test]
+    fn a_size_out_of_range_is_not_called_no_size() {
+        let err = |t: &str| CacheSize::parse(t).unwrap_err().to_string();
+        assert_eq!(err("99999999999TiB"), "invalid cache size: `99999999999TiB`: out of range");
+        assert_eq!(err("0.3KiB"), "invalid cache size: `0.3KiB`: not a whole number of bytes");
+        assert_eq!(
+            parse_bytes_why("12 parsecs").unwrap_err().to_string(),
+            "unknown unit `parsecs` (expected B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+        );
+        assert!(matches!(parse_bytes_why("lots"), Err(BytesError::NotASize(_))));
+        assert_eq!(
+            parse_bytes("99999999999TiB").unwrap_err().to_string(),
+            "invalid size: `99999999999TiB`: out of range"
+        );
+    }
+
     #[test]
     fn durations_need_units() {
         assert_eq!(parse_duration_ns("120s").unwrap(), 120_000_000_000);
         assert_eq!(parse_duration_ns("500us").unwrap(), 500_000);
         assert_eq!(parse_duration_ns("2.5ms").unwrap(), 2_500_000);
         assert!(parse_duration_ns("120").unwrap_err().to_string().contains("missing unit"));
+    }
+
+    /// A user's float echoed back is at most a few dozen characters (`1e-300` used to print 300 digits), and
+    /// still parses to the same number.
+    #[test]
+    fn floats_are_echoed_briefly_and_exactly() {
+        for (x, shown) in [(1e-300, "1e-300"), (-1e300, "-1e300"), (0.01, "0.01"), (1.0, "1"), (0.0, "0")] {
+            assert_eq!(fmt_f64(x), shown);
+        }
+        assert_eq!(fmt_f64(60000.0), "60000");
+        for x in [1e-300, 5.421010862427522e-20, 0.3333333333333333, 123456.789, f64::MAX, -f64::MIN_POSITIVE]
+        {
+            let s = fmt_f64(x);
+            assert!(s.len() <= 26, "{s}");
+            assert_eq!(s.parse::<f64>().unwrap(), x, "{s}");
+        }
     }
 
     #[test]

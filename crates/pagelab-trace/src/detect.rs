@@ -18,7 +18,8 @@
 //! When no format accepts the sample, the error quotes the line that broke the format that read the most
 //! lines before it (an MSR trace with one bad line names that line and what MSR expects there), or the
 //! first non-blank line when no format read any. Content with no non-blank line has no requests, and is
-//! refused as such.
+//! refused as such. A sample cut short by a read error (a truncated or corrupt compressed stream) that no
+//! format accepts is reported as that error instead (`open_input`): it is why the format cannot be told.
 
 use crate::error::TraceError;
 use crate::formats::blkparse::Blkparse;

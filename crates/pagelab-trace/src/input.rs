@@ -101,6 +101,11 @@ impl<R: Read> Peeked<R> {
         &self.head
     }
 
+    /// The error that stopped the read ahead, taken out of the stream (which then ends after the head).
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+
     /// Whether the read ahead stopped short of `limit` at the end of the input (not at an error).
     pub fn ended(&self, limit: usize) -> bool {
         self.head.len() < limit && self.error.is_none()

@@ -166,6 +166,15 @@ pub fn can_reread(spec: &str) -> bool {
     spec.starts_with("synth:") || (spec != STDIN && std::fs::metadata(spec).is_ok_and(|m| m.is_file()))
 }
 
+/// The read error that cut detection's sample short, if one did, at the line it would have been read on.
+/// When the format cannot be told from the sample, that error (a truncated or corrupt compressed stream, a
+/// device error) is why: what the bytes before it fail to show ("no non-blank line within the first 65536
+/// bytes" for a zstd frame that decoded to nothing) is not.
+fn sample_error<R: Read>(path: &Path, head: &mut Peeked<R>) -> Option<TraceError> {
+    let line = head.head().iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    head.take_error().map(|e| TraceError::read(path, line, e))
+}
+
 /// Opens an input in `format`, detecting it when `None`.
 fn open_input(
     raw: RawInput,
@@ -177,8 +186,9 @@ fn open_input(
     let (input, format): (Box<dyn Read + Send>, Format) = match format.or_else(|| by_name(&path)) {
         Some(f) => (input, f),
         None => {
-            let head = Peeked::new(input, SNIFF_BYTES);
-            let format = detect_content(&path, head.head(), !head.ended(SNIFF_BYTES))?;
+            let mut head = Peeked::new(input, SNIFF_BYTES);
+            let format = detect_content(&path, head.head(), !head.ended(SNIFF_BYTES))
+                .map_err(|e| sample_error(&path, &mut head).unwrap_or(e))?;
             (Box::new(head), format)
         }
     };
@@ -343,6 +353,65 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with(&format!("cut.zst:{line}: the zstd data ends early or is corrupt")), "{msg}");
         assert!(msg.contains("truncated or damaged"), "{msg}");
+    }
+
+    /// `text` compressed with `codec` (`zstd`, `gzip` or `xz`), as the encoders write whole files.
+    fn compress(codec: &str, text: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        match codec {
+            "zstd" => zstd::encode_all(text, 3).unwrap(),
+            "gzip" => {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                gz.write_all(text).unwrap();
+                gz.finish().unwrap()
+            }
+            "xz" => {
+                let mut xz = xz2::write::XzEncoder::new(Vec::new(), 6);
+                xz.write_all(text).unwrap();
+                xz.finish().unwrap()
+            }
+            other => unreachable!("no codec {other}"),
+        }
+    }
+
+    /// The message of opening `bytes` as `name` in format auto and reading it to the end.
+    fn open_and_read_error(name: &str, bytes: &[u8]) -> String {
+        let (_dir, path) = temp_trace(name, bytes);
+        let err = match open_trace(path.to_str().unwrap(), "auto", &OpenOptions::default()) {
+            Ok(mut reader) => drain(reader.as_mut()).unwrap_err(),
+            Err(e) => e,
+        };
+        err.to_string().replace(&path.display().to_string(), name)
+    }
+
+    /// A compressed trace cut short, or damaged, before detection's sample could decode a line says that
+    /// its stream is truncated or corrupt, naming the file and the codec. The decoder's error used to be
+    /// lost to detection: "no non-blank line within the first 65536 bytes" (a zstd frame decodes block by
+    /// block, so half a small file decodes to nothing), or a bad record for the few bytes an xz decoded.
+    #[test]
+    fn a_compressed_trace_cut_short_is_named_truncated_not_undetectable() {
+        let text: String =
+            (0..3000).map(|i| format!("{},{},4096,R,0,0\n", i * 1000, i % 97 * 4096)).collect();
+        let text = format!("{}\n{text}", crate::formats::csv::PAGELAB_HEADER);
+        for (codec, ext) in [("zstd", "zst"), ("gzip", "gz"), ("xz", "xz")] {
+            let whole = compress(codec, text.as_bytes());
+            let name = format!("trace.csv.{ext}");
+            let broken = format!("the {codec} data ends early or is corrupt (");
+            // Half the file: zstd decodes nothing of it, gzip and xz a part (then the reader names the line).
+            let half = open_and_read_error(&name, &whole[..whole.len() / 2]);
+            assert!(half.starts_with(&format!("{name}:")) && half.contains(&broken), "{half}");
+            assert!(half.ends_with("the file is truncated or damaged"), "{half}");
+            // Just past the header: no codec decodes a line.
+            let cut = open_and_read_error(&name, &whole[..24]);
+            assert!(cut.starts_with(&format!("{name}:1: {broken}")), "{cut}");
+        }
+        let whole = compress("zstd", text.as_bytes());
+        let half = open_and_read_error("trace.csv.zst", &whole[..whole.len() / 2]);
+        assert!(half.starts_with("trace.csv.zst:1: the zstd data ends early or is corrupt ("), "{half}");
+        let mut damaged = whole.clone();
+        damaged[whole.len() / 3..whole.len() / 3 + 40].iter_mut().for_each(|b| *b ^= 0x55);
+        let err = open_and_read_error("trace.csv.zst", &damaged);
+        assert!(err.starts_with("trace.csv.zst:1: the zstd data ends early or is corrupt ("), "{err}");
     }
 
     #[test]

@@ -80,8 +80,10 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// A temporary file in `dest`'s directory (after resolving `dest` if it is a symbolic link, so that
     /// the link's target is replaced, not the link). Its name ends in `dest`'s name, extension included,
-    /// for writers that choose a format by extension.
+    /// for writers that choose a format by extension. Errors name `dest`, never the temporary file, which
+    /// the user did not name (see [`temp_error`]).
     pub fn create(dest: &Path) -> Result<AtomicFile, TraceError> {
+        let given = dest;
         let dest = match std::fs::canonicalize(dest) {
             Ok(real) => real,
             Err(_) => dest.to_path_buf(), // it does not exist yet
@@ -92,10 +94,10 @@ impl AtomicFile {
         };
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let temp = tempfile::Builder::new()
-            .prefix(".tmp-")
+            .prefix(TEMP_PREFIX)
             .suffix(&format!("-{name}"))
             .tempfile_in(&dir)
-            .map_err(|e| TraceError::io(&dir, e))?;
+            .map_err(|e| temp_error(given, &dir, e))?;
         // A new file gets the permissions files usually get (the temporary one is private); a replaced
         // file keeps its own.
         let permissions = match std::fs::metadata(&dest) {
@@ -104,7 +106,7 @@ impl AtomicFile {
         };
         let listed = Listed::new(temp.path());
         if let Some(p) = permissions {
-            temp.as_file().set_permissions(p).map_err(|e| TraceError::io(temp.path(), e))?;
+            temp.as_file().set_permissions(p).map_err(|e| TraceError::io(given, e))?;
         }
         Ok(AtomicFile { temp, dest, _listed: listed })
     }
@@ -125,10 +127,38 @@ impl AtomicFile {
 
     /// Makes the written content durable and renames it over the destination.
     pub fn commit(self) -> Result<(), TraceError> {
-        self.temp.as_file().sync_all().map_err(|e| TraceError::io(self.temp.path(), e))?;
+        self.temp.as_file().sync_all().map_err(|e| TraceError::io(&self.dest, e))?;
         let AtomicFile { temp, dest, _listed } = self;
         temp.persist(&dest).map_err(|e| TraceError::io(&dest, e.error))?;
         Ok(()) // `_listed` goes after the rename: a signal before it removes no file (the name is gone)
+    }
+}
+
+/// The temporary files' prefix (hidden, and recognisable as pagelab's if one is ever left behind).
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// Why the temporary file for `given` (in `dir`) could not be created, in terms of `given`: the directory
+/// the user named does not exist or is not one, or the I/O error without the temporary name tempfile
+/// appends to it (` at path "/x/.tmp-Ab12Cd-out.csv"`, a name the user never gave).
+fn temp_error(given: &Path, dir: &Path, e: io::Error) -> TraceError {
+    let why = match std::fs::metadata(dir) {
+        Err(m) if m.kind() == io::ErrorKind::NotFound => {
+            format!("the directory {} does not exist", dir.display())
+        }
+        Ok(m) if !m.is_dir() => format!("{} is not a directory", dir.display()),
+        _ => return TraceError::io(given, without_temp_name(e)),
+    };
+    TraceError::invalid(given.display().to_string(), why)
+}
+
+/// `e` without the temporary file's name: its message up to tempfile's ` at path "…"`, or, failing that,
+/// only its kind when the message still holds the name.
+fn without_temp_name(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(at) => io::Error::new(e.kind(), &text[..at]),
+        None if text.contains(TEMP_PREFIX) => io::Error::from(e.kind()),
+        None => e,
     }
 }
 
@@ -204,7 +234,7 @@ impl Output {
             (Box::new(f), None)
         } else {
             let mut atomic = AtomicFile::create(path)?;
-            let f = atomic.file().try_clone().map_err(|e| TraceError::io(atomic.path(), e))?;
+            let f = atomic.file().try_clone().map_err(io_err)?;
             (Box::new(f), Some(atomic))
         };
         let buffered = BufWriter::with_capacity(1 << 20, raw);
@@ -329,6 +359,30 @@ mod tests {
             assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays");
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "through the link\n");
         }
+    }
+
+    /// A destination whose directory is missing (or is a file) is named as the user gave it, with what is
+    /// wrong with its directory; the temporary file's name (`/x/.tmp-Ab12Cd-out.csv`) used to be the one
+    /// named: "/nonexistent/dir: No such file or directory (os error 2) at path "/nonexistent/dir/.tmp-…"".
+    #[test]
+    fn a_missing_directory_is_named_with_the_destination_not_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-dir");
+        let dest = missing.join("out.csv");
+        let err = Output::create(&dest).err().expect("refused").to_string();
+        assert_eq!(err, format!("{}: the directory {} does not exist", dest.display(), missing.display()));
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let dest = file.join("out.csv");
+        let err = AtomicFile::create(&dest).err().expect("refused").to_string();
+        assert_eq!(err, format!("{}: {} is not a directory", dest.display(), file.display()));
+        let e = io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "Permission denied (os error 13) at path \"/x/.tmp-Ab12-o\"",
+        );
+        assert_eq!(without_temp_name(e).to_string(), "Permission denied (os error 13)");
+        let e = io::Error::new(io::ErrorKind::PermissionDenied, "cannot create /x/.tmp-Ab12-o");
+        assert_eq!(without_temp_name(e).to_string(), "permission denied");
     }
 
     #[test]

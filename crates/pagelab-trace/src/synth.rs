@@ -3,7 +3,7 @@
 //! Every request is a read of one page: `addr` is a page number (`AddrUnit::Object`, size 0), so that
 //! consecutive numbers are neighbouring pages and `mixed` carries spatial locality. Time is 0 (the
 //! synthetic workloads are closed-loop; whoever replays them supplies time). Every parameter has a
-//! default; an unknown parameter, or one the kind does not use, is an error naming it.
+//! default; an unknown parameter, one the kind does not use, or one given twice is an error naming it.
 //!
 //! | kind | requests | parameters (default) |
 //! |---|---|---|
@@ -36,6 +36,8 @@
 use crate::error::TraceError;
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
 use crate::TraceReader;
+use pagelab_core::spec::{needs_value, refuse_repeat};
+use pagelab_core::units::fmt_f64;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -137,16 +139,11 @@ impl SynthSpec {
             streams: STREAMS_DEFAULT,
             seed: default_seed.unwrap_or(SEED_DEFAULT),
         };
+        let mut seen: Vec<&str> = Vec::new();
         for item in query.split('&').filter(|i| !i.is_empty()) {
-            let (key, value) =
-                item.split_once('=').ok_or_else(|| invalid(format!("`{item}` is not key=value")))?;
-            if !kind.params().contains(&key) {
-                let allowed = kind.params().join(", ");
-                return Err(invalid(format!(
-                    "unknown parameter `{key}` for {}: expected {allowed}",
-                    kind.name()
-                )));
-            }
+            let (key, value) = split_item(kind, item).map_err(&invalid)?;
+            refuse_repeat(seen.iter().copied(), key).map_err(&invalid)?;
+            seen.push(key);
             let bad = |expected: &str| invalid(format!("bad `{key}={value}`: expected {expected}"));
             let int = || value.parse::<u64>().map_err(|_| bad("an unsigned integer"));
             let float = || value.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad("a number"));
@@ -200,13 +197,13 @@ impl SynthSpec {
             return Err("`start + objects` overflows a page number".into());
         }
         if self.alpha < 0.0 {
-            return Err(format!("`alpha={}` must be ≥ 0", self.alpha));
+            return Err(format!("`alpha={}` must be ≥ 0", fmt_f64(self.alpha)));
         }
         if self.run < 1.0 {
-            return Err(format!("`run={}` must be ≥ 1 page", self.run));
+            return Err(format!("`run={}` must be ≥ 1 page", fmt_f64(self.run)));
         }
         if !(0.0..=1.0).contains(&self.random) {
-            return Err(format!("`random={}` must be a fraction in [0, 1]", self.random));
+            return Err(format!("`random={}` must be a fraction in [0, 1]", fmt_f64(self.random)));
         }
         if !(1..=STREAMS_MAX).contains(&self.streams) {
             return Err(format!("`streams={}` must be in 1..={STREAMS_MAX}", self.streams));
@@ -232,9 +229,9 @@ impl SynthSpec {
                     "requests" => self.requests.to_string(),
                     "start" => self.start.to_string(),
                     "seed" => self.seed.to_string(),
-                    "alpha" => self.alpha.to_string(),
-                    "run" => self.run.to_string(),
-                    "random" => self.random.to_string(),
+                    "alpha" => fmt_f64(self.alpha),
+                    "run" => fmt_f64(self.run),
+                    "random" => fmt_f64(self.random),
                     "streams" => self.streams.to_string(),
                     _ => unreachable!("every param has a value"),
                 };
@@ -243,6 +240,23 @@ impl SynthSpec {
             .collect();
         format!("synth:{}?{}", self.kind.name(), values.join("&"))
     }
+}
+
+/// Splits one `key=value` item of `kind`'s query, refusing a key the kind does not take and a known key
+/// without its value (in the words of every other spec: [`needs_value`]).
+fn split_item(kind: SynthKind, item: &str) -> Result<(&str, &str), String> {
+    let Some((key, value)) = item.split_once('=') else {
+        return Err(if kind.params().contains(&item) {
+            needs_value(item)
+        } else {
+            format!("`{item}` is not key=value")
+        });
+    };
+    if !kind.params().contains(&key) {
+        let allowed = kind.params().join(", ");
+        return Err(format!("unknown parameter `{key}` for {}: expected {allowed}", kind.name()));
+    }
+    Ok((key, value))
 }
 
 /// A uniform draw from `0..bound` (Lemire's multiply-shift; the bias, below `bound / 2^64`, is
@@ -663,7 +677,42 @@ mod tests {
         );
         assert_eq!(
             err("synth:loop?objects"),
-            "synthetic trace `synth:loop?objects`: `objects` is not key=value"
+            "synthetic trace `synth:loop?objects`: `objects` needs a value (objects=…)"
+        );
+        assert_eq!(
+            err("synth:loop?colour"),
+            "synthetic trace `synth:loop?colour`: `colour` is not key=value"
+        );
+    }
+
+    /// A number echoed in an error or the canonical spec stays short and parses back (`alpha=-1e300` used to
+    /// be written out in 301 digits).
+    #[test]
+    fn extreme_numbers_are_echoed_briefly() {
+        let err = |s: &str| SynthSpec::parse(s, None).unwrap_err().to_string();
+        assert_eq!(
+            err("synth:zipf?alpha=-1e300"),
+            "synthetic trace `synth:zipf?alpha=-1e300`: `alpha=-1e300` must be ≥ 0"
+        );
+        assert!(err("synth:mixed?run=1e-300").ends_with("`run=1e-300` must be ≥ 1 page"));
+        assert!(err("synth:mixed?random=1e300").ends_with("`random=1e300` must be a fraction in [0, 1]"));
+        let tiny = SynthSpec::parse("synth:zipf?alpha=1e-300&objects=10&requests=10", None).unwrap();
+        assert_eq!(tiny.canonical(), "synth:zipf?alpha=1e-300&objects=10&requests=10&seed=1");
+        assert_eq!(SynthSpec::parse(&tiny.canonical(), None).unwrap(), tiny);
+    }
+
+    /// A key given twice is refused as `name:key=value` specs refuse it: the last used to win in silence
+    /// (`synth:zipf?objects=10&objects=20` was 20 objects).
+    #[test]
+    fn a_repeated_key_is_refused() {
+        let err = |s: &str| SynthSpec::parse(s, None).unwrap_err().to_string();
+        assert_eq!(
+            err("synth:zipf?objects=10&requests=5&objects=20"),
+            "synthetic trace `synth:zipf?objects=10&requests=5&objects=20`: `objects` is given twice"
+        );
+        assert_eq!(
+            err("synth:mixed?seed=1&seed=1"),
+            "synthetic trace `synth:mixed?seed=1&seed=1`: `seed` is given twice"
         );
     }
 

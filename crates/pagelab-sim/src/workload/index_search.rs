@@ -88,6 +88,7 @@ use super::pattern::compact_bytes;
 use super::{RequestProgram, Step, Workload, ZipfRanks};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, PAGE_SIZE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -504,7 +505,7 @@ impl Workload for IndexSearch {
         format!(
             "index-search:terms={},zipf={},keywords={keywords},block={},list_max={},interleave={interleave}",
             self.terms,
-            self.zipf_alpha,
+            fmt_f64(self.zipf_alpha),
             compact_bytes(self.block_bytes),
             compact_bytes(self.list_max_bytes)
         )

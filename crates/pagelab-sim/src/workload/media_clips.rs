@@ -64,6 +64,7 @@ use super::pattern::compact_bytes;
 use super::{RequestProgram, Step, Workload, ZipfRanks};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, PAGE_SIZE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -195,7 +196,7 @@ impl Workload for MediaClips {
         format!(
             "media-clips:files={},zipf={},block={}",
             self.file_pages.len(),
-            self.zipf_alpha,
+            fmt_f64(self.zipf_alpha),
             compact_bytes(self.block_bytes)
         )
     }

@@ -32,6 +32,7 @@
 //! its requests (the process lives on; `vm-seq`'s passes re-touch the same memory).
 
 use super::{RequestProgram, Step, Workload};
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, Nanos, PAGE_SIZE_BYTES};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -327,7 +328,7 @@ impl Workload for FileWrites {
             self.file_bytes >> 10,
             self.block_bytes >> 10,
             if self.sequential { "seq" } else { "random" },
-            self.read_fraction
+            fmt_f64(self.read_fraction)
         )
     }
 

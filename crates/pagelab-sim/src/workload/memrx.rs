@@ -148,6 +148,7 @@
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, Nanos, PAGE_SIZE_BYTES};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -914,7 +915,7 @@ impl CpuSim {
             count_key(spec, "touch_every", Self::TOUCH_EVERY.min(instructions), 1, instructions)?;
         let cold = spec.f64("cold", Self::COLD).map_err(e)?;
         if !(0.0..=1.0).contains(&cold) {
-            return Err(SimError::invalid(format!("cold={cold}"), "expected 0 to 1"));
+            return Err(SimError::invalid(format!("cold={}", fmt_f64(cold)), "expected 0 to 1"));
         }
         spec.finish(&["size", "hot", "instructions", "insn_cpu", "touch_every", "cold"]).map_err(e)?;
         Ok(CpuSim { size_bytes, hot_bytes, instructions, insn_cpu, touch_every, cold, cursor: (0, 0) })
@@ -947,7 +948,7 @@ impl Workload for CpuSim {
             self.instructions,
             fmt_ns(self.insn_cpu.0),
             self.touch_every,
-            self.cold
+            fmt_f64(self.cold)
         )
     }
 

@@ -77,6 +77,7 @@ use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::buffer::ReadCursor;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::FileId;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -620,7 +621,7 @@ impl NfsMix {
         }
         if !(rate_per_s > 0.0 && rate_per_s.is_finite()) {
             return Err(SimError::invalid(
-                format!("rate={rate_per_s}"),
+                format!("rate={}", fmt_f64(rate_per_s)),
                 "expected a positive rate, operations/s",
             ));
         }
@@ -688,7 +689,7 @@ impl Workload for NfsMix {
             "nfs-mix:files={},threads={},rate={},scale={},seed={}",
             self.files,
             self.threads.len(),
-            self.rate_per_s,
+            fmt_f64(self.rate_per_s),
             self.scale,
             self.seed
         )

@@ -21,6 +21,7 @@ pub mod scm;
 pub mod spec;
 
 use crate::error::SimError;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, Nanos};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Zipf};
@@ -37,7 +38,7 @@ impl ZipfRanks {
     /// Ranks `1..=n` (`n >= 1`, checked by the caller) with exponent `zipf_alpha` (`zipf=`), refused unless
     /// finite and non-negative.
     pub fn new(n: u64, zipf_alpha: f64) -> Result<ZipfRanks, SimError> {
-        let bad = |why: String| SimError::invalid(format!("zipf={zipf_alpha}"), why);
+        let bad = |why: String| SimError::invalid(format!("zipf={}", fmt_f64(zipf_alpha)), why);
         if !(zipf_alpha >= 0.0 && zipf_alpha.is_finite()) {
             return Err(bad("expected a finite exponent >= 0".to_string()));
         }

@@ -117,7 +117,7 @@ use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::hash::KeyMap;
 use pagelab_core::spec::Spec;
-use pagelab_core::units::parse_bytes;
+use pagelab_core::units::{parse_bytes_why, BytesError};
 use pagelab_core::{FileId, PageKey, PAGE_SIZE_BYTES};
 use pagelab_trace::{open_trace_as, AddrUnit, Op, OpenOptions, Request, TraceError, TraceReader};
 use rand_chacha::ChaCha8Rng;
@@ -272,8 +272,11 @@ fn parse_fold(text: &str, device_pages: u64) -> Result<Option<u64>, SimError> {
         _ => {}
     }
     let what = || format!("fold=`{text}`");
-    let bytes = parse_bytes(text)
-        .map_err(|_| SimError::invalid(what(), "expected true, false or a size like 9GiB"))?;
+    let bytes = parse_bytes_why(text).map_err(|e| match e {
+        BytesError::NotASize(_) => SimError::invalid(what(), "expected true, false or a size like 9GiB"),
+        // A size whose value does not fit: that, not "expected a size".
+        e => SimError::invalid(what(), e.to_string()),
+    })?;
     if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
         return Err(SimError::invalid(
             what(),
@@ -288,7 +291,11 @@ fn parse_fold(text: &str, device_pages: u64) -> Result<Option<u64>, SimError> {
 /// caller names the flag or key around it.
 pub fn parse_file_size(text: &str) -> Result<u64, SimError> {
     let what = || format!("`{text}`");
-    let bytes = parse_bytes(text).map_err(|_| SimError::invalid(what(), "expected a size like 256KiB"))?;
+    let bytes = parse_bytes_why(text).map_err(|e| match e {
+        BytesError::NotASize(_) => SimError::invalid(what(), "expected a size like 256KiB"),
+        // A size whose value does not fit: that, not "expected a size".
+        e => SimError::invalid(what(), e.to_string()),
+    })?;
     if bytes == 0 || !bytes.is_multiple_of(PAGE_SIZE_BYTES) {
         return Err(SimError::invalid(
             what(),
@@ -1264,6 +1271,9 @@ mod tests {
             ("4097B", whole(4097)),
             ("6KiB", whole(6144)),
             ("lots", "expected a size like 256KiB".to_string()),
+            // Sizes whose value does not fit say so (they used to be "expected a size like 256KiB").
+            ("99999999999TiB", "out of range".to_string()),
+            ("0.3KiB", "not a whole number of bytes".to_string()),
         ];
         for (bad, expected) in cases {
             let why = parse_file_size(bad).unwrap_err().to_string();
@@ -1444,6 +1454,8 @@ mod tests {
         assert!(err("replay:trace=x,fold=1000")
             .contains("fold=`1000`: 1000 B is not a positive multiple of the 4096 B page"));
         assert!(err("replay:trace=x,fold=maybe").contains("expected true, false or a size"));
+        // A size out of range says so, not "expected true, false or a size".
+        assert!(err("replay:trace=x,fold=99999999999TiB").ends_with("fold=`99999999999TiB`: out of range"));
         assert!(err("replay:trace=x,folds=true").contains("unknown parameter(s) folds"));
         assert!(err("one-rand:trace=x").contains("expected `replay:trace=PATH,...`"));
         let err = parse_replay("replay:trace=x.trace,format=parquet", device, None).unwrap_err().to_string();

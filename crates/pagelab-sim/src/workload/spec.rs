@@ -31,6 +31,7 @@ use super::scm::scm_workload;
 use super::Workload;
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::Nanos;
 use pagelab_core::PAGE_SIZE_BYTES;
 use std::path::Path;
@@ -205,7 +206,8 @@ fn memory_workload(spec: &Spec) -> Result<Option<Box<dyn Workload>>, SimError> {
                 ));
             }
             if !(0.0..=1.0).contains(&read_fraction) {
-                return Err(SimError::invalid(format!("read_fraction={read_fraction}"), "expected 0 to 1"));
+                let what = format!("read_fraction={}", fmt_f64(read_fraction));
+                return Err(SimError::invalid(what, "expected 0 to 1"));
             }
             Box::new(FileWrites::new(files, file_bytes, block, sequential, read_fraction))
         }

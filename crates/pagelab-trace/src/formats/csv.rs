@@ -1,8 +1,9 @@
 //! Delimited text traces with a column mapping given on the command line.
 //!
 //! Many block traces are "a CSV with these columns"; rather than one reader each, `csv:SPEC` says which
-//! column holds what. The spec is a comma-separated list of items, read left to right (later items
-//! override earlier ones, so a preset can be adjusted):
+//! column holds what. The spec is a comma-separated list of items, read left to right (the items after a
+//! preset override its settings, so a preset can be adjusted; a key given twice, or both `lbn` and `id`,
+//! is refused, since the last would win in silence):
 //!
 //! | item | meaning | default |
 //! |---|---|---|
@@ -35,6 +36,7 @@ use super::{expect_field, LineFormat, Parsed};
 use crate::error::TraceError;
 use crate::parse::{parse_decimal_ns, parse_u32, parse_u64, TimeUnit};
 use crate::request::{AddrUnit, Op, Request, NO_NEXT};
+use pagelab_core::spec::{self, needs_value};
 
 /// Largest column number accepted (a bound on the fields split per line).
 pub const COLUMN_MAX: usize = 256;
@@ -145,6 +147,7 @@ impl CsvSpec {
                 }
                 None => draft.apply(key, value.as_deref()).map_err(|why| TraceError::invalid(&what, why))?,
             }
+            refuse_repeat(&items[..i], key).map_err(|why| TraceError::invalid(&what, why))?;
         }
         draft.spec.addr = match (draft.lbn, draft.id) {
             (Some(c), None) => AddrColumn::Lbn(c),
@@ -152,12 +155,7 @@ impl CsvSpec {
             (None, None) => {
                 return Err(TraceError::invalid(&what, "no address column: give `lbn=N` or `id=N`"))
             }
-            (Some(_), Some(_)) => {
-                return Err(TraceError::invalid(
-                    &what,
-                    "both `lbn` and `id` given: choose one address column",
-                ))
-            }
+            (Some(_), Some(_)) => unreachable!("`lbn` clears `id` and the other way round"),
         };
         Ok(draft.spec)
     }
@@ -231,7 +229,7 @@ impl Draft {
     /// Applies one `key[=value]` item.
     fn apply(&mut self, key: &str, value: Option<&str>) -> Result<(), String> {
         let s = &mut self.spec;
-        let need = || value.ok_or_else(|| format!("`{key}` needs a value (`{key}=...`)"));
+        let need = || value.ok_or_else(|| needs_value(key));
         // Moving a preset's column makes its literal header check wrong; keep only the skip.
         let current = match key {
             "lbn" => Some(self.lbn),
@@ -273,6 +271,22 @@ impl Draft {
         }
         Ok(())
     }
+}
+
+/// Refuses `key` when one of the user's items before it (`earlier`) gave it already, or gave the other
+/// address column: the preset's own items may be overridden, the user's own may not (the last would win in
+/// silence).
+fn refuse_repeat(earlier: &[(String, Option<String>)], key: &str) -> Result<(), String> {
+    spec::refuse_repeat(earlier.iter().map(|(k, _)| k.as_str()), key)?;
+    let other = match key {
+        "lbn" => "id",
+        "id" => "lbn",
+        _ => return Ok(()),
+    };
+    if earlier.iter().any(|(k, _)| k == other) {
+        return Err("both `lbn` and `id` given: choose one address column".into());
+    }
+    Ok(())
 }
 
 /// Splits `a=1,b,delim=,,c=2` into items; the character after `delim=` is taken literally.
@@ -581,6 +595,29 @@ mod tests {
         );
     }
 
+    /// A key the user gives twice is refused as `name:key=value` specs refuse it (the last used to win in
+    /// silence: `csv:lbn=1,lbn=2` read column 2), and so are both address columns; a preset's own items are
+    /// still overridden.
+    #[test]
+    fn a_repeated_key_is_refused_but_a_preset_is_adjusted() {
+        let err = |s: &str| CsvSpec::parse(s).unwrap_err().to_string();
+        assert_eq!(err("csv:lbn=1,lbn=2"), "csv spec `csv:lbn=1,lbn=2`: `lbn` is given twice");
+        assert_eq!(
+            err("csv:cloudphysics,unit=4096,unit=512"),
+            "csv spec `csv:cloudphysics,unit=4096,unit=512`: `unit` is given twice"
+        );
+        assert_eq!(
+            err("csv:header,id=1,header"),
+            "csv spec `csv:header,id=1,header`: `header` is given twice"
+        );
+        assert_eq!(
+            err("csv:lbn=1,id=2"),
+            "csv spec `csv:lbn=1,id=2`: both `lbn` and `id` given: choose one address column"
+        );
+        assert_eq!(CsvSpec::parse("csv:pagelab,id=2").unwrap().addr, AddrColumn::Id(1));
+        assert_eq!(CsvSpec::parse("csv:cloudphysics,unit=4096").unwrap().unit_bytes, 4096);
+    }
+
     #[test]
     fn spec_errors_name_the_bad_item() {
         let err = |s: &str| CsvSpec::parse(s).unwrap_err().to_string();
@@ -598,7 +635,7 @@ mod tests {
             err("csv:lbn=1,header=yes"),
             "csv spec `csv:lbn=1,header=yes`: `header` is a flag and takes no value"
         );
-        assert_eq!(err("csv:lbn=1,op"), "csv spec `csv:lbn=1,op`: `op` needs a value (`op=...`)");
+        assert_eq!(err("csv:lbn=1,op"), "csv spec `csv:lbn=1,op`: `op` needs a value (op=…)");
         assert_eq!(
             err("csv:lbn=1,delim=ab"),
             "csv spec `csv:lbn=1,delim=ab`: expected `,` after `delim`, found `b`"

@@ -140,6 +140,7 @@ pub mod viewperf;
 
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, Nanos, PAGE_SIZE_BYTES};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -306,7 +307,7 @@ impl Dulo {
     pub fn new(name: &str, scale: f64, seed: u64) -> Result<Dulo, SimError> {
         if !(SCALE_MIN..=SCALE_MAX).contains(&scale) {
             return Err(SimError::invalid(
-                format!("scale={scale}"),
+                format!("scale={}", fmt_f64(scale)),
                 format!("expected a number from {SCALE_MIN} to {SCALE_MAX}"),
             ));
         }
