@@ -381,6 +381,16 @@ fn a_large_simulated_memory_costs_only_what_the_run_touches() {
     );
 }
 
+/// An open-loop rate so low that a handler's next arrival lies past the simulated clock's range (584
+/// years) is a run in which that request never comes: it ended in a "time overflow" panic (exit 101).
+#[test]
+fn an_arrival_beyond_the_clock_never_comes() {
+    for workload in ["nfs-mix:rate=1e-9"] {
+        let v = succeeded(&pagelab(&["simulate", "--workload", workload, "--duration", "1s", "--json"]));
+        assert_eq!(v["sim_seconds"].as_f64(), Some(1.0), "{workload}: {v}");
+    }
+}
+
 #[test]
 fn a_cache_that_cannot_fit_is_refused_naming_the_limit() {
     let huge = "synth:uniform?objects=100000000000&requests=100000000000";

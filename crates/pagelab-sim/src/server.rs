@@ -1067,7 +1067,11 @@ impl Server {
                         "a pace step must open its request (or follow its barrier)"
                     );
                     h.step += 1;
-                    let arrival = h.paced + gap;
+                    let Some(arrival) = h.paced.0.checked_add(gap.0).map(Nanos) else {
+                        // Past the clock's 584 years (a rate of 1e-9 a second draws such gaps): this
+                        // request never arrives, and the handler waits for it until the run ends.
+                        return;
+                    };
                     h.paced = arrival;
                     h.started = arrival;
                     if arrival > now {

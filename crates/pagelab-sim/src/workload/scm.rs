@@ -37,6 +37,7 @@
 use super::{RequestProgram, Step, Workload};
 use crate::error::SimError;
 use pagelab_core::spec::Spec;
+use pagelab_core::units::fmt_f64;
 use pagelab_core::{FileId, Nanos, PAGE_SIZE_BYTES};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -262,8 +263,8 @@ impl Workload for RateStreams {
             "spc2-vod" => format!("spc2-vod:streams={n},tpch={}", self.random_readers),
             "file-transfer" => format!("file-transfer:clients={n},random={}", self.random_readers),
             _ => {
-                let rates: Vec<String> = self.streams.iter().map(|s| format!("{}", s.rate_pages_s)).collect();
-                let cvs: Vec<String> = self.streams.iter().map(|s| format!("{}", s.cv)).collect();
+                let rates: Vec<String> = self.streams.iter().map(|s| fmt_f64(s.rate_pages_s)).collect();
+                let cvs: Vec<String> = self.streams.iter().map(|s| fmt_f64(s.cv)).collect();
                 format!(
                     "rate-streams:rates={},cv={},random={}",
                     rates.join("/"),
