@@ -385,10 +385,9 @@ fn a_large_simulated_memory_costs_only_what_the_run_touches() {
 /// years) is a run in which that request never comes: it ended in a "time overflow" panic (exit 101).
 #[test]
 fn an_arrival_beyond_the_clock_never_comes() {
-    for workload in ["nfs-mix:rate=1e-9"] {
-        let v = succeeded(&pagelab(&["simulate", "--workload", workload, "--duration", "1s", "--json"]));
-        assert_eq!(v["sim_seconds"].as_f64(), Some(1.0), "{workload}: {v}");
-    }
+    let v =
+        succeeded(&pagelab(&["simulate", "--workload", "nfs-mix:rate=1e-9", "--duration", "1s", "--json"]));
+    assert_eq!(v["sim_seconds"].as_f64(), Some(1.0), "{v}");
 }
 
 #[test]
