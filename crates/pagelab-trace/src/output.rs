@@ -45,7 +45,7 @@ pub fn remove_temporaries() {
         let _ = std::fs::remove_file(&path);
     }
     // The lock is held until the process ends (the caller exits next), so that no file created after
-    // this is left behind unlisted: its creator blocks in `Listed::new`.
+    // this is left behind unlisted: its creator blocks in `Listed::create`.
     std::mem::forget(listed);
 }
 
@@ -53,10 +53,16 @@ pub fn remove_temporaries() {
 struct Listed(PathBuf);
 
 impl Listed {
-    fn new(path: &Path) -> Listed {
+    /// Creates a temporary file with `create` and lists it, both under the list's lock: a signal's
+    /// [`remove_temporaries`] waits for the lock, so it cannot come between the two and miss the file.
+    fn create(
+        create: impl FnOnce() -> io::Result<tempfile::NamedTempFile>,
+    ) -> io::Result<(tempfile::NamedTempFile, Listed)> {
         let mut listed = TEMPORARIES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        listed.push(path.to_path_buf());
-        Listed(path.to_path_buf())
+        let temp = create()?;
+        listed.push(temp.path().to_path_buf());
+        let entry = Listed(temp.path().to_path_buf());
+        Ok((temp, entry))
     }
 }
 
@@ -93,18 +99,16 @@ impl AtomicFile {
             _ => PathBuf::from("."),
         };
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .suffix(&format!("-{name}"))
-            .tempfile_in(&dir)
-            .map_err(|e| temp_error(given, &dir, e))?;
+        let suffix = format!("-{name}");
+        let (temp, listed) =
+            Listed::create(|| tempfile::Builder::new().prefix(TEMP_PREFIX).suffix(&suffix).tempfile_in(&dir))
+                .map_err(|e| temp_error(given, &dir, e))?;
         // A new file gets the permissions files usually get (the temporary one is private); a replaced
         // file keeps its own.
         let permissions = match std::fs::metadata(&dest) {
             Ok(meta) => Some(meta.permissions()),
             Err(_) => default_permissions(),
         };
-        let listed = Listed::new(temp.path());
         if let Some(p) = permissions {
             temp.as_file().set_permissions(p).map_err(|e| TraceError::io(given, e))?;
         }
