@@ -490,11 +490,14 @@ impl NginxReport {
 /// leave them running, holding files on the mounts.
 struct Reaped {
     child: Child,
-    _stop: OnSignal,
+    /// Taken off the list first in `drop`, before the child is reaped: a signal's action must never
+    /// `kill()` a pid that was waited for (and may have been reused).
+    stop: Option<OnSignal>,
 }
 
 impl Drop for Reaped {
     fn drop(&mut self) {
+        drop(self.stop.take());
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -522,11 +525,22 @@ fn start_nginx(bin: &Path, prefix: &Path, conf: &Path, servers: &[(u16, PathBuf)
         .spawn()
         .context("starting nginx")?;
     let pid = child.id() as libc::pid_t;
-    // SAFETY: kill(2) on our own child's pid (not yet waited for: the benchmark is being interrupted).
-    let stop = on_signal(move || unsafe {
-        libc::kill(pid, libc::SIGTERM);
+    // nginx's master stops its workers on SIGTERM; waited for (up to 5 s) so that its logs and pid file
+    // are written before the work directory is removed.
+    let stop = on_signal(move || {
+        // SAFETY: kill(2) and waitpid(2) on our own child's pid, not yet waited for (`Reaped` takes this
+        // action off the list before it reaps the child).
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            let mut status = 0;
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != 0 {
+                return; // reaped, or no longer ours
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     });
-    let mut nginx = Reaped { child, _stop: stop };
+    let mut nginx = Reaped { child, stop: Some(stop) };
     for (port, _) in servers {
         if let Err(e) = wait_for_port(*port) {
             let mut err = String::new();

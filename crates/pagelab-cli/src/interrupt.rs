@@ -5,10 +5,13 @@
 //! `bench --live` a FUSE mount whose daemon is gone (its directory answers "Transport endpoint is not
 //! connected" until someone unmounts it), an nginx that outlives the benchmark, and the datasets the
 //! benchmark wrote. [`install`] starts a thread that waits for those signals and then, in order:
-//! 1. removes every output's temporary file ([`pagelab_trace::output::remove_temporaries`]);
+//! 1. gives the signals back their default actions, so that a second Ctrl-C ends a cleanup that hangs;
 //! 2. runs the undo actions registered with [`on_signal`], the newest first (as destructors would run:
-//!    nginx stopped before the mounts it reads are detached, the mounts before their directory goes);
-//! 3. ends the process as the signal's default action would, so a shell sees 130 for Ctrl-C.
+//!    nginx stopped and waited for, up to 5 s, before the mounts it reads are detached, the mounts before
+//!    their directory goes);
+//! 3. removes every output's temporary file ([`pagelab_trace::output::remove_temporaries`]), last, since
+//!    a writer that opens its file by path could make it again while the actions run;
+//! 4. ends the process as the signal's default action would, so a shell sees 130 for Ctrl-C.
 //!
 //! `pagelab mount` does not install it: it blocks these signals and waits for them itself, for a clean
 //! unmount. Child processes start with the default actions (exec resets handled signals).
@@ -70,8 +73,15 @@ pub fn install() {
     let handle = signals.handle();
     let waiting = std::thread::Builder::new().name("signals".into()).spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            pagelab_trace::output::remove_temporaries();
+            // A second Ctrl-C while the cleanup runs (an unmount that hangs) ends the process at once.
+            for s in [SIGINT, SIGTERM, SIGHUP] {
+                // SAFETY: restores a default action; nothing in this process relies on the handler now.
+                unsafe { libc::signal(s, libc::SIG_DFL) };
+            }
             undo_all();
+            // Last: a writer that opens its temporary file by path could make it again while the undo
+            // actions run (the main thread goes on until the process ends).
+            pagelab_trace::output::remove_temporaries();
             // The default action ends the process, with the status a shell reports for the signal.
             let _ = signal_hook::low_level::emulate_default_handler(signal);
             std::process::exit(128 + signal);

@@ -485,8 +485,9 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         let arrivals = rate_per_s * run_s;
         if arrivals > ARRIVALS_MAX {
             bail!(
-                "bad --arrival-rate {rate_per_s}: {arrivals:.3e} arrivals in {} s (warm-up and duration); at most \
+                "bad --arrival-rate {}: {arrivals:.3e} arrivals in {} s (warm-up and duration); at most \
                  {ARRIVALS_MAX:.0e}, since every arrival the handlers have not taken waits in a queue",
+                fmt_f64(rate_per_s),
                 run_s
             );
         }
@@ -524,7 +525,7 @@ fn echo(cfg: &SimConfig, workload: String) -> ConfigEcho {
         arrival: match cfg.arrival {
             Arrival::Closed => "closed".into(),
             Arrival::Open { rate_per_s, poisson } => {
-                format!("open {rate_per_s}/s {}", if poisson { "poisson" } else { "even" })
+                format!("open {}/s {}", fmt_f64(rate_per_s), if poisson { "poisson" } else { "even" })
             }
         },
         cpus: cfg.cpus,

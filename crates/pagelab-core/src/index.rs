@@ -57,14 +57,7 @@ struct Bucket {
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64, "a bucket is one cache line");
 
-// SAFETY: two integer arrays; all-zero bytes are an empty bucket (every tag `EMPTY` = 0, no overflow, values 0),
-// so that the buckets can be allocated zeroed and the system maps them on first touch.
-unsafe impl bytemuck::Zeroable for Bucket {}
-const _: () = assert!(EMPTY == 0, "an all-zero bucket must be empty");
-
 impl Bucket {
-    /// What a zeroed bucket is (the index allocates them zeroed).
-    #[cfg(test)]
     const EMPTY: Bucket = Bucket { tags: [EMPTY; 16], values: [0; SLOTS] };
 
     /// Bit `i` set for each slot `i` whose tag is `tag`.
@@ -168,8 +161,7 @@ impl BucketIndex {
     /// An index for up to `capacity` entries.
     pub fn with_capacity(capacity: u32) -> BucketIndex {
         let n = capacity.div_ceil(ENTRIES_PER_BUCKET).max(1) as usize;
-        // Zeroed (= `Bucket::EMPTY`), not written: a large index costs only the buckets a run touches.
-        BucketIndex { buckets: bytemuck::allocation::zeroed_slice_box(n), len: 0, capacity }
+        BucketIndex { buckets: vec![Bucket::EMPTY; n].into_boxed_slice(), len: 0, capacity }
     }
 
     pub fn len(&self) -> u32 {

@@ -109,10 +109,12 @@ impl AtomicFile {
             Ok(meta) => Some(meta.permissions()),
             Err(_) => default_permissions(),
         };
+        // Made before the permissions, so that a failure drops the file before its entry (field order).
+        let file = AtomicFile { temp, dest, _listed: listed };
         if let Some(p) = permissions {
-            temp.as_file().set_permissions(p).map_err(|e| TraceError::io(given, e))?;
+            file.temp.as_file().set_permissions(p).map_err(|e| TraceError::io(given, e))?;
         }
-        Ok(AtomicFile { temp, dest, _listed: listed })
+        Ok(file)
     }
 
     /// The temporary file's path, for writers that take a path.

@@ -165,7 +165,13 @@ impl PageCache {
         PageCache {
             table,
             policy,
-            meta: bytemuck::allocation::zeroed_vec(ids),
+            // As `vec!` fails: the allocator's own abort, naming the size (the CLI checks first that a
+            // memory's frames fit this machine).
+            meta: bytemuck::allocation::try_zeroed_vec(ids).unwrap_or_else(|_| {
+                std::alloc::handle_alloc_error(
+                    std::alloc::Layout::array::<FrameMeta>(ids).expect("frame records"),
+                )
+            }),
             writing: KeyMap::default(),
             in_flight: 0,
             prefetched_unused: 0,
