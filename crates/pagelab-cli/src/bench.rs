@@ -87,7 +87,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
   pagelab bench --quick --skip-libcachesim
   pagelab bench --json --venv ~/.cache/pagelab/libcachesim-venv
 
-A full run takes a few minutes and writes ~500 MB of temporary trace files (removed at the end). Run it on an idle machine if you can: the load average is printed with the results.")]
+A full run takes a few minutes and writes ~500 MB of temporary trace files (removed at the end, and on Ctrl-C or SIGTERM). Run it on an idle machine if you can: the load average is printed with the results.")]
 pub struct BenchArgs {
     /// 1 M-request traces and one round per measurement: a smoke run in seconds, not a measurement.
     #[arg(long)]
@@ -499,7 +499,9 @@ pub fn bench(options: &BenchOptions) -> Result<BenchReport> {
         Some(dir) => Some(LibCacheSim::ensure(dir)?),
         None => None,
     };
-    let tmp = TempDir::new()?;
+    // Removed when the run ends, and when a signal ends it (its traces are tens of MB).
+    let tmp = crate::interrupt::WorkDir::new_in(&std::env::temp_dir(), "pagelab-bench-")
+        .context("creating the benchmark's temporary directory")?;
     log("writing the traces");
     let traces = [zipf_trace(&scale, tmp.path())?, p3_trace(&scale, &options.p3_trace, tmp.path())?];
     let mut policies = Vec::new();
@@ -1278,34 +1280,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if march_month < 10 { march_month + 3 } else { march_month - 9 };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month as u32, day as u32)
-}
-
-/// A directory removed (with its contents) when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Result<TempDir> {
-        let base = std::env::temp_dir();
-        for attempt in 0..1000u32 {
-            let path = base.join(format!("pagelab-bench-{}-{attempt}", std::process::id()));
-            match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(TempDir(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("creating {}", path.display())),
-            }
-        }
-        bail!("no free temporary directory name under {}", base.display())
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        // Best effort: a leftover temporary directory is not worth failing a finished run for.
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 // ---- rendering -------------------------------------------------------------------------------------

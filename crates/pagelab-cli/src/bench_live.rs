@@ -38,7 +38,7 @@
 //! scheduler anticipating each reading thread, 2.6's request queue of 128 and its read congestion, and the
 //! dataset packed on the model disk in its real order (`pagelab_fs::disk_map`).
 
-use crate::interrupt::{on_signal, OnSignal};
+use crate::interrupt::{on_signal, OnSignal, WorkDir};
 use crate::output::{emit, note, print_json, Failed};
 use anyhow::{bail, Context, Result};
 use pagelab_fs::baseline::Backend;
@@ -143,28 +143,6 @@ impl std::ops::Deref for BenchMount {
     type Target = Mounted;
     fn deref(&self) -> &Mounted {
         &self.mounted
-    }
-}
-
-/// A benchmark's work directory (datasets, mount points, nginx's files), removed when dropped and when a
-/// signal ends the benchmark.
-struct WorkDir {
-    dir: tempfile::TempDir,
-    _remove: OnSignal,
-}
-
-impl WorkDir {
-    fn new(o: &LiveOptions, prefix: &str) -> Result<WorkDir> {
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(&o.dir)?;
-        let path = dir.path().to_path_buf();
-        let _remove = on_signal(move || {
-            let _ = std::fs::remove_dir_all(&path);
-        });
-        Ok(WorkDir { dir, _remove })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
     }
 }
 
@@ -314,7 +292,7 @@ fn random_4k(files: &[PathBuf], size: u64, reads: u32, seed: u64) -> Result<f64>
 fn overhead(o: &LiveOptions) -> Result<OverheadReport> {
     let (files, file_bytes, rounds, rand_reads, memory) =
         if o.quick { (8, 4u64 << 20, 1, 2_000, "64MiB") } else { (16, 16u64 << 20, 11, 20_000, "512MiB") };
-    let work = WorkDir::new(o, "pagelab-bench-live")?;
+    let work = WorkDir::new_in(&o.dir, "pagelab-bench-live")?;
     let src = work.path().join("src");
     std::fs::create_dir_all(&src)?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -664,7 +642,7 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
             warmup_s: 10,
         }
     };
-    let work = WorkDir::new(o, "pagelab-bench-nginx")?;
+    let work = WorkDir::new_in(&o.dir, "pagelab-bench-nginx")?;
     let src = work.path().join("clips");
     std::fs::create_dir_all(&src)?;
     let lua = work.path().join("clips.lua");
@@ -1053,7 +1031,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
             duration_s: 20,
         }
     };
-    let work = WorkDir::new(o, "pagelab-bench-tworand")?;
+    let work = WorkDir::new_in(&o.dir, "pagelab-bench-tworand")?;
     let src = work.path().join("files");
     std::fs::create_dir_all(&src)?;
     note(&format!("bench --live two-rand: writing {} files of 4 MiB", scale.files));

@@ -16,6 +16,7 @@
 //! `pagelab mount` does not install it: it blocks these signals and waits for them itself, for a clean
 //! unmount. Child processes start with the default actions (exec resets handled signals).
 
+use std::path::Path;
 use std::sync::Mutex;
 
 type Undo = Box<dyn FnOnce() + Send>;
@@ -48,6 +49,29 @@ impl Drop for OnSignal {
             // Dropped without running: the owner undoes its own work.
             drop(undo.remove(i));
         }
+    }
+}
+
+/// A work directory (a benchmark's traces, datasets, mount points), removed with its contents when dropped
+/// and when a signal ends the process.
+pub struct WorkDir {
+    dir: tempfile::TempDir,
+    _remove: OnSignal,
+}
+
+impl WorkDir {
+    /// A new directory in `parent` whose name starts with `prefix`.
+    pub fn new_in(parent: &Path, prefix: &str) -> std::io::Result<WorkDir> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
+        let path = dir.path().to_path_buf();
+        let _remove = on_signal(move || {
+            let _ = std::fs::remove_dir_all(&path);
+        });
+        Ok(WorkDir { dir, _remove })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
     }
 }
 

@@ -205,6 +205,35 @@ fn an_interrupted_conversion_leaves_no_temporary_file() {
     }
 }
 
+/// `pagelab bench` stopped by SIGTERM removes its directory of trace files (about 500 MB in a full run),
+/// which its destructor alone left behind in the temporary directory.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_benchmark_removes_its_traces() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(exe())
+        .args(["bench", "--quick", "--skip-libcachesim", "--part", "replacement"])
+        .env("TMPDIR", tmp.path())
+        .current_dir(repo_root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start pagelab");
+    let start = Instant::now();
+    while std::fs::read_dir(tmp.path()).unwrap().next().is_none() {
+        assert!(start.elapsed() < DEADLINE, "no work directory appeared");
+        assert!(child.try_wait().unwrap().is_none(), "the benchmark ended before its signal");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: a signal to our own child, not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "the interrupted benchmark left {left:?}");
+}
+
 fn temporaries(dir: &Path) -> Vec<String> {
     let names =
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
