@@ -410,6 +410,25 @@ fn a_large_simulated_memory_costs_only_what_the_run_touches() {
     );
 }
 
+/// The largest `--seed` gets its whole sweep: `seed..seed + n` overflowed, and scm-prefetch then had no
+/// job at all (exit 2, "has no jobs"), prefetch-memory 3 of its 29 runs (exit 0).
+#[test]
+fn the_largest_seed_runs_the_whole_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pagelab(&[
+        "experiment",
+        "scm-prefetch",
+        "--quick",
+        "--seed",
+        "18446744073709551615",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = std::fs::read_to_string(dir.path().join("results.csv")).unwrap().lines().count();
+    assert_eq!(rows, 57, "a header and the quick sweep's 56 runs");
+}
+
 /// An open-loop rate so low that a handler's next arrival lies past the simulated clock's range (584
 /// years) is a run in which that request never comes: it ended in a "time overflow" panic (exit 101).
 #[test]

@@ -244,7 +244,7 @@ fn cases(quick: bool, seed: u64) -> Vec<Case> {
     };
     // The synthetic workloads are drawn from their seed: the full sweep runs three (a cliff such as
     // multi1-like's loop moves with the draw), the quick one the run's own.
-    let seeds: Vec<u64> = if quick { vec![seed] } else { (seed..seed + SEEDS).collect() };
+    let seeds: Vec<u64> = if quick { vec![seed] } else { super::seeds(seed, SEEDS).collect() };
     for &seed in &seeds {
         let case = |section, workload: &str, memory_mib, policy: String| Case {
             section,

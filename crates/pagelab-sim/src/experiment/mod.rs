@@ -216,6 +216,13 @@ pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)>
     })
 }
 
+/// The `n` seeds of a sweep that starts at `first`: `first`, `first + 1`, ..., wrapping past `u64::MAX`, so
+/// that every `--seed` gets all its seeds (`first..first + n` overflowed at the top, and a sweep then ran
+/// with none or fewer, and said nothing).
+pub fn seeds(first: u64, n: u64) -> impl Iterator<Item = u64> {
+    (0..n).map(move |i| first.wrapping_add(i))
+}
+
 pub fn find(name: &str) -> Option<&'static dyn Experiment> {
     all().into_iter().find(|e| e.name() == name)
 }
@@ -234,5 +241,19 @@ mod format_tests {
         assert_eq!(signed_pct(-0.004, 0), "0 %");
         assert_eq!(signed_pct(-0.006, 0), "-1 %");
         assert_eq!(signed_pct(f64::NAN, 1), "NaN %");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--seed 18446744073709551615` ran prefetch-memory's quick sweep as 3 runs of 29, and left
+    /// scm-prefetch with no job at all.
+    #[test]
+    fn every_seed_gets_its_whole_sweep() {
+        assert_eq!(seeds(5, 3).collect::<Vec<_>>(), [5, 6, 7]);
+        assert_eq!(seeds(u64::MAX - 1, 3).collect::<Vec<_>>(), [u64::MAX - 1, u64::MAX, 0]);
+        assert_eq!(seeds(u64::MAX, 1).count(), 1);
     }
 }

@@ -399,7 +399,7 @@ pub fn sweep(quick: bool, seed: u64) -> Vec<RunSpec> {
     } else {
         (&CONCURRENCY, MEASURED_SECS, SEEDS)
     };
-    for s in seed..seed + seeds {
+    for s in super::seeds(seed, seeds) {
         if quick {
             for &c in levels {
                 for w in ["two-rand", "one-rand", INDEX] {
@@ -441,7 +441,7 @@ pub fn sweep(quick: bool, seed: u64) -> Vec<RunSpec> {
     }
     // Diagnostic: the prefetch cache at fixed shares, without the descent (full sweep only).
     if !quick {
-        for s in seed..seed + seeds {
+        for s in super::seeds(seed, seeds) {
             for w in FIXED_WORKLOADS {
                 for &c in &FACTOR_CONCURRENCY {
                     for system in FIXED_SHARES {
@@ -453,7 +453,7 @@ pub fn sweep(quick: bool, seed: u64) -> Vec<RunSpec> {
     }
     // Diagnostic: the other reading of the congestion fix, Two-Rand (full sweep only).
     if !quick {
-        for s in seed..seed + seeds {
+        for s in super::seeds(seed, seeds) {
             for &c in &IGNORE_LEVELS {
                 for system in IGNORE_SYSTEMS {
                     add(RunSpec { congestion_ignore: true, ..RunSpec::new("two-rand", system, c, s, secs) });

@@ -210,7 +210,7 @@ impl Experiment for ScmPrefetch {
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job> {
         let mut jobs = Vec::new();
         let seeds = if quick { 1 } else { SEEDS };
-        for seed in seed..seed.saturating_add(seeds) {
+        for seed in super::seeds(seed, seeds) {
             for case in cases(quick) {
                 for (name, spec) in POLICIES {
                     jobs.push(Job::new(format!("{} {name} seed {seed}", case.label()), move || {
