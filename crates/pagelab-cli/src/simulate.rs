@@ -235,7 +235,8 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub requests: Option<u64>,
     /// Simulated time run before measuring: auto (until steady state: memory has filled and every handler
-    /// has completed a request; at most 10 × --duration; a trace replay is measured whole) or a duration.
+    /// has completed a request; at most 10 × --duration) or a duration. A run to completion (a trace replay,
+    /// fs-seq, ...) is measured whole: a warm-up other than 0s is refused there.
     #[arg(long, default_value = "auto", value_name = "auto|DURATION")]
     pub warmup: String,
     /// The request queue's limit (`nr_requests`, Linux's default 128): a handler submitting into a full
@@ -608,6 +609,17 @@ fn prepare_with_counts(args: &SimulateArgs) -> Result<Prepared> {
     };
     if args.duration.is_none() && workload.runs_to_completion() {
         cfg.duration = SimConfig::UNTIL_DONE;
+    }
+    if let Warmup::Fixed(w) = cfg.warmup {
+        if w > Nanos::ZERO && workload.runs_to_completion() {
+            // The warm-up would take the first `w` of a run that is measured whole, or all of it: a replay
+            // shorter than `w` reported 0 requests in 0 s, with success.
+            bail!(
+                "--warmup {}: `{}` runs to completion and is measured whole; drop --warmup",
+                args.warmup.trim(),
+                workload.describe()
+            );
+        }
     }
     Ok(Prepared { cfg, workload, replay, device_from_workload })
 }

@@ -429,6 +429,21 @@ fn the_largest_seed_runs_the_whole_sweep() {
     assert_eq!(rows, 57, "a header and the quick sweep's 56 runs");
 }
 
+/// A fixed warm-up on a run that is measured whole is refused: a replay shorter than the warm-up ran to
+/// its end inside it and reported 0 requests in 0 s, with success.
+#[test]
+fn a_warmup_on_a_run_measured_whole_is_refused() {
+    let replay = ["simulate", "--trace", "synth:zipf?objects=1000&requests=1000", "--warmup", "10s"];
+    refused(&pagelab(&replay), &["--warmup 10s", "runs to completion", "drop --warmup"]);
+    refused(&pagelab(&["simulate", "--workload", "fs-seq", "--warmup", "1h"]), &["--warmup 1h", "fs-seq"]);
+    let zero = ["simulate", "--trace", "synth:zipf?objects=1000&requests=1000", "--warmup", "0s", "--json"];
+    assert_eq!(
+        succeeded(&pagelab(&zero))["requests_completed"].as_u64(),
+        Some(1000),
+        "a 0-s warm-up is none"
+    );
+}
+
 /// An open-loop rate so low that a handler's next arrival lies past the simulated clock's range (584
 /// years) is a run in which that request never comes: it ended in a "time overflow" panic (exit 101).
 #[test]
