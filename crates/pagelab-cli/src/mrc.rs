@@ -108,6 +108,7 @@ pub fn run(args: &MrcArgs) -> Result<()> {
     let sizes = args.size.as_deref().map(parse_sizes).transpose().context("--size")?;
     if let Some(plot) = &args.plot {
         // Checked before the trace is read, not after.
+        crate::plot::check_path(plot)?;
         pagelab_trace::output::ensure_not_input(plot, &args.trace.trace)?;
     }
     let page_size = args.trace.page_size_bytes()?;

@@ -48,6 +48,27 @@ fn register_font() {
     });
 }
 
+/// Refuses a `--plot` path the figure could not be written to, before the run it plots: a name without
+/// `.svg` or `.png`, a directory, or a missing directory (the run's result was lost to an error at its end,
+/// which also named the temporary file beside the destination).
+pub fn check_path(path: &Path) -> Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext != "svg" && ext != "png" {
+        bail!("--plot {}: expected a .svg or .png name", path.display());
+    }
+    if path.is_dir() {
+        bail!("--plot {}: is a directory (name the figure's file)", path.display());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!("--plot {}: the directory {} does not exist", path.display(), dir.display());
+    }
+    Ok(())
+}
+
 /// Write `panels` stacked top to bottom into one figure at `path`: `.svg` or `.png`.
 pub fn write_figure(panels: &[LineChart], path: &Path) -> Result<()> {
     register_font();

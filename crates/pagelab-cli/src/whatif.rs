@@ -38,7 +38,7 @@ Examples:
   pagelab whatif --workload fs-seq:threads=8 --vec all --json
   pagelab whatif --workload vm-seq:size=256MiB,passes=10 --validate --jobs 2
   pagelab whatif --trace data/traces/lirs/multi1.trace.gz --memory 1MiB --up-to 4MiB --step 256KiB
-  pagelab whatif --trace data/traces/lirs/multi1.trace.gz --replay --memory 1MiB --up-to 4MiB --step 256KiB
+  pagelab whatif --trace data/traces/lirs/multi1.trace.gz --replay --memory 8MiB --up-to 16MiB --step 1MiB
 
 Runs accept every `pagelab simulate` flag (see its --help); --memory defaults to 128MiB and --workload to fs-random, where the paper's evaluation starts.")]
 pub struct WhatIfArgs {
@@ -95,6 +95,7 @@ struct WhatIfReport {
 
 pub fn run(args: &WhatIfArgs) -> Result<()> {
     if let Some(plot) = &args.plot {
+        crate::plot::check_path(plot)?;
         if let Some(trace) = &args.sim.trace {
             pagelab_trace::output::ensure_not_input(plot, trace)?;
         }
