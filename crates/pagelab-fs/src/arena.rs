@@ -1,5 +1,8 @@
 //! The frames: one 4 KiB-aligned allocation holding every slot's page, so O_DIRECT reads land in place and a
-//! request is answered with one gather copy out of it.
+//! request is answered with one gather copy out of it. It is an anonymous mapping, whose pages the kernel
+//! maps (zeroed) on first touch, so an idle budget costs no memory: the allocator's zeroed allocation at
+//! this alignment is `posix_memalign` and a `memset` of every byte, which made a 1 GiB mount resident at
+//! once.
 //!
 //! Who may touch a slot is the buffer cache's protocol, not this type's: a slot of a fetch in flight belongs
 //! to the I/O thread reading that fetch ([`BufferCache::fetch_slots`]), and a delivered page is read only
@@ -9,14 +12,16 @@
 
 use pagelab_core::buffer::Slot;
 use pagelab_core::PAGE_SIZE_BYTES;
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 
 const PAGE: usize = PAGE_SIZE_BYTES as usize;
 
 pub struct Arena {
+    /// The start of `map`, taken once from its mutable view: writes go through this pointer only.
     ptr: NonNull<u8>,
     pages: u32,
+    /// Owns the memory (unmapped when dropped).
+    _map: memmap2::MmapMut,
 }
 
 // SAFETY: the arena is plain memory; access is ordered by the buffer cache's slot protocol (module doc), and
@@ -25,20 +30,17 @@ unsafe impl Send for Arena {}
 unsafe impl Sync for Arena {}
 
 impl Arena {
-    /// `pages` zeroed page frames (the allocator maps them lazily: an idle budget costs no memory). `None` if
-    /// the allocation fails or `pages` is 0.
+    /// `pages` zeroed page frames, mapped on first touch (module doc). `None` if the mapping fails or
+    /// `pages` is 0.
     pub fn new(pages: u32) -> Option<Arena> {
-        let layout = Self::layout(pages)?;
-        // SAFETY: the layout's size is non-zero (checked in `layout`).
-        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) })?;
-        Some(Arena { ptr, pages })
-    }
-
-    fn layout(pages: u32) -> Option<Layout> {
         if pages == 0 {
             return None;
         }
-        Layout::from_size_align((pages as usize).checked_mul(PAGE)?, PAGE).ok()
+        let mut map = memmap2::MmapMut::map_anon((pages as usize).checked_mul(PAGE)?).ok()?;
+        // A mapping starts on a page boundary: O_DIRECT's alignment holds for every slot.
+        debug_assert_eq!(map.as_ptr() as usize % PAGE, 0);
+        let ptr = NonNull::new(map.as_mut_ptr())?;
+        Some(Arena { ptr, pages, _map: map })
     }
 
     pub fn pages(&self) -> u32 {
@@ -65,14 +67,6 @@ impl Arena {
         assert!(slot < self.pages, "slot {slot} outside an arena of {} pages", self.pages);
         // SAFETY: in bounds (asserted).
         unsafe { self.ptr.as_ptr().add(slot as usize * PAGE) }
-    }
-}
-
-impl Drop for Arena {
-    fn drop(&mut self) {
-        let layout = Self::layout(self.pages).expect("the layout was valid at allocation");
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { dealloc(self.ptr.as_ptr(), layout) }
     }
 }
 
