@@ -23,7 +23,7 @@ opened direct_io, so even sendfile's reads reach the mount."
 pub struct MountArgs {
     /// The directory whose files the mount serves, read-only (writes get EROFS).
     pub source: PathBuf,
-    /// An empty directory to mount on (not already a mount point, not inside SOURCE).
+    /// An empty directory to mount on (not already a mount point, not inside SOURCE, not holding it).
     pub mountpoint: PathBuf,
     /// The cache's memory: frames for this many bytes are allocated (lazily) and never exceeded.
     #[arg(long, default_value = "512MiB")]

@@ -153,7 +153,13 @@ fn bad_input_is_one_clear_error_with_status_2() {
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
     let (s, m) = (src.path().to_str().unwrap(), mnt.path().to_str().unwrap());
-    let cases: [(Vec<&str>, &str); 11] = [
+    // A mountpoint that holds files, or holds the source, would hide them (its help: an empty directory).
+    let full = tempfile::tempdir().unwrap();
+    std::fs::write(full.path().join("mine.txt"), b"kept").unwrap();
+    let inner = full.path().join("src");
+    std::fs::create_dir(&inner).unwrap();
+    let (f, inner) = (full.path().to_str().unwrap(), inner.to_str().unwrap());
+    let cases: [(Vec<&str>, &str); 15] = [
         (vec!["mount", s, m, "--memory", "1000TiB"], "more than this machine's memory"),
         (vec!["mount", "/nonexistent/src", m], "source /nonexistent/src"),
         (vec!["mount", s, "/nonexistent/mnt"], "mountpoint /nonexistent/mnt"),
@@ -171,6 +177,11 @@ fn bad_input_is_one_clear_error_with_status_2() {
         ),
         (vec!["mount", s, m, "--emulate-device", "hdd", "--scheduler", "elevator"], "--scheduler"),
         (vec!["mount", s, m, "--stats", "10.1.2.3:9187"], "loopback"),
+        (vec!["mount", s, f], "not empty: the mount would hide its files"),
+        (vec!["mount", inner, f], "contains the source"),
+        // A live mount cannot know the future.
+        (vec!["mount", s, m, "--policy", "opt"], "OPT needs each page's next use"),
+        (vec!["mount", s, m, "--prefetch-cache", "pc-optimal"], "pc-optimal needs each request's reads"),
     ];
     for (args, want) in cases {
         if args.contains(&"--stats") && !fuse_available() {
@@ -182,6 +193,7 @@ fn bad_input_is_one_clear_error_with_status_2() {
         assert!(!stderr(&out).contains("panicked"), "{args:?}");
         assert!(!mounted(mnt.path()));
     }
+    assert_eq!(std::fs::read(full.path().join("mine.txt")).unwrap(), b"kept");
     let out = pagelab(&["stats", s]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not a pagelab mount"), "{}", stderr(&out));

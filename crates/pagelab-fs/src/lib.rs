@@ -37,7 +37,7 @@ use engine::{EngineConfig, Labels};
 use io::EmulatedDevice;
 use pagelab_core::buffer::BufferCacheConfig;
 use pagelab_core::memory::{KernelReserve, WatermarkRule};
-use pagelab_core::pcache::PrefetchCacheConfig;
+use pagelab_core::pcache::{PrefetchCacheConfig, ReclaimOrder};
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::units::parse_bytes;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
@@ -104,12 +104,25 @@ impl LiveSpec {
         let thrash_history_pages = memory.total_pages / 10 * 4;
         let (policy, dulo, _tracks) =
             parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
+        // A live mount cannot know the future: OPT and the optimal prefetch cache read every request's reads
+        // declared up front, which only the simulator's workloads give.
+        if policy.needs_future() {
+            return Err(bad(
+                "--policy",
+                format!("{}: OPT needs each page's next use, which a live mount cannot know", self.policy),
+            ));
+        }
         let prefetcher = AnyPrefetcher::parse(&self.prefetch, pagelab_core::PAGE_SIZE_BYTES)
             .map_err(|e| bad("--prefetch", e.to_string()))?;
         let mut cache = BufferCacheConfig::new(memory, policy, prefetcher);
         cache.dulo = dulo;
         cache.prefetch_cache = PrefetchCacheConfig::parse(&self.prefetch_cache, self.seed)
             .map_err(|e| bad("--prefetch-cache", e.to_string()))?;
+        if cache.prefetch_cache.as_ref().is_some_and(|c| c.order == ReclaimOrder::Optimal) {
+            let why =
+                "pc-optimal needs each request's reads declared up front, which a live mount cannot know";
+            return Err(bad("--prefetch-cache", why.to_string()));
+        }
         cache.metadata = match self.metadata.as_str() {
             "none" => None,
             text => Some(parse_metadata(text).map_err(|e| bad("--metadata", e.to_string()))?),

@@ -71,6 +71,17 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
             why: format!("inside the source {}: the mount would serve itself", source.display()),
         });
     }
+    if source.starts_with(&mountpoint) {
+        let why = format!("contains the source {}: the mount would hide what it serves", source.display());
+        return Err(FsError::Mountpoint { path: mountpoint, why });
+    }
+    // The mount would hide the directory's files until it ends: refused, as its help says.
+    let mut entries = std::fs::read_dir(&mountpoint)
+        .map_err(|e| FsError::Mountpoint { path: mountpoint.clone(), why: e.to_string() })?;
+    if entries.next().is_some() {
+        let why = "not empty: the mount would hide its files (mount on an empty directory)".to_string();
+        return Err(FsError::Mountpoint { path: mountpoint, why });
+    }
     check_dev_fuse()?;
     let mut config = config;
     if let Some(device) = config.engine.device.as_mut() {
