@@ -66,6 +66,8 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
         (&["simulate", "--memory", "0", "--whatif", "up-to=1GiB"], "bad --memory `0`: at least one 4 KiB page"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),
+        // A length key of another kind of length was "unknown" in a message that listed it as accepted.
+        (&["simulate", "--workload", "random:length_max=0"], "length_max: applies with length=uniform only"),
         // A plot that cannot be written is refused before the run it plots (its result was lost at the end).
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--plot", "m.pdf"], "--plot m.pdf: expected a .svg"),
         (&["whatif", "--workload", "fs-random", "--plot", "/nonexistent/w.svg"], "the directory /nonexistent does not"),

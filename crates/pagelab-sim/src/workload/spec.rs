@@ -248,6 +248,20 @@ fn apply(mut p: Pattern, spec: &Spec) -> Result<Pattern, SimError> {
             }
         };
     }
+    // A length key of another kind of length would be refused as unknown, in a message that lists it.
+    let kind = match p.length {
+        Length::Fixed(_) => "fixed",
+        Length::Uniform { .. } => "uniform",
+        Length::Whole => "whole",
+    };
+    for (key, wants) in [("length_bytes", "fixed"), ("length_min", "uniform"), ("length_max", "uniform")] {
+        if kind != wants && spec.string(key).is_some() {
+            return Err(SimError::invalid(
+                key,
+                format!("applies with length={wants} only (this one's length is {kind}: add length={wants})"),
+            ));
+        }
+    }
     p.length = match p.length {
         Length::Fixed(n) => Length::Fixed(spec.bytes("length_bytes", n).map_err(e)?),
         Length::Uniform { min, max } => Length::Uniform {
