@@ -146,9 +146,20 @@ impl std::ops::Deref for BenchMount {
     }
 }
 
+/// Held while a benchmark mounts: a signal's detach waits for a mount under way.
+static MOUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) -> Result<BenchMount> {
     let pages = (pagelab_core::units::parse_bytes(&spec.memory)? / pagelab_core::PAGE_SIZE_BYTES) as u32;
     let backend = Backend::parse(backend, pages).context("backend")?;
+    // Registered before the mount, and the action waits for a mount under way: a signal between the
+    // mount and its registration left it behind.
+    let path = mountpoint.to_path_buf();
+    let _detach = on_signal(move || {
+        let _mounting = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
+        pagelab_fs::mount::abort_and_detach(&path);
+    });
+    let _mounting = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
     let mounted = mount(MountConfig {
         source: source.to_path_buf(),
         mountpoint: mountpoint.to_path_buf(),
@@ -159,10 +170,6 @@ fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) 
         stats_addr: None,
         backend,
     })?;
-    let path = mountpoint.to_path_buf();
-    let _detach = on_signal(move || {
-        let _ = pagelab_fs::mount::umount(&path, true);
-    });
     Ok(BenchMount { mounted, _detach })
 }
 

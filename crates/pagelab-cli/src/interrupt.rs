@@ -60,9 +60,10 @@ pub struct WorkDir {
 }
 
 impl WorkDir {
-    /// A new directory in `parent` whose name starts with `prefix`.
+    /// A new directory in `parent` whose name starts with `prefix`. Its path is absolute and canonical, as
+    /// `/proc/self/mountinfo` spells the mounts a benchmark makes inside it.
     pub fn new_in(parent: &Path, prefix: &str) -> std::io::Result<WorkDir> {
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(std::fs::canonicalize(parent)?)?;
         let path = dir.path().to_path_buf();
         let _remove = on_signal(move || {
             let _ = std::fs::remove_dir_all(&path);

@@ -196,6 +196,41 @@ impl Drop for Mounted {
     }
 }
 
+/// For a process about to end with its own mount up (a benchmark stopped by a signal): aborts the mount's
+/// FUSE connection, then detaches the mount. Best effort, and it never reads through the mount. Without the
+/// abort, a thread of this process blocked in a read of its own mount keeps the process from ending: the
+/// exit kills the daemon's threads first, the read waits for their answer in uninterruptible sleep, and
+/// the device is closed only once every thread has gone. `mountpoint` must be the mount's absolute,
+/// canonical path, as `/proc/self/mountinfo` spells it.
+pub fn abort_and_detach(mountpoint: &Path) {
+    if let Some(connection) = fuse_connection(mountpoint) {
+        let ctl = Path::new("/sys/fs/fuse/connections");
+        if !ctl.join(connection.to_string()).exists() {
+            // The control file system is not mounted by default everywhere; as root it can be.
+            if let (Ok(src), Ok(dst)) = (CString::new("fusectl"), CString::new(ctl.as_os_str().as_bytes())) {
+                // SAFETY: valid C strings; a null data pointer is allowed.
+                unsafe { libc::mount(src.as_ptr(), dst.as_ptr(), src.as_ptr(), 0, std::ptr::null()) };
+            }
+        }
+        let _ = std::fs::write(ctl.join(connection.to_string()).join("abort"), "1");
+    }
+    let _ = umount2(mountpoint, libc::MNT_DETACH);
+}
+
+/// The FUSE connection number (the mount's minor device number) of the mount at `mountpoint`, from
+/// `/proc/self/mountinfo` (fields: id, parent, major:minor, root, mount point, ...; ` - fuse` after them).
+fn fuse_connection(mountpoint: &Path) -> Option<u32> {
+    let want = mountpoint.to_str()?;
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    info.lines().filter(|l| l.contains(" - fuse")).find_map(|l| {
+        let fields: Vec<&str> = l.split(' ').collect();
+        if fields.get(4) != Some(&want) {
+            return None;
+        }
+        fields.get(2)?.split(':').nth(1)?.parse().ok()
+    })
+}
+
 fn umount2(path: &Path, flags: libc::c_int) -> std::io::Result<()> {
     let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
     // SAFETY: a valid C string.
