@@ -125,8 +125,9 @@ fn verdict(v: &[Verdict]) -> Result<()> {
     }
 }
 
-/// A benchmark's mount, detached if a signal ends the benchmark ([`crate::interrupt`]): a FUSE mount whose
-/// daemon died answers ENOTCONN until unmounted. Otherwise `Mounted`'s own unmount or drop ends it.
+/// A benchmark's mount, aborted and detached if a signal ends the benchmark ([`crate::interrupt`]): a FUSE
+/// mount whose daemon died answers ENOTCONN until unmounted. Otherwise `Mounted`'s own unmount or drop ends
+/// it.
 struct BenchMount {
     mounted: Mounted,
     _detach: OnSignal,

@@ -17,6 +17,7 @@
 //! unmount. Child processes start with the default actions (exec resets handled signals).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 type Undo = Box<dyn FnOnce() + Send>;
@@ -24,7 +25,7 @@ type Undo = Box<dyn FnOnce() + Send>;
 /// The registered undo actions, each with its registration's number. Bounded by what a command holds at
 /// once (a benchmark: its work directory, its mounts, one nginx).
 static UNDO: Mutex<Vec<(u64, Undo)>> = Mutex::new(Vec::new());
-static NEXT: Mutex<u64> = Mutex::new(0);
+static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// A registered undo action, taken off the list when dropped: the owner cleaned up itself.
 #[must_use = "dropping the registration at once unregisters the action"]
@@ -33,11 +34,7 @@ pub struct OnSignal(u64);
 /// Registers `undo` to run if a signal ends the process while the returned registration lives. `undo`
 /// must be quick and must not panic (the process is ending; it runs on the signal thread).
 pub fn on_signal(undo: impl FnOnce() + Send + 'static) -> OnSignal {
-    let id = {
-        let mut next = NEXT.lock().unwrap_or_else(|p| p.into_inner());
-        *next += 1;
-        *next
-    };
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
     UNDO.lock().unwrap_or_else(|p| p.into_inner()).push((id, Box::new(undo)));
     OnSignal(id)
 }
@@ -122,7 +119,7 @@ pub fn install() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
     fn listed(id: u64) -> bool {

@@ -1,7 +1,7 @@
 //! Line charts (SVG or PNG by extension) with plotters, for `pagelab mrc --plot` and experiment reports.
 //! The font is compiled in (DejaVu Sans), so plots render on machines without fonts installed.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
@@ -52,21 +52,23 @@ fn register_font() {
 /// `.svg` or `.png`, a directory, or a missing directory (the run's result was lost to an error at its end,
 /// which also named the temporary file beside the destination).
 pub fn check_path(path: &Path) -> Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    if ext != "svg" && ext != "png" {
-        bail!("--plot {}: expected a .svg or .png name", path.display());
-    }
-    if path.is_dir() {
-        bail!("--plot {}: is a directory (name the figure's file)", path.display());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!("--plot {}: the directory {} does not exist", path.display(), dir.display());
-    }
+    figure_format(path).map_err(|why| anyhow!("--plot {}: {why}", path.display()))?;
+    pagelab_trace::output::check_destination(path).context("--plot")?;
     Ok(())
+}
+
+/// A figure's format, from its name.
+enum FigureFormat {
+    Svg,
+    Png,
+}
+
+fn figure_format(path: &Path) -> std::result::Result<FigureFormat, &'static str> {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase().as_str() {
+        "svg" => Ok(FigureFormat::Svg),
+        "png" => Ok(FigureFormat::Png),
+        _ => Err("expected a .svg or .png name"),
+    }
 }
 
 /// Write `panels` stacked top to bottom into one figure at `path`: `.svg` or `.png`.
@@ -75,14 +77,13 @@ pub fn write_figure(panels: &[LineChart], path: &Path) -> Result<()> {
     if panels.is_empty() {
         bail!("a figure needs at least one chart");
     }
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let format = figure_format(path).map_err(|why| anyhow!("plot file `{}`: {why}", path.display()))?;
     // Up to four panels stack in one column; more go in two columns, row by row.
     let (columns, rows) = grid(panels.len());
     let size = (900 * columns as u32, if panels.len() == 1 { 600 } else { 460 * rows as u32 });
-    match ext.as_str() {
-        "svg" => draw_panels(panels, SVGBackend::new(path, size).into_drawing_area()),
-        "png" => draw_panels(panels, BitMapBackend::new(path, size).into_drawing_area()),
-        _ => bail!("plot file `{}`: expected a .svg or .png name", path.display()),
+    match format {
+        FigureFormat::Svg => draw_panels(panels, SVGBackend::new(path, size).into_drawing_area()),
+        FigureFormat::Png => draw_panels(panels, BitMapBackend::new(path, size).into_drawing_area()),
     }
     .map_err(|e| anyhow!("drawing {}: {e}", path.display()))
 }

@@ -203,7 +203,8 @@ impl Drop for Mounted {
 /// the device is closed only once every thread has gone. `mountpoint` must be the mount's absolute,
 /// canonical path, as `/proc/self/mountinfo` spells it.
 pub fn abort_and_detach(mountpoint: &Path) {
-    if let Some(connection) = fuse_connection(mountpoint) {
+    let entry = mounted_at(mountpoint).ok().flatten().filter(|m| m.fstype.starts_with("fuse"));
+    if let Some(connection) = entry.and_then(|m| m.minor) {
         let ctl = Path::new("/sys/fs/fuse/connections");
         if !ctl.join(connection.to_string()).exists() {
             // The control file system is not mounted by default everywhere; as root it can be.
@@ -215,20 +216,6 @@ pub fn abort_and_detach(mountpoint: &Path) {
         let _ = std::fs::write(ctl.join(connection.to_string()).join("abort"), "1");
     }
     let _ = umount2(mountpoint, libc::MNT_DETACH);
-}
-
-/// The FUSE connection number (the mount's minor device number) of the mount at `mountpoint`, from
-/// `/proc/self/mountinfo` (fields: id, parent, major:minor, root, mount point, ...; ` - fuse` after them).
-fn fuse_connection(mountpoint: &Path) -> Option<u32> {
-    let want = mountpoint.to_str()?;
-    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    info.lines().filter(|l| l.contains(" - fuse")).find_map(|l| {
-        let fields: Vec<&str> = l.split(' ').collect();
-        if fields.get(4) != Some(&want) {
-            return None;
-        }
-        fields.get(2)?.split(':').nth(1)?.parse().ok()
-    })
 }
 
 fn umount2(path: &Path, flags: libc::c_int) -> std::io::Result<()> {
@@ -300,6 +287,8 @@ pub fn read_stats(mountpoint: &Path) -> Result<LiveStats, FsError> {
 pub struct MountEntry {
     pub fstype: String,
     pub source: String,
+    /// The device's minor number (`MAJ:MIN`): a FUSE mount's connection in `/sys/fs/fuse/connections`.
+    pub minor: Option<u32>,
 }
 
 impl MountEntry {
@@ -325,7 +314,8 @@ pub fn mounted_at(path: &Path) -> Result<Option<MountEntry>, FsError> {
             at.and_then(|i| fields.get(i + k))
                 .map_or("unknown".to_string(), |f| String::from_utf8_lossy(&unescape(f)).into_owned())
         };
-        found = Some(MountEntry { fstype: field(1), source: field(2) });
+        let minor = fields[2].split(':').nth(1).and_then(|m| m.parse().ok());
+        found = Some(MountEntry { fstype: field(1), source: field(2), minor });
     }
     Ok(found)
 }

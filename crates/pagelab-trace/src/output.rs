@@ -94,10 +94,7 @@ impl AtomicFile {
             Ok(real) => real,
             Err(_) => dest.to_path_buf(), // it does not exist yet
         };
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = directory_of(&dest).to_path_buf();
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let suffix = format!("-{name}");
         let (temp, listed) =
@@ -147,14 +144,41 @@ const TEMP_PREFIX: &str = ".tmp-";
 /// the user named does not exist or is not one, or the I/O error without the temporary name tempfile
 /// appends to it (` at path "/x/.tmp-Ab12Cd-out.csv"`, a name the user never gave).
 fn temp_error(given: &Path, dir: &Path, e: io::Error) -> TraceError {
-    let why = match std::fs::metadata(dir) {
+    match directory_problem(dir) {
+        Some(why) => TraceError::invalid(given.display().to_string(), why),
+        None => TraceError::io(given, without_temp_name(e)),
+    }
+}
+
+/// The directory a file `dest` goes in (`.` for a bare name).
+fn directory_of(dest: &Path) -> &Path {
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// What keeps `dir` from holding a new file, when it is missing or not a directory.
+fn directory_problem(dir: &Path) -> Option<String> {
+    match std::fs::metadata(dir) {
         Err(m) if m.kind() == io::ErrorKind::NotFound => {
-            format!("the directory {} does not exist", dir.display())
+            Some(format!("the directory {} does not exist", dir.display()))
         }
-        Ok(m) if !m.is_dir() => format!("{} is not a directory", dir.display()),
-        _ => return TraceError::io(given, without_temp_name(e)),
-    };
-    TraceError::invalid(given.display().to_string(), why)
+        Ok(m) if !m.is_dir() => Some(format!("{} is not a directory", dir.display())),
+        _ => None,
+    }
+}
+
+/// Refuses, before any work, a destination [`AtomicFile::create`] would refuse at its end: a directory, or a
+/// file whose directory is missing or is not one. In the same words, naming `dest` as the user gave it.
+pub fn check_destination(dest: &Path) -> Result<(), TraceError> {
+    if dest.is_dir() {
+        return Err(TraceError::invalid(dest.display().to_string(), "is a directory (name a file)"));
+    }
+    match directory_problem(directory_of(dest)) {
+        Some(why) => Err(TraceError::invalid(dest.display().to_string(), why)),
+        None => Ok(()),
+    }
 }
 
 /// `e` without the temporary file's name: its message up to tempfile's ` at path "…"`, or, failing that,
@@ -377,6 +401,13 @@ mod tests {
         let dest = missing.join("out.csv");
         let err = Output::create(&dest).err().expect("refused").to_string();
         assert_eq!(err, format!("{}: the directory {} does not exist", dest.display(), missing.display()));
+        // Checked before any work, in the same words.
+        assert_eq!(check_destination(&dest).unwrap_err().to_string(), err);
+        assert!(check_destination(dir.path())
+            .unwrap_err()
+            .to_string()
+            .ends_with("is a directory (name a file)"));
+        check_destination(&dir.path().join("new.csv")).unwrap();
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap();
         let dest = file.join("out.csv");
