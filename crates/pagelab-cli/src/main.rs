@@ -11,7 +11,8 @@
 //! these signals itself (a clean unmount).
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use pagelab_cli::output::{is_broken_pipe, note, Failed};
 use pagelab_cli::{bench, cachesim, experiment, interrupt, live, mrc, simulate, trace_cmd, whatif};
 use std::process::ExitCode;
@@ -60,8 +61,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
         Err(e)
             if matches!(
                 e.kind(),
@@ -75,6 +76,18 @@ fn main() -> ExitCode {
         }
         Err(e) => e.exit(),
     };
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // A run's mode may ignore some flags (a trace replay has its own handlers); it refuses them only when
+    // the user gave them, so it needs to know which were given.
+    let given = matches
+        .subcommand()
+        .and_then(|(name, sub)| Some(given_flags(Cli::command().find_subcommand(name)?, sub)))
+        .unwrap_or_default();
+    match &mut cli.command {
+        Command::Simulate(a) => a.given = given,
+        Command::Whatif(a) => a.sim.given = given,
+        _ => {}
+    }
     if !matches!(cli.command, Command::Mount(_)) {
         interrupt::install(); // `pagelab mount` waits for the signals itself, for a clean unmount
     }
@@ -90,6 +103,16 @@ fn main() -> ExitCode {
         Command::Trace(t) => trace_cmd::run(t),
         Command::Whatif(a) => whatif::run(a),
     })
+}
+
+/// The options of `command` given on its command line (not defaulted), spelled as typed
+/// (`--memory-model`). Argument groups (a flattened struct's) are no options and are left out.
+fn given_flags(command: &clap::Command, matches: &ArgMatches) -> Vec<String> {
+    command
+        .get_arguments()
+        .filter(|arg| matches.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine))
+        .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+        .collect()
 }
 
 /// The exit status of a command's result (module doc), its error reported on stderr.

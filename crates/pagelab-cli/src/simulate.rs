@@ -26,6 +26,7 @@ use pagelab_sim::workload::replay::{
 };
 use pagelab_sim::workload::spec::parse_workload;
 use pagelab_sim::workload::Workload;
+use pagelab_sim::SimError;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -285,6 +286,29 @@ pub struct SimulateArgs {
     /// One JSON object on stdout (field names documented in the README).
     #[arg(long)]
     pub json: bool,
+    /// The flags the user gave (`--concurrency`), as against those left at their defaults: a mode that
+    /// ignores a flag refuses it when given ([`SimulateArgs::refuse_given`]). Filled by `main` from clap's
+    /// matches; empty in a program that builds the arguments itself.
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+impl SimulateArgs {
+    /// Whether the user gave `flag` (`--concurrency`) on the command line.
+    pub fn was_given(&self, flag: &str) -> bool {
+        self.given.iter().any(|g| g == flag)
+    }
+
+    /// Refuse the `flags` the user gave that this mode ignores: `mode` says what the run is (`a trace
+    /// replay`), `why` why they do not apply.
+    pub fn refuse_given(&self, flags: &[&str], mode: &str, why: &str) -> Result<()> {
+        let given: Vec<&str> = flags.iter().copied().filter(|f| self.was_given(f)).collect();
+        if given.is_empty() {
+            return Ok(());
+        }
+        let (is, it) = if given.len() == 1 { ("is", "it") } else { ("are", "them") };
+        bail!("{} {is} not used by {mode}: {why}; drop {it}", given.join(", "))
+    }
 }
 
 /// Arrivals an open-loop run may bring, `--arrival-rate × (--warmup + --duration)`: every one is an event
@@ -607,6 +631,7 @@ fn prepare_with_counts(args: &SimulateArgs) -> Result<Prepared> {
         Some(w) => (w, None),
         None => trace_workload(args, &cfg)?,
     };
+    refuse_ignored(args, &cfg, workload.as_ref())?;
     if args.duration.is_none() && workload.runs_to_completion() {
         cfg.duration = SimConfig::UNTIL_DONE;
     }
@@ -624,11 +649,42 @@ fn prepare_with_counts(args: &SimulateArgs) -> Result<Prepared> {
     Ok(Prepared { cfg, workload, replay, device_from_workload })
 }
 
+/// Refuse what this workload would ignore: `--concurrency` where the workload has its own handlers, the
+/// file layout where it has its own (a trace addresses the disk), a metadata cache nothing would fill.
+fn refuse_ignored(args: &SimulateArgs, cfg: &SimConfig, workload: &dyn Workload) -> Result<()> {
+    let mode = format!("`{}`", workload.describe());
+    // Only a count other than the workload's own is refused: `--concurrency 8` for eight threads is true.
+    if let Some(handlers) = workload.natural_concurrency().filter(|&n| n != cfg.concurrency) {
+        let why = match &args.trace {
+            Some(_) => format!("a trace replay runs one handler per stream of the trace ({handlers} here)"),
+            None => format!("the workload runs its own {handlers} handlers (its parameters set them)"),
+        };
+        args.refuse_given(&["--concurrency"], &mode, &why)?;
+    }
+    if args.trace.is_some() {
+        let why = "a trace addresses the disk's blocks itself (--file-size cuts it into files)";
+        args.refuse_given(&["--placement", "--extent-size"], &mode, why)?;
+    } else if workload.file_lbns().is_some() {
+        let why = "the workload places its own files, as its paper laid them out";
+        args.refuse_given(&["--placement", "--extent-size"], &mode, why)?;
+    }
+    if cfg.metadata.is_some() && !workload.issues_stat() {
+        bail!(
+            "--metadata {}: {mode} calls no stat(), so the metadata cache would stay empty (stat-batch and \
+             nfs-mix call it); drop --metadata",
+            args.metadata
+        );
+    }
+    Ok(())
+}
+
 /// The server for a prepared run; a trace that does not fit the disk names `--fold`.
 pub fn server(args: &SimulateArgs, cfg: SimConfig, workload: Box<dyn Workload>) -> Result<Server> {
-    Server::new(cfg, workload).map_err(|e| match &args.trace {
-        Some(_) if !args.fold => anyhow!("{e}; --fold folds the trace's addresses onto the disk"),
-        _ => anyhow!("{e}"),
+    Server::new(cfg, workload).map_err(|e| match e {
+        SimError::TraceBeyondDevice { .. } if !args.fold => {
+            anyhow!("{e}; --fold folds the trace's addresses onto the disk")
+        }
+        e => anyhow!("{e}"),
     })
 }
 

@@ -111,6 +111,7 @@ pub fn run(args: &WhatIfArgs) -> Result<()> {
     let whatif = WhatIfConfig::parse(&spec).map_err(|e| anyhow!("--step: {e}"))?;
     let steps = whatif.geometry(memory_bytes).map_err(|e| anyhow!("--up-to/--step: {e}"))?;
     if args.sim.trace.is_some() && !args.replay {
+        refuse_unused_by_quick_curve(args)?;
         return trace_estimate(args, memory_bytes, whatif.step_bytes, steps.increments);
     }
     let mut sim = args.sim.clone();
@@ -369,11 +370,40 @@ struct TraceSize {
 /// Random single-page reads the per-miss cost averages over.
 const COST_SAMPLES: u32 = 2000;
 
+/// The flags `--trace` without `--replay` reads: the trace, the memory sizes, the device whose reads cost
+/// the misses, and the output.
+const QUICK_CURVE_FLAGS: [&str; 10] = [
+    "--trace",
+    "--format",
+    "--skip-bad-lines",
+    "--seed",
+    "--memory",
+    "--up-to",
+    "--step",
+    "--device",
+    "--json",
+    "--plot",
+];
+
+/// Refuse every flag given that the quick curve would ignore (`--policy`, `--validate`, ...): it simulates
+/// nothing, so they would change nothing.
+fn refuse_unused_by_quick_curve(args: &WhatIfArgs) -> Result<()> {
+    let unused: Vec<&str> =
+        args.sim.given.iter().map(String::as_str).filter(|g| !QUICK_CURVE_FLAGS.contains(g)).collect();
+    args.sim.refuse_given(
+        &unused,
+        "--trace without --replay",
+        "its quick curve is the trace's exact LRU miss-ratio curve, with no simulation (add --replay to \
+         simulate the replay)",
+    )
+}
+
 /// `--trace` without `--replay`: the exact LRU miss-ratio curve at each size (all of memory as cache) and
 /// the I/O time its misses cost at the device's mean random-read time.
 fn trace_estimate(args: &WhatIfArgs, memory_bytes: u64, step_bytes: u64, increments: u32) -> Result<()> {
     let trace = args.sim.trace.as_ref().expect("a trace");
-    let ta = TraceArgs::new(trace, &args.sim.format, false);
+    let mut ta = TraceArgs::new(trace, &args.sim.format, false);
+    ta.read.skip_bad_lines = args.sim.skip_bad_lines;
     let mut engine = MrcEngine::new(None)?;
     let source = crate::mrc::feed(&ta, Some(args.sim.seed), &mut engine)?;
     let curve = engine.curve();

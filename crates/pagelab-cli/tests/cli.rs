@@ -101,6 +101,50 @@ fn bad_arguments_exit_2_with_the_expected_form() {
     }
 }
 
+/// A flag the run's mode would ignore is refused when the user gives it: each of these ran and reported a
+/// result that the flag had not changed (a trace replay at `--concurrency 50` ran the trace's one stream).
+#[test]
+fn a_flag_the_mode_ignores_is_refused_when_given() {
+    let trace = "synth:zipf?objects=100&requests=100";
+    let quick = ["whatif", "--trace", trace, "--memory", "64KiB", "--up-to", "128KiB", "--step", "32KiB"];
+    let with = |base: &[&'static str], more: &[&'static str]| [base, more].concat();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["simulate", "--trace", trace, "--concurrency", "50"],
+            "--concurrency is not used by `replay:trace=synth:",
+        ),
+        (
+            vec!["simulate", "--trace", trace, "--placement", "random", "--extent-size", "1MiB"],
+            "--placement, --extent-size are not used by",
+        ),
+        (
+            vec!["simulate", "--workload", "fs-seq-mt:threads=8", "--concurrency", "50"],
+            "the workload runs its own 8 handlers",
+        ),
+        (vec!["simulate", "--workload", "one-rand", "--metadata", "conventional"], "calls no stat()"),
+        (with(&quick, &["--policy", "lru", "--validate"]), "--policy, --validate are not used by --trace"),
+        (with(&quick, &["--memory-model", "exact"]), "add --replay to simulate the replay"),
+        (with(&quick, &["--concurrency", "4", "--metadata", "split:p=50%"]), "--metadata, --concurrency are"),
+        // The hint to fold was added to every refusal of a trace replay, this one included.
+        (vec!["simulate", "--trace", trace, "--arrival-rate", "100"], "it takes no arrival rate"),
+    ];
+    for (args, needle) in &cases {
+        let o = pagelab(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: expected `{needle}` in: {}", stderr(&o));
+        assert!(!stderr(&o).contains("--fold"), "{args:?}: {}", stderr(&o));
+    }
+    // What the mode reads, and a count equal to the workload's own, are accepted.
+    let accepted: Vec<Vec<&str>> = vec![
+        with(&quick, &["--seed", "3", "--device", "ssd", "--skip-bad-lines", "--json"]),
+        vec!["simulate", "--trace", trace, "--concurrency", "1", "--memory", "16MiB", "--json"],
+    ];
+    for args in &accepted {
+        let o = pagelab(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+}
+
 /// An output whose directory does not exist is named as the user gave it (it used to be the temporary
 /// file beside it: "… at path "/x/no-such-dir/.tmp-Ab12Cd-x.csv"").
 #[test]

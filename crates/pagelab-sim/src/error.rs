@@ -12,6 +12,9 @@ pub enum SimError {
     /// CPU, ...).
     #[error("{0}")]
     Config(String),
+    /// A block trace addresses more pages than the device has (a caller can offer folding).
+    #[error("the trace addresses {pages} pages but {device} has {device_pages}")]
+    TraceBeyondDevice { pages: u64, device: String, device_pages: u64 },
     /// A value that does not parse or is out of range: `what` quotes it as given (`files=0`,
     /// `length=`zig``), `why` says what was expected.
     #[error("{what}: {why}")]

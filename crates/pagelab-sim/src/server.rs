@@ -412,10 +412,7 @@ impl Server {
         let layout = match workload.block_device_pages() {
             Some(pages) => {
                 if pages > device_pages {
-                    return Err(SimError::Config(format!(
-                        "the trace addresses {pages} pages but {} has {device_pages}",
-                        device.name()
-                    )));
+                    return Err(SimError::TraceBeyondDevice { pages, device: device.name(), device_pages });
                 }
                 match workload.block_file_pages() {
                     Some(file_pages) => FileLayout::block_files(pages, file_pages),

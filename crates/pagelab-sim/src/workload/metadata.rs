@@ -418,6 +418,10 @@ impl Workload for StatBatch {
         Some(self.threads.len() as u32)
     }
 
+    fn issues_stat(&self) -> bool {
+        true
+    }
+
     fn measured_from_barrier(&self) -> bool {
         true
     }
@@ -715,6 +719,10 @@ impl Workload for NfsMix {
     }
 
     fn persistent_slots(&self) -> bool {
+        true
+    }
+
+    fn issues_stat(&self) -> bool {
         true
     }
 

@@ -158,6 +158,12 @@ pub trait Workload: Send {
         false
     }
 
+    /// Whether requests call `stat()` ([`Step::Stat`]): only then does a metadata cache (`--metadata`)
+    /// hold anything.
+    fn issues_stat(&self) -> bool {
+        false
+    }
+
     /// How many handlers the workload itself defines (a trace: one per stream id; Zhang et al.'s streams:
     /// one per stream and random reader; MemRx's jobs: their processes); `None` for the synthetic workloads
     /// whose concurrency the run chooses (`--concurrency`).
