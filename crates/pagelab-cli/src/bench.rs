@@ -1009,12 +1009,11 @@ fn bench_memory(scale: &Scale, exe: &Path, dir: &Path) -> Result<MemoryResult> {
 
 /// Peak RSS of `pagelab cachesim --stream` with an LRU cache of `size` pages over `file`.
 fn child_peak_rss(exe: &Path, file: &Path, size: u64) -> Result<u64> {
-    let out = Command::new(exe)
-        .args(["cachesim", "--format", "oracle-general", "--stream", "--ignore-size", "--policy", "lru"])
+    let mut cmd = Command::new(exe);
+    cmd.args(["cachesim", "--format", "oracle-general", "--stream", "--ignore-size", "--policy", "lru"])
         .args(["--jobs", "1", "--json", "--size", &size.to_string(), "--trace"])
-        .arg(file)
-        .output()
-        .with_context(|| format!("running {}", exe.display()))?;
+        .arg(file);
+    let out = crate::interrupt::output_of(&mut cmd).with_context(|| format!("running {}", exe.display()))?;
     if !out.status.success() {
         bail!("{} cachesim failed ({}): {}", exe.display(), out.status, String::from_utf8_lossy(&out.stderr));
     }
@@ -1103,7 +1102,7 @@ fn cachesim_child(exe: &Path, file: &Path, size: u64, stream: bool) -> Result<(f
         cmd.arg("--stream");
     }
     let start = Instant::now();
-    let out = cmd.output().with_context(|| format!("running {}", exe.display()))?;
+    let out = crate::interrupt::output_of(&mut cmd).with_context(|| format!("running {}", exe.display()))?;
     let seconds = start.elapsed().as_secs_f64();
     if !out.status.success() {
         bail!("{} cachesim failed ({}): {}", exe.display(), out.status, String::from_utf8_lossy(&out.stderr));

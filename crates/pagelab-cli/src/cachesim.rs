@@ -67,7 +67,7 @@ pub struct CachesimArgs {
     /// Read the trace once into memory and replay it for every run.
     #[arg(long)]
     pub load: bool,
-    /// Worker threads (default: all cores; never more than there are runs).
+    /// Worker threads, 1 to 1024 (default: all cores; never more threads than there are runs).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Seed for synthetic traces that do not give one.
@@ -194,6 +194,11 @@ pub fn run(args: &CachesimArgs) -> Result<()> {
     let rereadable = can_reread(&args.trace.trace);
     let mode = if args.load || needs_future || !rereadable { Mode::Memory } else { Mode::Stream };
     if args.stream && mode == Mode::Memory {
+        let spec = &args.trace.trace;
+        if spec != "-" && !spec.starts_with("synth:") {
+            // A file that cannot be looked at is not a pipe: say why it cannot be read at all.
+            std::fs::metadata(spec).with_context(|| spec.clone())?;
+        }
         bail!(
             "--stream: `{}` cannot be read twice (standard input or a pipe); drop --stream",
             args.trace.trace
@@ -321,6 +326,10 @@ fn plan(
     for &kind in kinds {
         for s in sizes {
             let size_pages = s.pages(page_size, distinct);
+            if size_pages.checked_mul(page_size).is_none() {
+                // Its size in bytes, reported beside it, would be a saturated count.
+                bail!("--size: a cache of {size_pages} pages of {page_size} bytes is more than 2^64 bytes");
+            }
             let frames = bound.map_or(size_pages, |b| size_pages.min(b.max(1)));
             if frames > CACHE_FRAMES_MAX {
                 bail!(
@@ -351,7 +360,7 @@ fn row(job: Job, page_size: u64, stats: HitStats, seconds: f64) -> CachesimRow {
     CachesimRow {
         policy: job.kind.cli_name().to_string(),
         size_pages: job.size_pages,
-        size_bytes: job.size_pages.saturating_mul(page_size),
+        size_bytes: job.size_pages * page_size, // checked by `plan`
         requests: stats.requests(),
         hits: stats.hits,
         misses: stats.misses,

@@ -42,7 +42,7 @@ pub struct ExperimentArgs {
     /// 20 minutes of CPU (P = 60 % alone took 10 minutes); Table III then at 1/3).
     #[arg(long)]
     pub scale: Option<u64>,
-    /// Parallel jobs (default: all cores; never more than there are runs).
+    /// Parallel jobs, 1 to 1024 (default: all cores; never more threads than there are runs).
     #[arg(long)]
     pub jobs: Option<usize>,
 }

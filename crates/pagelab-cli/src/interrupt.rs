@@ -16,7 +16,9 @@
 //! `pagelab mount` does not install it: it blocks these signals and waits for them itself, for a clean
 //! unmount. Child processes start with the default actions (exec resets handled signals).
 
+use std::io::Read;
 use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -70,6 +72,101 @@ impl WorkDir {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// `cmd`'s output, as [`Command::output`] gives it (standard input closed, the other two captured), with
+/// the child sent SIGTERM if a signal ends this process while it runs: a benchmark's `cachesim` or
+/// libCacheSim child otherwise ran on to its end, its reader gone.
+///
+/// The action is registered before the spawn, and the spawn happens under the lock the action takes: a
+/// registration made after the spawn waited while the undo actions ran, so a child started just then
+/// was never stopped (and failed once its work directory had gone). A child is reaped only after the
+/// action is off the list (`waitid` with `WNOWAIT` waits for its exit and leaves it a zombie): an action
+/// must never `kill()` a pid that was waited for and may have been reused.
+pub fn output_of(cmd: &mut Command) -> std::io::Result<Output> {
+    let state = std::sync::Arc::new(Mutex::new(ChildState::default()));
+    let theirs = std::sync::Arc::clone(&state);
+    let stop = on_signal(move || {
+        let mut child = theirs.lock().unwrap_or_else(|p| p.into_inner());
+        child.stopped = true;
+        if let Some(pid) = child.pid {
+            stop_child(pid);
+        }
+    });
+    let mut child = {
+        let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+        if s.stopped {
+            return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "the command is ending"));
+        }
+        let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+        s.pid = Some(child.id() as libc::pid_t);
+        child
+    };
+    // Both pipes read to their ends at once, so that a child filling one is never blocked on the other.
+    let mut stderr_pipe = child.stderr.take().expect("stderr piped");
+    let stderr_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stderr_pipe.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let mut stdout = Vec::new();
+    let read = child.stdout.take().expect("stdout piped").read_to_end(&mut stdout);
+    let stderr = stderr_reader.join().unwrap_or_else(|_| Ok(Vec::new()));
+    wait_without_reaping(child.id() as libc::pid_t)?;
+    drop(stop);
+    let status = child.wait()?;
+    read?;
+    Ok(Output { status, stdout, stderr: stderr? })
+}
+
+/// What [`output_of`]'s undo action knows of its child.
+#[derive(Default)]
+struct ChildState {
+    /// The child, once spawned.
+    pid: Option<libc::pid_t>,
+    /// The action ran: no child may be spawned after it.
+    stopped: bool,
+}
+
+/// Sends child `pid` SIGTERM and waits up to a second for it to exit (its work directory is removed
+/// next), then SIGKILL.
+fn stop_child(pid: libc::pid_t) {
+    // SAFETY: kill(2) on our own child, never reaped while `output_of`'s registration lives.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    for _ in 0..100 {
+        if has_exited(pid) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+}
+
+/// Whether child `pid` has exited (it is not reaped: `WNOWAIT`).
+fn has_exited(pid: libc::pid_t) -> bool {
+    // SAFETY: as in `wait_without_reaping`.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOWAIT | libc::WNOHANG;
+    let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+    // With WNOHANG, a child that has not exited leaves `si_pid` 0.
+    r != 0 || unsafe { info.si_pid() } != 0
+}
+
+/// Waits until child `pid` has exited, leaving it unreaped (`waitid(P_PID, …, WEXITED | WNOWAIT)`).
+fn wait_without_reaping(pid: libc::pid_t) -> std::io::Result<()> {
+    loop {
+        // SAFETY: `info` is a plain C struct the call fills; `pid` is our own child.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r =
+            unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
     }
 }
 

@@ -65,8 +65,8 @@ impl LibCacheSim {
         hashpower: u32,
     ) -> Result<LcsRun> {
         let sizes_arg: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
-        let out = Command::new(&self.python)
-            .arg(&self.runner)
+        let mut cmd = Command::new(&self.python);
+        cmd.arg(&self.runner)
             .arg(trace)
             .arg("--policies")
             .arg(policies.join(","))
@@ -75,9 +75,8 @@ impl LibCacheSim {
             .arg("--repeat")
             .arg(repeat.to_string())
             .arg("--hashpower")
-            .arg(hashpower.to_string())
-            .output()
-            .context("running libcachesim")?;
+            .arg(hashpower.to_string());
+        let out = crate::interrupt::output_of(&mut cmd).context("running libcachesim")?;
         if !out.status.success() {
             bail!("libcachesim failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
         }
@@ -90,19 +89,18 @@ fn create_venv(dir: &Path) -> Result<()> {
         "creating a Python venv with libcachesim in {} (one time)...",
         dir.display()
     ));
-    let status =
-        Command::new("python3").arg("-m").arg("venv").arg(dir).status().context("running python3 -m venv")?;
-    if !status.success() {
-        bail!("python3 -m venv {} failed", dir.display());
+    let mut cmd = Command::new("python3");
+    cmd.arg("-m").arg("venv").arg(dir);
+    let out = crate::interrupt::output_of(&mut cmd).context("running python3 -m venv")?;
+    if !out.status.success() {
+        bail!("python3 -m venv {} failed: {}", dir.display(), String::from_utf8_lossy(&out.stderr).trim());
     }
     let req = dir.join("requirements.txt");
     std::fs::write(&req, REQUIREMENTS)?;
     let pip = dir.join("bin").join("pip");
-    let out = Command::new(&pip)
-        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
-        .arg(&req)
-        .output()
-        .context("running pip")?;
+    let mut cmd = Command::new(&pip);
+    cmd.args(["install", "--quiet", "--disable-pip-version-check", "-r"]).arg(&req);
+    let out = crate::interrupt::output_of(&mut cmd).context("running pip")?;
     if !out.status.success() {
         bail!("pip install libcachesim failed: {}", String::from_utf8_lossy(&out.stderr));
     }

@@ -14,7 +14,7 @@ use pagelab_core::pcache::PrefetchCacheConfig;
 use pagelab_core::units::{fmt_bytes, fmt_f64, parse_bytes, parse_duration_ns};
 use pagelab_core::Nanos;
 use pagelab_sim::config::{
-    metadata_spec, parse_metadata, parse_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup,
+    metadata_spec, parse_metadata, parse_online_policy, policy_spec, Arrival, MemoryModel, SimConfig, Warmup,
     WhatIfConfig,
 };
 use pagelab_sim::device::DeviceSpec;
@@ -439,7 +439,7 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
         "none" => Some(0),
         text => Some(parse_bytes(text).context("--swap (a size, none or auto)")?),
     };
-    let (policy, dulo, dulo_tracks) = parse_policy(&args.policy).context("--policy")?;
+    let (policy, dulo, dulo_tracks) = parse_online_policy(&args.policy).context("--policy")?;
     let metadata = match args.metadata.trim() {
         "none" => None,
         text => Some(parse_metadata(text).context("--metadata")?),
@@ -492,9 +492,6 @@ pub fn config(args: &SimulateArgs, workload_device: Option<&str>) -> Result<SimC
     };
     if let Some(w) = &cfg.whatif {
         w.geometry(cfg.memory_bytes).map_err(|e| anyhow!("--whatif: {e}"))?;
-    }
-    if cfg.policy.needs_future() {
-        bail!("--policy opt needs the future of every reference, which a running server does not have");
     }
     if cfg.duration == Nanos::ZERO {
         bail!("bad --duration `{}`: must be positive", args.duration.as_deref().unwrap_or_default());

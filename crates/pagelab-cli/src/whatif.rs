@@ -57,7 +57,7 @@ pub struct WhatIfArgs {
     /// Rerun the simulation at every predicted size and print predicted against actual, with the error.
     #[arg(long)]
     pub validate: bool,
-    /// Simulations run at once by --validate (default: the machine's cores).
+    /// Simulations run at once by --validate, 1 to 1024 (default: the machine's cores).
     #[arg(long, requires = "validate")]
     pub jobs: Option<usize>,
     /// With --trace: simulate the trace's replay with MemRx instead of the quick curve.

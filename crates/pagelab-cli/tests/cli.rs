@@ -50,8 +50,20 @@ fn bad_arguments_exit_2_with_the_expected_form() {
             "--size: invalid cache size: `99999999999TiB`: out of range",
         ),
         (&["cachesim", "--trace", "/nonexistent/trace.lis", "--size", "10"], "/nonexistent/trace.lis"),
+        // A missing file was "cannot be read twice (standard input or a pipe)".
+        (
+            &["cachesim", "--trace", "/nonexistent/trace.lis", "--size", "10", "--stream"],
+            "/nonexistent/trace.lis: No such file or directory",
+        ),
+        (
+            &["cachesim", "--trace", "synth:zipf?objects=100&requests=100", "--size", "18446744073709551615"],
+            "18446744073709551615 pages of 4096 bytes is more than 2^64 bytes",
+        ),
+        (&["simulate", "--device", "simple:1e-300MB/s"], "must be a media rate from 0.001 to 1000000 MB/s"),
         (&["simulate", "--memory", "1 potato"], "--memory"),
         (&["simulate", "--workload", "five-rand"], "unknown workload `five-rand`"),
+        (&["simulate", "--policy", "lfu"], "expected one of: lru, fifo, clock, linux, 2q, arc, lirs, dulo, dulo-linux\n"),
+        (&["simulate", "--policy", "opt"], "OPT needs the future of every reference"),
         (&["simulate", "--prefetch", "tp:48-24"], "trigger distance"),
         (&["simulate", "--duration", "10"], "missing unit"),
         (&["experiment", "no-such-experiment"], "unknown experiment"),

@@ -163,7 +163,7 @@ fn bad_input_is_one_clear_error_with_status_2() {
     let inner = full.path().join("src");
     std::fs::create_dir(&inner).unwrap();
     let (f, inner) = (full.path().to_str().unwrap(), inner.to_str().unwrap());
-    let cases: [(Vec<&str>, &str); 15] = [
+    let cases: [(Vec<&str>, &str); 16] = [
         (vec!["mount", s, m, "--memory", "1000TiB"], "more than this machine's memory"),
         (vec!["mount", "/nonexistent/src", m], "source /nonexistent/src"),
         (vec!["mount", s, "/nonexistent/mnt"], "mountpoint /nonexistent/mnt"),
@@ -184,8 +184,13 @@ fn bad_input_is_one_clear_error_with_status_2() {
         (vec!["mount", s, f], "not empty: the mount would hide its files"),
         (vec!["mount", inner, f], "contains the source"),
         // A live mount cannot know the future.
-        (vec!["mount", s, m, "--policy", "opt"], "OPT needs each page's next use"),
+        (vec!["mount", s, m, "--policy", "opt"], "OPT needs the future of every reference"),
         (vec!["mount", s, m, "--prefetch-cache", "pc-optimal"], "pc-optimal needs each request's reads"),
+        // The list of policies named OPT, which the mount then refused.
+        (
+            vec!["mount", s, m, "--policy", "bogus"],
+            "expected one of: lru, fifo, clock, linux, 2q, arc, lirs, dulo, dulo-linux\n",
+        ),
     ];
     for (args, want) in cases {
         if args.contains(&"--stats") && !fuse_available() {

@@ -41,7 +41,7 @@ use pagelab_core::pcache::{PrefetchCacheConfig, ReclaimOrder};
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::units::parse_bytes;
 use pagelab_core::whatif::{MemRx, MemRxConfig};
-use pagelab_sim::config::{parse_metadata, parse_policy, MemoryModel, WhatIfConfig};
+use pagelab_sim::config::{parse_metadata, parse_online_policy, MemoryModel, WhatIfConfig};
 use pagelab_sim::device::DeviceSpec;
 use pagelab_sim::sched::SchedulerSpec;
 use std::path::PathBuf;
@@ -102,16 +102,10 @@ impl LiveSpec {
             model.config(bytes, KernelReserve::NONE, 0).map_err(|e| bad("--memory", e.to_string()))?;
         // Li & Shen's eviction history: 40 % of physical pages (papers/000 §3.3), as the simulator's.
         let thrash_history_pages = memory.total_pages / 10 * 4;
+        // A live mount cannot know the future: OPT (refused here) and the optimal prefetch cache read every
+        // request's reads declared up front, which only the simulator's workloads give.
         let (policy, dulo, _tracks) =
-            parse_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
-        // A live mount cannot know the future: OPT and the optimal prefetch cache read every request's reads
-        // declared up front, which only the simulator's workloads give.
-        if policy.needs_future() {
-            return Err(bad(
-                "--policy",
-                format!("{}: OPT needs each page's next use, which a live mount cannot know", self.policy),
-            ));
-        }
+            parse_online_policy(&self.policy).map_err(|e| bad("--policy", e.to_string()))?;
         let prefetcher = AnyPrefetcher::parse(&self.prefetch, pagelab_core::PAGE_SIZE_BYTES)
             .map_err(|e| bad("--prefetch", e.to_string()))?;
         let mut cache = BufferCacheConfig::new(memory, policy, prefetcher);

@@ -154,6 +154,24 @@ pub fn parse_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimErr
     Ok((kind, dulo, tracks))
 }
 
+/// [`parse_policy`] for a running server (the simulator's or a live mount's): OPT, which reads every
+/// page's next use, is refused, and is left out of the names an unknown policy's error lists.
+pub fn parse_online_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool), SimError> {
+    match parse_policy(text) {
+        Ok((kind, ..)) if kind.needs_future() => Err(SimError::invalid(
+            text,
+            "OPT needs the future of every reference, which a running server does not have",
+        )),
+        Err(SimError::Core(CoreError::UnknownName { what, got, .. })) => {
+            let online: Vec<&str> =
+                PolicyKind::ALL.iter().filter(|k| !k.needs_future()).map(|k| k.cli_name()).collect();
+            let expected = online.join(", ");
+            Err(SimError::Core(CoreError::UnknownName { what, got, expected }))
+        }
+        other => other,
+    }
+}
+
 /// The metadata cache (papers/004), as `--metadata` names it: `conventional` (Linux's shrinker) or
 /// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
 /// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`

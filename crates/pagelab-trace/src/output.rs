@@ -90,9 +90,14 @@ impl AtomicFile {
     /// the user did not name (see [`temp_error`]).
     pub fn create(dest: &Path) -> Result<AtomicFile, TraceError> {
         let given = dest;
+        if let Some(why) = not_a_file(given) {
+            return Err(TraceError::invalid(given.display().to_string(), why));
+        }
         let dest = match std::fs::canonicalize(dest) {
             Ok(real) => real,
-            Err(_) => dest.to_path_buf(), // it does not exist yet
+            // It does not exist yet, or it is a link to a file that does not: the link's target is created,
+            // as a shell's `>` creates it, and the link is kept.
+            Err(_) => link_target(dest),
         };
         let dir = directory_of(&dest).to_path_buf();
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -158,6 +163,31 @@ fn directory_of(dest: &Path) -> &Path {
     }
 }
 
+/// Where the chain of symbolic links from `path` ends (`path` itself when it is no link), relative targets
+/// taken from each link's directory; at most 40 links are followed, as Linux's `ELOOP` limit.
+fn link_target(path: &Path) -> PathBuf {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&at) {
+            Ok(target) if target.is_absolute() => at = target,
+            Ok(target) => at = directory_of(&at).join(target),
+            Err(_) => break,
+        }
+    }
+    at
+}
+
+/// Why `dest` names no file a rename can put in place: an existing directory, or a path that ends in a
+/// slash (`x.svg/`), whose rename fails with "Not a directory" once the work is done.
+fn not_a_file(dest: &Path) -> Option<&'static str> {
+    if dest.is_dir() {
+        return Some("is a directory (name a file)");
+    }
+    let ends_in_slash = dest.as_os_str().as_encoded_bytes().last() == Some(&b'/');
+    (ends_in_slash || dest.file_name().is_none())
+        .then_some("names a directory, not a file (drop the final /)")
+}
+
 /// What keeps `dir` from holding a new file, when it is missing or not a directory.
 fn directory_problem(dir: &Path) -> Option<String> {
     match std::fs::metadata(dir) {
@@ -172,8 +202,8 @@ fn directory_problem(dir: &Path) -> Option<String> {
 /// Refuses, before any work, a destination [`AtomicFile::create`] would refuse at its end: a directory, or a
 /// file whose directory is missing or is not one. In the same words, naming `dest` as the user gave it.
 pub fn check_destination(dest: &Path) -> Result<(), TraceError> {
-    if dest.is_dir() {
-        return Err(TraceError::invalid(dest.display().to_string(), "is a directory (name a file)"));
+    if let Some(why) = not_a_file(dest) {
+        return Err(TraceError::invalid(dest.display().to_string(), why));
     }
     match directory_problem(directory_of(dest)) {
         Some(why) => Err(TraceError::invalid(dest.display().to_string(), why)),
@@ -388,6 +418,19 @@ mod tests {
             out.finish().unwrap();
             assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays");
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "through the link\n");
+            // A link to a file not yet there (a relative one, through a second link): its target is
+            // created and the links stay, where the first link used to be replaced by a plain file.
+            let dangling = dir.path().join("dangling.svg");
+            let second = dir.path().join("second.svg");
+            std::os::unix::fs::symlink("new-target.svg", &second).unwrap();
+            std::os::unix::fs::symlink(&second, &dangling).unwrap();
+            let mut out = Output::create(&dangling).unwrap();
+            out.write_all(b"<svg/>\n").unwrap();
+            out.finish().unwrap();
+            for link in [&dangling, &second] {
+                assert!(std::fs::symlink_metadata(link).unwrap().file_type().is_symlink(), "{link:?} stays");
+            }
+            assert_eq!(std::fs::read_to_string(dir.path().join("new-target.svg")).unwrap(), "<svg/>\n");
         }
     }
 
@@ -408,6 +451,11 @@ mod tests {
             .to_string()
             .ends_with("is a directory (name a file)"));
         check_destination(&dir.path().join("new.csv")).unwrap();
+        // A trailing slash: the rename at the end failed ("Not a directory") after all the work.
+        let slashed = format!("{}/", dir.path().join("new.csv").display());
+        let err = check_destination(Path::new(&slashed)).unwrap_err().to_string();
+        assert!(err.ends_with("names a directory, not a file (drop the final /)"), "{err}");
+        assert_eq!(AtomicFile::create(Path::new(&slashed)).err().expect("refused").to_string(), err);
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap();
         let dest = file.join("out.csv");

@@ -85,6 +85,7 @@ use super::hdd::Hdd;
 use super::simple::SimpleDisk;
 use super::ssd::Ssd;
 use super::Device;
+use pagelab_core::units::fmt_f64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -344,6 +345,10 @@ impl SsdSpec {
     }
 }
 
+/// The media rates `simple:RATE` accepts, in MB/s: 1 KB/s (a 4 KiB page in 4 s) to 1 TB/s. Outside it a
+/// request's transfer time is not a time the simulator's clock can hold, or nothing at all.
+const SIMPLE_RATE_MB_PER_S: std::ops::RangeInclusive<f64> = 1e-3..=1e6;
+
 impl SimpleSpec {
     /// papers/001 §1: "The 6.5 ms average seek time and 3.0 ms average rotation time are taken from the
     /// specification of the Hitachi Ultrastar 18ZX"; transfer ignored. Capacity as the Cheetah 9LP.
@@ -361,7 +366,8 @@ impl SimpleSpec {
     /// requests are not free: Table 1's model ignores transfer, which a whole-server simulation cannot.
     pub fn with_transfer_rate(mut self, mb_per_s: f64) -> SimpleSpec {
         self.transfer_sector_ms = 512.0 / (mb_per_s * 1e6) * 1e3;
-        self.name = format!("simple disk (6.5 ms seek + 3.0 ms rotation, {mb_per_s} MB/s transfer)");
+        self.name =
+            format!("simple disk (6.5 ms seek + 3.0 ms rotation, {} MB/s transfer)", fmt_f64(mb_per_s));
         self
     }
 }
@@ -396,13 +402,17 @@ impl DeviceSpec {
                 // The simple disk with a rate the user got wrong: say what is wrong with the rate, not that
                 // the device is unknown.
                 Some(rate) => match rate.trim_end_matches("mb/s").parse::<f64>() {
-                    Ok(mb_per_s) if mb_per_s.is_finite() && mb_per_s > 0.0 => {
+                    Ok(mb_per_s) if SIMPLE_RATE_MB_PER_S.contains(&mb_per_s) => {
                         Ok(DeviceSpec::Simple(SimpleSpec::dulo_table1().with_transfer_rate(mb_per_s)))
                     }
                     _ => Err(DeviceSpecError::Invalid {
                         origin: trimmed.to_string(),
                         key: "RATE".to_string(),
-                        expected: "a positive media rate in MB/s (e.g. simple:25MB/s)".to_string(),
+                        expected: format!(
+                            "a media rate from {} to {} MB/s (e.g. simple:25MB/s)",
+                            fmt_f64(*SIMPLE_RATE_MB_PER_S.start()),
+                            fmt_f64(*SIMPLE_RATE_MB_PER_S.end())
+                        ),
                         got: format!("`{}`", &trimmed["simple:".len()..]),
                     }),
                 },
@@ -758,13 +768,22 @@ mod tests {
         assert!((s.transfer_sector_ms - 0.02048).abs() < 1e-12, "{}", s.transfer_sector_ms);
         assert_eq!((s.seek_ms, s.rotation_ms), (6.5, 3.0));
         assert_eq!(DeviceSpec::parse("simple:25").unwrap(), DeviceSpec::Simple(s));
-        for bad in ["simple:0", "simple:-3", "simple:fast", "simple:", "simple:0MB/s", "simple:infMB/s"] {
+        for bad in [
+            "simple:0",
+            "simple:-3",
+            "simple:fast",
+            "simple:",
+            "simple:0MB/s",
+            "simple:infMB/s",
+            "simple:1e300MB/s",
+            "simple:1e-300MB/s",
+        ] {
             let err = DeviceSpec::parse(bad).unwrap_err();
             assert!(matches!(err, DeviceSpecError::Invalid { ref key, .. } if key == "RATE"), "{bad}: {err}");
         }
         assert_eq!(
             DeviceSpec::parse("simple:0MB/s").unwrap_err().to_string(),
-            "device spec simple:0MB/s: `RATE` must be a positive media rate in MB/s (e.g. simple:25MB/s), got `0MB/s`"
+            "device spec simple:0MB/s: `RATE` must be a media rate from 0.001 to 1000000 MB/s (e.g. simple:25MB/s), got `0MB/s`"
         );
     }
 
