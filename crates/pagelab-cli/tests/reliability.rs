@@ -212,14 +212,7 @@ fn an_interrupted_conversion_leaves_no_temporary_file() {
 fn an_interrupted_benchmark_removes_its_traces() {
     use std::os::unix::process::ExitStatusExt;
     let tmp = tempfile::tempdir().unwrap();
-    let mut child = Command::new(exe())
-        .args(["bench", "--quick", "--skip-libcachesim", "--part", "replacement"])
-        .env("TMPDIR", tmp.path())
-        .current_dir(repo_root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start pagelab");
+    let mut child = start_bench(&["--quick", "--part", "replacement"], tmp.path());
     let start = Instant::now();
     while std::fs::read_dir(tmp.path()).unwrap().next().is_none() {
         assert!(start.elapsed() < DEADLINE, "no work directory appeared");
@@ -243,14 +236,7 @@ fn an_interrupted_benchmark_stops_its_children() {
     // SAFETY: prctl(2) with a plain flag; orphans of this process's descendants come to it.
     assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) }, 0);
     let tmp = tempfile::tempdir().unwrap();
-    let mut bench = Command::new(exe())
-        .args(["bench", "--skip-libcachesim", "--part", "memory"])
-        .env("TMPDIR", tmp.path())
-        .current_dir(repo_root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start pagelab");
+    let mut bench = start_bench(&["--part", "memory"], tmp.path());
     let bench_pid = bench.id() as libc::pid_t;
     let start = Instant::now();
     let child = loop {
@@ -275,6 +261,19 @@ fn an_interrupted_benchmark_stops_its_children() {
         libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGTERM,
         "the child ran on and ended by itself (wait status {status:#x})"
     );
+}
+
+/// `pagelab bench --skip-libcachesim` with `args`, its work directory in `tmp`, its output discarded.
+fn start_bench(args: &[&str], tmp: &Path) -> std::process::Child {
+    Command::new(exe())
+        .args(["bench", "--skip-libcachesim"])
+        .args(args)
+        .env("TMPDIR", tmp)
+        .current_dir(repo_root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start pagelab")
 }
 
 /// The processes whose parent is `pid` (from /proc: `/proc/PID/stat`'s field after the state, past the
