@@ -191,14 +191,9 @@ pub fn run(args: &CachesimArgs) -> Result<()> {
         bail!("--stream cannot run opt: OPT needs the whole trace in memory to know each page's next use");
     }
     let threads = worker_threads(args.jobs, kinds.len() * sizes.len())?;
-    let rereadable = can_reread(&args.trace.trace);
+    let rereadable = can_reread(&args.trace.trace)?;
     let mode = if args.load || needs_future || !rereadable { Mode::Memory } else { Mode::Stream };
     if args.stream && mode == Mode::Memory {
-        let spec = &args.trace.trace;
-        if spec != "-" && !spec.starts_with("synth:") {
-            // A file that cannot be looked at is not a pipe: say why it cannot be read at all.
-            std::fs::metadata(spec).with_context(|| spec.clone())?;
-        }
         bail!(
             "--stream: `{}` cannot be read twice (standard input or a pipe); drop --stream",
             args.trace.trace

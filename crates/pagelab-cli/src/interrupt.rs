@@ -145,29 +145,30 @@ fn stop_child(pid: libc::pid_t) {
 
 /// Whether child `pid` has exited (it is not reaped: `WNOWAIT`).
 fn has_exited(pid: libc::pid_t) -> bool {
-    // SAFETY: as in `wait_without_reaping`.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let flags = libc::WEXITED | libc::WNOWAIT | libc::WNOHANG;
-    let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-    // With WNOHANG, a child that has not exited leaves `si_pid` 0.
-    r != 0 || unsafe { info.si_pid() } != 0
+    exited(pid, libc::WNOHANG).unwrap_or(true)
 }
 
-/// Waits until child `pid` has exited, leaving it unreaped (`waitid(P_PID, …, WEXITED | WNOWAIT)`).
+/// Waits until child `pid` has exited, leaving it unreaped.
 fn wait_without_reaping(pid: libc::pid_t) -> std::io::Result<()> {
     loop {
-        // SAFETY: `info` is a plain C struct the call fills; `pid` is our own child.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r =
-            unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if r == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
+        match exited(pid, 0) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other.map(drop),
         }
     }
+}
+
+/// `waitid(P_PID, pid, WEXITED | WNOWAIT | flags)`: whether child `pid` has exited, leaving it unreaped.
+/// Without `WNOHANG` in `flags`, it waits for the exit.
+fn exited(pid: libc::pid_t, flags: libc::c_int) -> std::io::Result<bool> {
+    // SAFETY: `info` is a plain C struct the call fills; `pid` is our own child, not yet reaped.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOWAIT | flags;
+    if unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // With WNOHANG, a child that has not exited leaves `si_pid` 0.
+    Ok(unsafe { info.si_pid() } != 0)
 }
 
 /// Runs every registered action, newest first, and keeps the list locked: nothing registered after this

@@ -61,7 +61,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let matches = match Cli::command().try_get_matches() {
+    let mut command = Cli::command();
+    let matches = match command.try_get_matches_from_mut(std::env::args_os()) {
         Ok(matches) => matches,
         Err(e)
             if matches!(
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
     // the user gave them, so it needs to know which were given.
     let given = matches
         .subcommand()
-        .and_then(|(name, sub)| Some(given_flags(Cli::command().find_subcommand(name)?, sub)))
+        .and_then(|(name, sub)| Some(given_flags(command.find_subcommand(name)?, sub)))
         .unwrap_or_default();
     match &mut cli.command {
         Command::Simulate(a) => a.given = given,

@@ -161,9 +161,14 @@ pub fn open_reader(
 
 /// Whether reading `spec` twice gives the same trace twice: a regular file or a synthetic spec, not a
 /// pipe, a FIFO, a device or standard input (which a second read would find empty or elsewhere). Callers
-/// that would read a trace more than once read such an input once into memory instead.
-pub fn can_reread(spec: &str) -> bool {
-    spec.starts_with("synth:") || (spec != STDIN && std::fs::metadata(spec).is_ok_and(|m| m.is_file()))
+/// that would read a trace more than once read such an input once into memory instead. A path that
+/// cannot be looked at is an error naming it, not an input that cannot be reread.
+pub fn can_reread(spec: &str) -> Result<bool, TraceError> {
+    if spec.starts_with("synth:") || spec == STDIN {
+        return Ok(spec != STDIN);
+    }
+    let meta = std::fs::metadata(spec).map_err(|e| TraceError::io(spec, e))?;
+    Ok(meta.is_file())
 }
 
 /// The read error that cut detection's sample short, if one did, at the line it would have been read on.
@@ -419,7 +424,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = open_trace(dir.path().to_str().unwrap(), "lirs", &OpenOptions::default()).err().unwrap();
         assert!(err.to_string().ends_with("is a directory, not a trace file"), "{err}");
-        assert!(!can_reread(dir.path().to_str().unwrap()) || dir.path().is_file());
-        assert!(!can_reread("-") && can_reread("synth:scan?objects=3"));
+        assert!(!can_reread(dir.path().to_str().unwrap()).unwrap());
+        assert!(!can_reread("-").unwrap() && can_reread("synth:scan?objects=3").unwrap());
+        let missing = dir.path().join("missing.trace");
+        let err = can_reread(missing.to_str().unwrap()).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}: ", missing.display())) && err.contains("No such file"),
+            "{err}"
+        );
     }
 }
