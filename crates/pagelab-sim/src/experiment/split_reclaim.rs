@@ -447,9 +447,10 @@ fn nfs_config(
 }
 
 /// The paper's machines divided by `scale` must keep at least one file and leave memory for caches beside
-/// the kernel's own few MiB (which do not shrink with the scale), for the batch's most threads and for
-/// Table III's nfsd threads: checked before any run starts, with the largest scale that would do.
-fn check_scale(scale: u64) -> Result<(), String> {
+/// the kernel's own few MiB (which do not shrink with the scale), for the batch's most threads (with the
+/// largest share of memory the application-memory diagnostic holds) and for Table III's nfsd threads: checked
+/// before any run starts, with the largest scale that would do.
+fn check_scale(scale: u64, quick: bool) -> Result<(), String> {
     let fits = |s: u64| -> Result<(), String> {
         if s == 0 {
             return Err("expected a factor of at least 1 (1: the paper's machine)".into());
@@ -460,6 +461,11 @@ fn check_scale(scale: u64) -> Result<(), String> {
         let threads_max = THREADS.iter().max().copied().unwrap_or(1) as u32;
         let batch = batch_config("conventional", 0, s, 1).map_err(|e| e.to_string())?;
         batch.memory(threads_max).map_err(|e| format!("24 GiB / {s}: {e}"))?;
+        let held = app_percents(quick, s).iter().copied().max().unwrap_or(0);
+        let app_memory_bytes = batch.memory_bytes * held as u64 / 100;
+        SimConfig { app_memory_bytes, ..batch }
+            .memory(threads_max)
+            .map_err(|e| format!("24 GiB / {s} with {held} % of it held by the batch program: {e}"))?;
         let t3 = table3_scale(s);
         let nfs = nfs_config("conventional", 0, t3, Nanos::ZERO, 1).map_err(|e| e.to_string())?;
         nfs.memory(NFSD_THREADS as u32).map_err(|e| format!("Table III's 64 GiB / {t3}: {e}"))?;
@@ -737,6 +743,15 @@ fn hash_order_jobs(threads: &[u64], scale: u64, seed: u64) -> Vec<Job> {
     jobs
 }
 
+/// The shares of memory (%) the application-memory diagnostic holds at the most threads.
+fn app_percents(quick: bool, scale: u64) -> &'static [u32] {
+    if quick || scale <= APP_SCALE_LARGE {
+        &[APP_PERCENT_THREADS]
+    } else {
+        &APP_PERCENTS
+    }
+}
+
 /// The application-memory diagnostic: every policy at the most threads with each of [`APP_PERCENTS`] of
 /// memory held (only [`APP_PERCENT_THREADS`] in the quick sweep and from scale 1/[`APP_SCALE_LARGE`] up),
 /// and conventional, P = 50 % and P = 60 % at the other thread counts with [`APP_PERCENT_THREADS`] (not
@@ -744,7 +759,7 @@ fn hash_order_jobs(threads: &[u64], scale: u64, seed: u64) -> Vec<Job> {
 fn app_memory_jobs(threads: &[u64], quick: bool, scale: u64, seed: u64) -> Vec<Job> {
     let threads_max = threads.iter().copied().max().unwrap_or(1);
     let large = scale <= APP_SCALE_LARGE;
-    let percents: &[u32] = if quick || large { &[APP_PERCENT_THREADS] } else { &APP_PERCENTS };
+    let percents = app_percents(quick, scale);
     let mut runs: Vec<(&'static str, u32, u64, u32)> = Vec::new();
     for &held in percents {
         runs.extend(policies().into_iter().map(|(policy, p)| (policy, p, threads_max, held)));
@@ -786,7 +801,7 @@ impl Experiment for SplitReclaim {
 
     fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
         let scale = scale_of(scale, quick);
-        check_scale(scale)?;
+        check_scale(scale, quick)?;
         Ok(self.sweep(quick, seed, scale))
     }
 
@@ -1860,12 +1875,27 @@ mod tests {
     /// largest scale that fits; that one is accepted and the next is not.
     #[test]
     fn a_scale_too_large_for_the_kernel_is_refused_with_the_largest_that_fits() {
-        let err = SplitReclaim.jobs_at_scale(false, 1, Some(100_000_000)).err().expect("refused");
-        assert!(err.starts_with("--scale 100000000: "), "{err}");
+        for quick in [false, true] {
+            let err = SplitReclaim.jobs_at_scale(quick, 1, Some(100_000_000)).err().expect("refused");
+            assert!(err.starts_with("--scale 100000000: "), "{err}");
+            let largest: u64 =
+                err.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("a scale at the end");
+            assert!((1024..100_000_000).contains(&largest), "{err}");
+            assert!(check_scale(largest, quick).is_ok());
+            let next = check_scale(largest + 1, quick).expect_err("one more is too much");
+            assert!(next.ends_with(&format!("the largest scale that fits is {largest}")), "{next}");
+        }
+    }
+
+    /// The check covers the application-memory diagnostic's held memory: at 1/5000 the quick sweep's 16
+    /// threads with 10 % held leave too little for caches, which its runs found only after 91 others ran.
+    #[test]
+    fn a_scale_the_held_memory_runs_cannot_fit_is_refused_before_any_run() {
+        let err = SplitReclaim.jobs_at_scale(true, 1, Some(5000)).err().expect("refused");
+        assert!(err.contains("10 % of it held by the batch program"), "{err}");
         let largest: u64 = err.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("a scale at the end");
-        assert!((1024..100_000_000).contains(&largest), "{err}");
-        assert!(check_scale(largest).is_ok());
-        let next = check_scale(largest + 1).expect_err("one more is too much");
-        assert!(next.ends_with(&format!("the largest scale that fits is {largest}")), "{next}");
+        let cfg = batch_config("split", 60, largest, 1).expect("config");
+        let held = SimConfig { app_memory_bytes: cfg.memory_bytes * APP_PERCENT_THREADS as u64 / 100, ..cfg };
+        assert!(held.memory(THREADS_QUICK.iter().copied().max().unwrap() as u32).is_ok());
     }
 }
