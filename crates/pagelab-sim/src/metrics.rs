@@ -118,7 +118,8 @@ pub struct CacheMetrics {
     pub evictions: u64,
     /// Reads that needed memory when every page was pinned by I/O.
     pub reclaim_stalls: u64,
-    /// Readahead pages not fetched because no memory could be had for them.
+    /// Readahead pages not fetched because no memory could be had for them: the first of its window each
+    /// (a failed allocation ends the window; its later pages are not tried).
     pub prefetch_dropped: u64,
     /// Pages fetched for a reader's call and evicted before the call reached them.
     pub demand_lost: u64,

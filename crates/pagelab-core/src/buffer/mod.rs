@@ -1036,13 +1036,18 @@ impl<O: Observer> BufferCache<O> {
         layout.runs(cursor.file, pages.start, pages.end - pages.start, &mut self.runs);
         let runs = std::mem::take(&mut self.runs);
         for run in &runs {
-            self.submit_run(now, run, cursor, &demanded, marker_page, out);
+            if !self.submit_run(now, run, cursor, &demanded, marker_page, out) {
+                break;
+            }
         }
         self.runs = runs;
         self.check();
     }
 
-    /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch.
+    /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch. `false`: a
+    /// page could not be had, and the window ends there (its later pages and runs are not tried), as 2.6's
+    /// `__do_page_cache_readahead()` breaks out of its allocation loop at the first page it cannot allocate.
+    /// A demanded page left out is the reader's to miss again.
     fn submit_run(
         &mut self,
         now: Nanos,
@@ -1051,23 +1056,24 @@ impl<O: Observer> BufferCache<O> {
         demanded: &std::ops::Range<u64>,
         marker_page: Option<u64>,
         out: &mut ReadOutcome,
-    ) {
+    ) -> bool {
         let mut open: Option<Fetch> = None;
         for i in 0..run.pages {
             let idx = run.file_page + i;
             let key = PageKey::new(cursor.file, idx);
             let is_demand = demanded.contains(&idx);
             let lbn = Lbn(run.lbn.0 + i);
-            let frame = if self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw()) {
-                None // cached pages (and pages reclaim is writing out) split the batch, never take the marker
-            } else {
-                self.allocate(now, key, lbn, is_demand, cursor, out)
-            };
+            let present = self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw());
+            // Cached pages (and pages reclaim is writing out) split the batch, never take the marker.
+            let frame = if present { None } else { self.allocate(now, key, lbn, is_demand, cursor, out) };
             let Some(frame) = frame else {
                 if let Some(f) = open.take() {
                     self.issue(now, f, out);
                 }
-                continue;
+                if present {
+                    continue;
+                }
+                return false;
             };
             match open.as_mut() {
                 Some(fetch) => {
@@ -1097,6 +1103,7 @@ impl<O: Observer> BufferCache<O> {
         if let Some(f) = open {
             self.issue(now, f, out);
         }
+        true
     }
 
     fn issue(&mut self, now: Nanos, fetch: Fetch, out: &mut ReadOutcome) {

@@ -71,7 +71,8 @@ pub trait Observer {
     #[inline(always)]
     fn prefetch_used(&mut self, now: Nanos, key: PageKey, owner: StreamId, stream: StreamId) {}
 
-    /// A readahead page could not be given memory and was not fetched.
+    /// A readahead page could not be given memory and was not fetched; its window ends there (the window's
+    /// later pages are not tried, as 2.6's `__do_page_cache_readahead()` breaks at the first failed allocation).
     #[inline(always)]
     fn prefetch_dropped(&mut self, now: Nanos, key: PageKey, owner: StreamId) {}
 
@@ -217,7 +218,7 @@ pub struct Counters {
     pub demand_lost: u64,
     /// Times a reader found every frame pinned by I/O.
     pub reclaim_stalls: u64,
-    /// Readahead pages dropped because no memory could be freed for them.
+    /// Readahead pages dropped because no memory could be freed for them (each ended its window).
     pub prefetch_dropped: u64,
     /// Pages dropped by invalidation or I/O errors.
     pub removed: u64,

@@ -266,6 +266,26 @@ fn pinned_memory_stalls_reads_and_prefetch_is_dropped() {
     );
 }
 
+/// A window ends at the first page it cannot give memory, as 2.6's `__do_page_cache_readahead()` breaks out
+/// of its allocation loop: a's window (0-3) holds four of the five frames in flight, b's window (0-3) gets
+/// the fifth for its demanded page 0, page 1 finds nothing, and pages 2 and 3 are not tried (one drop, not
+/// three; before, each was tried and dropped in turn).
+#[test]
+fn a_window_ends_at_its_first_page_without_memory() {
+    let mut c = cache(5, "linux");
+    let mut out = ReadOutcome::default();
+    let mut a = begin(&mut c, 1, 0, 0, 1);
+    c.read(Nanos(0), &mut a, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(0, 4)]);
+    let mut b = begin(&mut c, 2, 1, 0, 1);
+    c.read(Nanos(1), &mut b, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(0, 1)], "the demanded page alone");
+    assert_eq!(out.status, ReadStatus::Blocked { fetch: out.fetches[0].id });
+    let s = stats(&c);
+    assert_eq!((s.prefetch_dropped, s.pages_prefetched), (1, 3), "page 1 dropped, 2 and 3 never tried");
+    assert_eq!(c.in_flight_pages(), 5);
+}
+
 #[test]
 fn thrashing_is_a_miss_by_the_owner_on_its_evicted_prefetch() {
     // Stream 1 reads page 0: Linux readahead brings 0-3 (1-3 prefetched). Stream 2's scattered reads
