@@ -3,6 +3,7 @@
 
 use crate::detect::{by_name, detect_content, SNIFF_BYTES};
 use crate::error::TraceError;
+use crate::expand::PageExpander;
 use crate::formats::arc::Arc;
 use crate::formats::blkparse::Blkparse;
 use crate::formats::csv::{Csv, CsvSpec};
@@ -13,11 +14,13 @@ use crate::formats::spc::Spc;
 use crate::formats::{LineFormat, LineTrace};
 use crate::input::{map_file, Compression, LineSource, Peeked, RawInput, STDIN};
 use crate::parse::TimeUnit;
+use crate::request::{AddrUnit, Request};
 use crate::synth::{SynthSpec, SynthTrace};
 use crate::TraceReader;
 use std::fmt;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 /// The format names [`Format::parse`] accepts, for messages and `--help`.
 pub const FORMATS: &str = "auto, lirs, arc, csv:SPEC (presets: cloudphysics, pagelab, pagelab-objects), \
@@ -197,6 +200,26 @@ fn open_input(
             (Box::new(head), format)
         }
     };
+    if compression == Compression::None {
+        return formatted(input, path, format, regular, compression, options);
+    }
+    // A damaged compressed stream decodes to garbage before its checksum fails: the stream is shared so
+    // that a bad record can be told apart from damage by reading the rest.
+    let rest = std::sync::Arc::new(Mutex::new(input));
+    let shared = Box::new(SharedStream(rest.clone()));
+    let (inner, format) = formatted(shared, path, format, regular, compression, options)?;
+    Ok((Box::new(CompressedTrace { inner, rest }), format))
+}
+
+/// The format's reader over a decoded `input`.
+fn formatted(
+    input: Box<dyn Read + Send>,
+    path: std::path::PathBuf,
+    format: Format,
+    regular: Option<std::fs::File>,
+    compression: Compression,
+    options: &OpenOptions,
+) -> Result<(Box<dyn TraceReader>, Format), TraceError> {
     let skip = options.skip_bad_lines;
     if let Format::OracleGeneral { time_unit } = format {
         if let Some(file) = &regular {
@@ -224,6 +247,79 @@ fn open_input(
         Format::OracleGeneral { .. } | Format::Synth => unreachable!("opened above / by open_trace_as"),
     };
     Ok((reader, format))
+}
+
+/// The decoded stream of a compressed trace, read by the format's reader and, after a bad record, by
+/// [`CompressedTrace`].
+struct SharedStream(std::sync::Arc<Mutex<Box<dyn Read + Send>>>);
+
+impl Read for SharedStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).read(buf)
+    }
+}
+
+/// A compressed trace's reader. A bad record there may be damage the codec has not yet seen (a gzip
+/// member's CRC is checked at its end, after the garbage is out): before it is reported, the rest of the
+/// stream is decoded, and a codec error found there is the error, at the bad record's line. The extra
+/// read happens once, on the error path, and is bounded by the input.
+struct CompressedTrace {
+    inner: Box<dyn TraceReader>,
+    rest: std::sync::Arc<Mutex<Box<dyn Read + Send>>>,
+}
+
+impl CompressedTrace {
+    fn damage_or(&self, error: TraceError) -> TraceError {
+        let TraceError::BadRecord { path, line, .. } = &error else { return error };
+        let mut rest = self.rest.lock().unwrap_or_else(PoisonError::into_inner);
+        match io::copy(&mut *rest, &mut io::sink()) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => TraceError::read(path.clone(), *line, e),
+            _ => error,
+        }
+    }
+}
+
+impl TraceReader for CompressedTrace {
+    fn addr_unit(&self) -> AddrUnit {
+        self.inner.addr_unit()
+    }
+
+    fn next_request(&mut self) -> Result<Option<Request>, TraceError> {
+        self.inner.next_request().map_err(|e| self.damage_or(e))
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<Request>, max: usize) -> Result<usize, TraceError> {
+        self.inner.next_batch(out, max).map_err(|e| self.damage_or(e))
+    }
+
+    fn next_page_keys(
+        &mut self,
+        expander: &PageExpander,
+        out: &mut Vec<u64>,
+        max: usize,
+    ) -> Result<usize, TraceError> {
+        self.inner.next_page_keys(expander, out, max).map_err(|e| self.damage_or(e))
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+
+    fn has_next_vtime(&self) -> bool {
+        self.inner.has_next_vtime()
+    }
+
+    fn skipped_records(&self) -> u64 {
+        self.inner.skipped_records()
+    }
+
+    fn ignored_records(&self) -> u64 {
+        self.inner.ignored_records()
+    }
+
+    fn requests_hint(&self) -> Option<u64> {
+        self.inner.requests_hint()
+    }
 }
 
 #[cfg(test)]
@@ -417,6 +513,25 @@ mod tests {
         damaged[whole.len() / 3..whole.len() / 3 + 40].iter_mut().for_each(|b| *b ^= 0x55);
         let err = open_and_read_error("trace.csv.zst", &damaged);
         assert!(err.starts_with("trace.csv.zst:1: the zstd data ends early or is corrupt ("), "{err}");
+    }
+
+    /// Damage inside a gzip member decodes to garbage first and fails its CRC only at the member's end: the
+    /// garbage's bad record is reported as the damage it is (it was "bad record `…`: expected …"), at the
+    /// garbage's line. A bad record in an intact compressed trace is still a bad record.
+    #[test]
+    fn damage_inside_a_compressed_trace_is_named_damage_not_a_bad_record() {
+        let text: String = (0..20_000).map(|i| format!("{}\n", i % 997)).collect();
+        let whole = compress("gzip", text.as_bytes());
+        let mut damaged = whole.clone();
+        damaged[whole.len() / 3..whole.len() / 3 + 8].iter_mut().for_each(|b| *b = 0xff);
+        let err = open_and_read_error("t.lirs.gz", &damaged);
+        assert!(err.contains("the gzip data ends early or is corrupt ("), "{err}");
+        assert!(err.ends_with("the file is truncated or damaged") && !err.contains("bad record"), "{err}");
+        let line: u64 = err.split(':').nth(1).and_then(|l| l.parse().ok()).expect("a line");
+        assert!(line > 1, "{err}");
+        let bad = compress("gzip", format!("{}x\n{text}", &text[..40]).as_bytes());
+        let err = open_and_read_error("t.lirs.gz", &bad);
+        assert!(err.starts_with("t.lirs.gz:") && err.contains("bad record `"), "{err}");
     }
 
     #[test]
