@@ -205,9 +205,8 @@ fn open_input(
     }
     // A damaged compressed stream decodes to garbage before its checksum fails: the stream is shared so
     // that a bad record can be told apart from damage by reading the rest.
-    let rest = std::sync::Arc::new(Mutex::new(input));
-    let shared = Box::new(SharedStream(rest.clone()));
-    let (inner, format) = formatted(shared, path, format, regular, compression, options)?;
+    let rest = SharedStream(std::sync::Arc::new(Mutex::new(input)));
+    let (inner, format) = formatted(Box::new(rest.clone()), path, format, regular, compression, options)?;
     Ok((Box::new(CompressedTrace { inner, rest }), format))
 }
 
@@ -251,6 +250,7 @@ fn formatted(
 
 /// The decoded stream of a compressed trace, read by the format's reader and, after a bad record, by
 /// [`CompressedTrace`].
+#[derive(Clone)]
 struct SharedStream(std::sync::Arc<Mutex<Box<dyn Read + Send>>>);
 
 impl Read for SharedStream {
@@ -265,16 +265,16 @@ impl Read for SharedStream {
 /// read happens once, on the error path, and is bounded by the input.
 struct CompressedTrace {
     inner: Box<dyn TraceReader>,
-    rest: std::sync::Arc<Mutex<Box<dyn Read + Send>>>,
+    rest: SharedStream,
 }
 
 impl CompressedTrace {
-    fn damage_or(&self, error: TraceError) -> TraceError {
+    fn damage_or(&mut self, error: TraceError) -> TraceError {
         let TraceError::BadRecord { path, line, .. } = &error else { return error };
-        let mut rest = self.rest.lock().unwrap_or_else(PoisonError::into_inner);
-        match io::copy(&mut *rest, &mut io::sink()) {
-            Err(e) if e.kind() != io::ErrorKind::Interrupted => TraceError::read(path.clone(), *line, e),
-            _ => error,
+        match io::copy(&mut self.rest, &mut io::sink()) {
+            // `io::copy` retries an interrupted read itself.
+            Err(e) => TraceError::read(path.clone(), *line, e),
+            Ok(_) => error,
         }
     }
 }
