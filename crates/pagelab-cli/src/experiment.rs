@@ -39,7 +39,7 @@ pub struct ExperimentArgs {
     /// split-reclaim only: the paper's machine divided by this factor (memory and files; default 64, 256
     /// with --quick; 1 is the paper's full 24 GB and 25.6 million files: about 1.5 hours on 2 cores
     /// and 5.2 GB of memory before the application-memory diagnostic, whose four full-size runs add about
-    /// 20 minutes of CPU (P = 60 % alone took 10 minutes); Table III then at 1/3).
+    /// 13 minutes of CPU (P = 60 % 3 minutes, conventional reclaim 4); Table III then at 1/3).
     #[arg(long)]
     pub scale: Option<u64>,
     /// Parallel jobs, 1 to 1024 (default: all cores; never more threads than there are runs).

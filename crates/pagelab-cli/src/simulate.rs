@@ -935,7 +935,7 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
     let _ = writeln!(
         out,
         "reclaim       kswapd {} wake-ups, {} pages freed, {} written, {:.3} s CPU; direct {} times, {} pages freed, \
-         {} written, {:.3} ms mean, {:.3} ms max; {} stalls",
+         {} written, {:.3} ms mean, {:.3} ms max; {} stalls, {} waits for memory ({:.3} ms mean, {:.3} ms max)",
         mem.kswapd_wakeups,
         mem.kswapd_reclaimed_pages,
         mem.kswapd_written_pages,
@@ -945,7 +945,10 @@ fn summary(c: &ConfigEcho, m: &RunMetrics, wall: f64, device_from_workload: bool
         mem.direct_written_pages,
         mem.direct_reclaim_ms_mean,
         mem.direct_reclaim_ms_max,
-        mem.stalls
+        mem.stalls,
+        mem.stall_waits,
+        mem.stall_wait_ms_mean,
+        mem.stall_wait_ms_max
     );
     let _ = writeln!(out, "cpu           {:.1} % utilized", 100.0 * m.cpu_utilization);
     out

@@ -193,6 +193,11 @@ pub struct MemoryMetrics {
     pub direct_reclaim_retries: u64,
     /// Reads that stalled because nothing could be reclaimed.
     pub stalls: u64,
+    /// Waits of handlers for memory that ended in the measured period (a kernel's `blk_congestion_wait()`:
+    /// up to 100 ms each, shorter when a write request is freed), and their length in milliseconds.
+    pub stall_waits: u64,
+    pub stall_wait_ms_mean: f64,
+    pub stall_wait_ms_max: f64,
 }
 
 /// The memory gauges at one moment of the measured period (`--timeline`).

@@ -21,7 +21,7 @@
 
 use crate::blk::{self, RequestList};
 use crate::config::metadata_spec;
-use crate::config::{Arrival, SimConfig, Warmup};
+use crate::config::{Arrival, MemoryModel, SimConfig, Warmup};
 use crate::cpu::{Cpu, Slot};
 use crate::device::Device;
 use crate::event::EventQueue;
@@ -94,6 +94,12 @@ enum Event {
     Background,
     /// kswapd's `blk_congestion_wait(WRITE, HZ/10)` timed out (if it is still waiting since this time).
     KswapdWake(Nanos),
+    /// A handler's `blk_congestion_wait(WRITE, HZ/10)` for memory timed out (if it is still in the wait of
+    /// this number: `Handler::stall_seq`).
+    StallTimeout(Slot, u32),
+    /// A throttled writer's `blk_congestion_wait(WRITE, HZ/10)` in `balance_dirty_pages()` timed out (if
+    /// it is still in the wait of this number: `Handler::stall_seq`).
+    ThrottleTimeout(Slot, u32),
     /// A metadata reclaim's work is done: its slab pages come back to memory (if this is still the
     /// earliest such moment the server knows of).
     MetadataRelease(Nanos),
@@ -112,9 +118,23 @@ const RESIDENT_PROBE_REQUESTS: u64 = 1000;
 pub const TIMELINE_SAMPLES_MAX: usize = 100_000;
 const _: () = assert!(TIMELINE_SAMPLES_MAX.is_multiple_of(2));
 
-/// `blk_congestion_wait()`'s timeout (HZ/10): kswapd, having only started writes, sleeps until a write
-/// completes or this much time has passed.
-const KSWAPD_CONGESTION_WAIT: Nanos = Nanos(100_000_000);
+/// `blk_congestion_wait(WRITE, HZ/10)`'s timeout: a reclaim that freed nothing sleeps until a write request
+/// is freed or this much time has passed — kswapd between `balance_pgdat()`'s priorities, and a task in
+/// direct reclaim between `try_to_free_pages()`'s (2.6.18's `mm/vmscan.c`). Only a freed write request
+/// below the queue's congestion-off threshold wakes it early (`clear_queue_congested(q, WRITE)` in
+/// `__freed_request()`): read completions, and pages kswapd frees, do not ([`Server::stall`]).
+const CONGESTION_WAIT: Nanos = Nanos(100_000_000);
+
+/// Whether memory came free since each waiting handler's last attempt to allocate
+/// ([`Server::out_of_memory`]): free memory when last looked at, an epoch number that moves on each time
+/// it was found higher, and how many of the waiting handlers stalled in the current epoch (found nothing
+/// to take with no memory freed since).
+#[derive(Debug, Default, Clone, Copy)]
+struct FreedSince {
+    free_pages: u32,
+    epoch: u32,
+    fresh: usize,
+}
 
 #[derive(Debug, Default)]
 struct Handler {
@@ -151,6 +171,14 @@ struct Handler {
     call_started: Nanos,
     /// In `no_memory`, waiting for memory to come free (so it is listed once).
     stalled: bool,
+    /// In `throttled`: a writer above the dirty limit, asleep in `balance_dirty_pages()`.
+    throttled: bool,
+    /// The number of its latest wait for memory, and when that wait began: a timeout names the wait it
+    /// ends, so one left from an earlier wait is ignored.
+    stall_seq: u32,
+    stalled_since: Nanos,
+    /// The [`FreedSince`] epoch its wait began in.
+    stall_epoch: u32,
     /// The call's direct reclaim freed nothing: once its CPU time is spent, the handler stalls.
     stall_after_reclaim: bool,
     /// The call finished in the round that left the handler reclaiming or asleep on the request queue: when
@@ -201,6 +229,10 @@ struct Window {
     queue_waits: u64,
     queue_wait_total: Nanos,
     queue_wait_max: Nanos,
+    /// Waits of handlers for memory (`blk_congestion_wait()` after a reclaim that freed nothing).
+    stall_waits: u64,
+    stall_wait_total: Nanos,
+    stall_wait_max: Nanos,
     disk_reads: u64,
     disk_writes: u64,
     disk_pages_written: u64,
@@ -363,6 +395,8 @@ pub struct Server {
     read_congested: bool,
     waiters: KeyMap<u64, Vec<Slot>>,
     no_memory: Vec<Slot>,
+    /// Writers asleep in `balance_dirty_pages()`'s congestion wait, in the order they fell asleep.
+    throttled: Vec<Slot>,
     out: ReadOutcome,
     kswapd_running: bool,
     /// The warm-up's probe for a resident working set: (requests completed, pages allocated) when the
@@ -375,6 +409,8 @@ pub struct Server {
     /// on and writing out all of memory before the first write is done.
     kswapd_throttled: bool,
     kswapd_waiting: Option<Nanos>,
+    /// Which waiting handlers stalled since memory last came free ([`Server::out_of_memory`]).
+    freed: FreedSince,
     /// iswapd is running its steps (split metadata reclaim).
     iswapd_running: bool,
     /// Slots waiting at the workload's barrier ([`Step::Barrier`]).
@@ -513,12 +549,14 @@ impl Server {
             read_congested: false,
             waiters: KeyMap::default(),
             no_memory: Vec::new(),
+            throttled: Vec::new(),
             out: ReadOutcome::default(),
             kswapd_running: false,
             fit_probe: (0, 0),
             completed: false,
             kswapd_throttled: false,
             kswapd_waiting: None,
+            freed: FreedSince::default(),
             iswapd_running: false,
             at_barrier: Vec::new(),
             release_wake: None,
@@ -593,20 +631,34 @@ impl Server {
         Ok(())
     }
 
-    /// The run cannot go on: every handler with work waits for memory, and nothing under way (I/O, kswapd)
-    /// can free any. Reclaim has already found no victim it could free or write, so no later event can
-    /// change that. O(1): checked after every event.
-    fn out_of_memory(&self) -> Option<SimError> {
+    /// The run cannot go on: every handler with work waits for memory, nothing under way (I/O, kswapd) can
+    /// free any, and each of them has found no victim it could free or write since memory last came free,
+    /// so no later event can change it. (A kernel's waits end on a timer, and memory may come free during
+    /// one without waking it, by a read's completion or kswapd: a handler that stalled before must try once
+    /// more. Its retry wakes kswapd, which may free nothing, so the test is memory freed, not events: a
+    /// state that merely begins again is still stuck. Under the exact model every such event wakes the
+    /// handlers, so their last attempts are enough.) O(1): checked after every event.
+    fn out_of_memory(&mut self) -> Option<SimError> {
+        if self.no_memory.is_empty() {
+            return None;
+        }
+        let free_pages = self.cache.free_pages();
+        if free_pages > self.freed.free_pages {
+            // Memory came free: every waiting handler must look again before the run is stuck.
+            self.freed.epoch = self.freed.epoch.wrapping_add(1);
+            self.freed.fresh = 0;
+        }
+        self.freed.free_pages = free_pages;
         // Slots waiting at a barrier wait for the stalled ones: they are not busy.
         let busy = self.handlers.len() - self.idle.len() - self.at_barrier.len();
-        let stuck = !self.no_memory.is_empty()
-            && self.no_memory.len() == busy
+        let stuck = self.no_memory.len() == busy
             && self.fetches.is_empty()
             && self.blk.is_empty()
             && (!self.kswapd_running || self.kswapd_waiting.is_some())
             && !self.iswapd_running
             && self.cache.next_release().is_none();
-        if !stuck {
+        debug_assert!(self.freed.fresh <= self.no_memory.len(), "more fresh stalls than stalled handlers");
+        if !stuck || (self.congestion_waits() && self.freed.fresh < self.no_memory.len()) {
             return None;
         }
         let m = self.cache.memory();
@@ -670,7 +722,7 @@ impl Server {
                     if std::mem::take(&mut self.kswapd_throttled) {
                         let now = self.now();
                         self.kswapd_waiting = Some(now);
-                        self.q.schedule_after(KSWAPD_CONGESTION_WAIT, Event::KswapdWake(now));
+                        self.q.schedule_after(CONGESTION_WAIT, Event::KswapdWake(now));
                     } else {
                         self.kswapd_continue();
                     }
@@ -713,12 +765,34 @@ impl Server {
                     self.kswapd_continue();
                 }
             }
+            Event::StallTimeout(slot, seq) => {
+                let h = &self.handlers[slot as usize];
+                if h.stalled && h.stall_seq == seq {
+                    let at =
+                        self.no_memory.iter().position(|&s| s == slot).expect("a stalled handler is listed");
+                    self.no_memory.remove(at);
+                    self.unstall(slot);
+                    self.advance(slot);
+                }
+            }
+            Event::ThrottleTimeout(slot, seq) => {
+                let h = &self.handlers[slot as usize];
+                if h.throttled && h.stall_seq == seq {
+                    let at =
+                        self.throttled.iter().position(|&s| s == slot).expect("a throttled writer is listed");
+                    self.throttled.remove(at);
+                    self.unthrottle(slot);
+                    self.advance(slot);
+                }
+            }
             Event::MetadataRelease(due) => {
                 if self.release_wake == Some(due) {
                     self.release_wake = None;
                 }
+                // The slab pages come back to free memory. Handlers waiting for memory are not woken by
+                // it (a freed page wakes no `blk_congestion_wait()`), except in the exact model.
                 self.cache.settle(self.now());
-                self.wake_stalled();
+                self.wake_stalled_on_free();
             }
             Event::End(started) => self.ended |= started == self.measure_start,
         }
@@ -819,7 +893,7 @@ impl Server {
         // (`blk_congestion_wait()`) or found nothing it could free or write (`all_unreclaimable`).
         self.kswapd_throttled = cost.freed == 0;
         if cost.freed > 0 {
-            self.wake_stalled();
+            self.wake_stalled_on_free();
         }
         if let Some(done_in) = self.cpu.submit(KSWAPD, work) {
             self.q.schedule_after(done_in, Event::CpuDone(KSWAPD));
@@ -851,26 +925,98 @@ impl Server {
             break;
         }
         if freed > 0 {
-            self.wake_stalled();
+            self.wake_stalled_on_free();
         }
     }
 
-    /// The handler in `slot` waits for memory (listed once).
+    /// The handler in `slot` waits for memory (listed once). Under a kernel's memory model this is
+    /// `blk_congestion_wait(WRITE, HZ/10)`: it ends when a write request is freed below the queue's
+    /// congestion-off threshold ([`Server::io_done`]) or after [`CONGESTION_WAIT`], whatever else frees
+    /// memory meanwhile. (2.6.18's direct reclaim naps so between priorities when it freed too little; the
+    /// model's one reclaim pass that freed nothing stands for the priorities that free nothing.) Under the
+    /// exact model, which has no kernel, it ends at the next completion or freed memory.
     fn stall(&mut self, slot: Slot) {
         debug_assert!(
             !self.blk.asleep(Some(slot)),
             "handler {slot} stalled for memory while asleep on the queue"
         );
-        if !std::mem::replace(&mut self.handlers[slot as usize].stalled, true) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        if !std::mem::replace(&mut h.stalled, true) {
+            h.stall_seq = h.stall_seq.wrapping_add(1);
+            h.stalled_since = now;
+            h.stall_epoch = self.freed.epoch;
+            self.freed.fresh += 1;
+            if self.no_memory.is_empty() {
+                // The first to wait: memory freed before it matters to nobody.
+                self.freed.free_pages = self.cache.free_pages();
+            }
+            let seq = h.stall_seq;
             self.no_memory.push(slot);
+            if self.congestion_waits() {
+                self.q.schedule_after(CONGESTION_WAIT, Event::StallTimeout(slot, seq));
+            }
         }
     }
 
-    /// Memory came free: the handlers stalled for it try again.
-    fn wake_stalled(&mut self) {
+    /// The writer in `slot`, above the dirty limit with its writes started, sleeps in
+    /// `balance_dirty_pages()`'s `blk_congestion_wait(WRITE, HZ/10)`: until a write request is freed below
+    /// the queue's congestion-off threshold ([`Server::io_done`]) or for the writeback's `throttle_sleep`.
+    fn throttle(&mut self, slot: Slot) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        debug_assert!(!h.throttled && !h.stalled, "handler {slot} throttled while it waits");
+        h.throttled = true;
+        h.stall_seq = h.stall_seq.wrapping_add(1);
+        h.stalled_since = now;
+        let seq = h.stall_seq;
+        self.throttled.push(slot);
+        let sleep = self.cache.writeback_config().throttle_sleep;
+        self.q.schedule_after(sleep, Event::ThrottleTimeout(slot, seq));
+    }
+
+    /// The writer in `slot`, taken off `throttled`, sleeps no longer: its sleep is counted.
+    fn unthrottle(&mut self, slot: Slot) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        debug_assert!(h.throttled, "handler {slot} woken from a throttle it was not in");
+        h.throttled = false;
+        if self.measuring {
+            self.win.throttle_time += now - h.stalled_since.max(self.measure_start);
+        }
+    }
+
+    /// Whether waits for memory are a kernel's `blk_congestion_wait()` (not the exact model's).
+    fn congestion_waits(&self) -> bool {
+        !matches!(self.cfg.memory_model, MemoryModel::Exact)
+    }
+
+    /// The handler in `slot`, taken off `no_memory`, waits for memory no longer: its wait is counted.
+    fn unstall(&mut self, slot: Slot) {
+        let now = self.now();
+        let h = &mut self.handlers[slot as usize];
+        debug_assert!(h.stalled, "handler {slot} woken from a wait for memory it was not in");
+        h.stalled = false;
+        if h.stall_epoch == self.freed.epoch {
+            self.freed.fresh -= 1;
+        }
+        if self.measuring {
+            let waited = now - h.stalled_since.max(self.measure_start);
+            self.win.stall_waits += 1;
+            self.win.stall_wait_total += waited;
+            self.win.stall_wait_max = self.win.stall_wait_max.max(waited);
+        }
+    }
+
+    /// Memory came free (kswapd's, iswapd's or a metadata reclaim's pages): under the exact model the
+    /// handlers stalled for it try again; a kernel's waits go on ([`Server::stall`]).
+    fn wake_stalled_on_free(&mut self) {
+        if self.congestion_waits() {
+            return;
+        }
         let now = self.now();
         for slot in std::mem::take(&mut self.no_memory) {
-            self.handlers[slot as usize].stalled = false;
+            self.unstall(slot);
             self.q.schedule(now, Event::Run(slot));
         }
     }
@@ -991,11 +1137,7 @@ impl Server {
                     ReadStatus::Throttled => {
                         // balance_dirty_pages(): the writer started its writes and sleeps, then tries again.
                         h.call = Some(call);
-                        let sleep = self.cache.writeback_config().throttle_sleep;
-                        if self.measuring {
-                            self.win.throttle_time += sleep;
-                        }
-                        self.q.schedule_after(sleep, Event::Run(slot));
+                        self.throttle(slot);
                         return;
                     }
                 }
@@ -1463,6 +1605,14 @@ impl Server {
 
     /// `bdi_read_congested()`: on when the reads allocated reach `nr_requests - nr_requests/8 + 1`, off
     /// below `nr_requests - nr_requests/8 - nr_requests/16 - 1` (`blk_queue_congestion_threshold`).
+    /// Whether the write direction holds fewer requests than the congestion-off threshold (always, with
+    /// no request limit): a freed write request then clears its congestion and wakes its waiters.
+    fn write_congestion_off(&self) -> bool {
+        self.cfg
+            .nr_requests
+            .is_none_or(|n| self.sched.allocated_requests(true) < blk::congestion_thresholds(n).1)
+    }
+
     fn update_congestion(&mut self) {
         let Some(n) = self.cfg.nr_requests else { return };
         let allocated = self.sched.allocated_requests(false);
@@ -1568,20 +1718,32 @@ impl Server {
             }
         }
         self.freed_request(d.disk.write);
+        // `__freed_request()` → `clear_queue_congested()`: a write request freed below the congestion-off
+        // threshold ends every `blk_congestion_wait(WRITE, …)`; a read request ends none (the exact model,
+        // without a kernel, wakes its stalled readers at any completion).
+        let congestion_cleared = d.disk.write && self.write_congestion_off();
+        let wakes = congestion_cleared || !self.congestion_waits();
         // The elevator chooses the next request before anyone the completion woke has run, as 2.6's does: the
         // driver's completion path runs the queue (`request_fn` → `elv_next_request`) in interrupt context,
         // and the readers it woke issue their next reads only once they are scheduled. So the handler whose
         // read just completed has nothing queued at this choice — the deceptive idleness the anticipatory
         // scheduler exists for — and its next read competes only from the next queue run on.
         self.kick_device();
-        if self.kswapd_waiting.take().is_some() {
+        if wakes && self.kswapd_waiting.take().is_some() {
             self.kswapd_continue();
         }
-        // Memory may have become reclaimable: every stalled reader retries.
-        for &slot in &self.no_memory {
-            self.handlers[slot as usize].stalled = false;
+        if wakes {
+            for slot in std::mem::take(&mut self.no_memory) {
+                self.unstall(slot);
+                wake.push(slot);
+            }
         }
-        wake.append(&mut self.no_memory);
+        if congestion_cleared {
+            for slot in std::mem::take(&mut self.throttled) {
+                self.unthrottle(slot);
+                wake.push(slot);
+            }
+        }
         for slot in wake {
             self.advance(slot);
         }
@@ -1937,6 +2099,13 @@ impl Server {
             direct_reclaim_ms_max: w.direct_reclaim_max.as_ms_f64(),
             direct_reclaim_retries: w.direct_reclaim_retries,
             stalls: s.reclaim_stalls,
+            stall_waits: w.stall_waits,
+            stall_wait_ms_mean: if w.stall_waits == 0 {
+                0.0
+            } else {
+                w.stall_wait_total.as_ms_f64() / w.stall_waits as f64
+            },
+            stall_wait_ms_max: w.stall_wait_max.as_ms_f64(),
         }
     }
 }
@@ -1996,7 +2165,6 @@ pub fn simulate(cfg: SimConfig, workload: Box<dyn Workload>) -> Result<RunMetric
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::MemoryModel;
     use crate::device::DeviceSpec;
     use crate::sched::SchedulerSpec;
     use crate::workload::spec::parse_workload;
@@ -2108,6 +2276,57 @@ mod tests {
         // About 15 operations a second arrive at this scale. (The double wake came in the file set's
         // creation, before the measured period: the code before the fix panicked in this run.)
         assert!(m.requests_completed > 20, "{}", m.requests_completed);
+    }
+
+    /// papers/004's stat batch at 1/4934 of the paper's machine (24 GB / 4934 of memory, 6 % of it held by
+    /// the batch program, 16 threads on 8 CPUs, conventional reclaim): so little memory that readers find
+    /// every page in flight and wait for memory.
+    fn stat_batch_in_too_little_memory(cfg: SimConfig) -> RunMetrics {
+        let memory_bytes = 5_222_903;
+        let cfg = SimConfig {
+            memory_bytes,
+            app_memory_bytes: memory_bytes * 6 / 100,
+            metadata: Some(crate::config::parse_metadata("conventional").unwrap()),
+            cpus: 8,
+            ..cfg
+        };
+        run(cfg, "stat-batch:scale=4934,threads=16")
+    }
+
+    /// No write completes in this read-only run, so every wait for memory is 2.6's whole
+    /// `blk_congestion_wait(WRITE, HZ/10)`: 100 ms, whatever reads complete and kswapd frees meanwhile. The
+    /// model used to wake every waiting reader at each completion; it retried at once, had its readahead
+    /// evicted unused by the next reader's reclaim, and waited again (3.6 million waits and 772,097 pages
+    /// prefetched and evicted unused, for 5,188 `stat()` calls).
+    #[test]
+    fn a_wait_for_memory_ends_at_no_read_completion() {
+        let m = stat_batch_in_too_little_memory(SimConfig::default());
+        let mem = &m.memory;
+        assert_eq!(m.writes.pages_dirtied, 0, "the run writes: the case is not read-only");
+        assert!(mem.stall_waits > 0, "no handler waited for memory: the case is not exercised");
+        assert_eq!((mem.stall_wait_ms_mean, mem.stall_wait_ms_max), (100.0, 100.0), "{mem:?}");
+    }
+
+    /// The exact model has no kernel: a reader waiting for memory tries again at the next completion.
+    #[test]
+    fn under_the_exact_model_a_wait_for_memory_ends_at_the_next_completion() {
+        let exact = SimConfig { memory_model: MemoryModel::Exact, ..random_reads(16, 8, "none") };
+        let m = run(SimConfig { memory_bytes: 16 * PAGE_SIZE_BYTES, ..exact }, RANDOM);
+        let mem = &m.memory;
+        assert!(mem.stall_waits > 0, "no handler waited for memory: the case is not exercised");
+        assert!(mem.stall_wait_ms_max < 100.0, "{mem:?}");
+    }
+
+    /// A write request freed below the queue's congestion-off threshold ends the waits
+    /// (`clear_queue_congested(q, WRITE)`): MemRx's VM Sequential at 128 MiB, whose direct reclaim only starts
+    /// swap writes, waits about 31 ms each time, not the whole 100 ms.
+    #[test]
+    fn a_freed_write_request_ends_the_waits_for_memory() {
+        let cfg = SimConfig { memory_bytes: 128 * MIB, swap_bytes: Some(1 << 30), ..SimConfig::default() };
+        let m = run(cfg, "vm-seq:size=264MiB,passes=1");
+        let mem = &m.memory;
+        assert!(mem.stall_waits > 0, "no handler waited for memory: the case is not exercised");
+        assert!(mem.stall_wait_ms_max < 100.0 && m.writes.swap_outs > 0, "{mem:?}");
     }
 
     /// papers/004's `stat-batch` at 1/4096 (6,250 files) in 64 MiB on the SSD, 1 s measured from its barrier,

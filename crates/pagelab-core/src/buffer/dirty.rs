@@ -10,7 +10,8 @@
 //! - `background_writeout()`: while more than `dirty_background_ratio` (10 %) of memory is dirty;
 //! - `balance_dirty_pages()`: a writer that finds more than `vm_dirty_ratio` (40 %) of memory dirty or
 //!   under writeback writes `sync_writeback_pages()` = 48 pages itself (1.5 × `ratelimit_pages` of 32) and
-//!   sleeps `blk_congestion_wait(WRITE, HZ/10)` = 100 ms, and tries again.
+//!   sleeps in `blk_congestion_wait(WRITE, HZ/10)` (100 ms at most: a write request freed below the
+//!   queue's congestion-off threshold ends it), and tries again.
 //!
 //! Reclaim that meets a dirty page starts its writeback instead (`shrink_list()` → `pageout()`), and the page
 //! is freed when the write completes (`rotate_reclaimable_page()` puts it at the tail for the next pass).
@@ -41,7 +42,7 @@ pub struct WritebackConfig {
     pub interval: Nanos,
     /// `sync_writeback_pages()`: pages a throttled writer writes per round.
     pub write_chunk_pages: u32,
-    /// `blk_congestion_wait(WRITE, HZ/10)`: how long a throttled writer sleeps per round.
+    /// `blk_congestion_wait(WRITE, HZ/10)`'s timeout: the longest a throttled writer sleeps per round.
     pub throttle_sleep: Nanos,
 }
 

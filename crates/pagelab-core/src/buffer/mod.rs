@@ -181,11 +181,14 @@ pub enum ReadStatus {
     Done,
     /// The next page is in flight: resume after fetch `id` completes (or fails).
     Blocked { fetch: u64 },
-    /// No memory could be freed (every page pinned by I/O): resume after any fetch completes.
+    /// No memory could be freed (every page pinned by I/O, or only writes started): the task waits for
+    /// I/O before it calls again (a kernel's `blk_congestion_wait(WRITE, HZ/10)`: until a write request is
+    /// freed below the queue's congestion-off threshold, or 100 ms).
     NoMemory,
     /// A writer above the dirty limit (`balance_dirty_pages()`): it started the writes in `fetches` and
-    /// sleeps [`WritebackConfig::throttle_sleep`]; then the driver calls `write` again, which returns
-    /// `Done` once dirty memory is below the limit.
+    /// sleeps in `blk_congestion_wait(WRITE, …)` — until a write request is freed below the queue's
+    /// congestion-off threshold, or [`WritebackConfig::throttle_sleep`]; then the driver calls `write`
+    /// again, which returns `Done` once dirty memory is below the limit.
     Throttled,
 }
 
@@ -567,6 +570,10 @@ impl<O: Observer> BufferCache<O> {
         self.memory.free_pages() <= self.memory.config().watermarks.low
             || self.memory.stats().kswapd_wakeups > 0
     }
+    /// Free pages now: [`MemorySnapshot::free`] without the rest of the snapshot (O(1)).
+    pub fn free_pages(&self) -> u32 {
+        self.memory.free_pages()
+    }
     pub fn memory(&self) -> MemorySnapshot {
         let c = self.memory.config();
         MemorySnapshot {
@@ -581,7 +588,7 @@ impl<O: Observer> BufferCache<O> {
             prefetched_unused: self.pages.prefetched_unused_pages(),
             prefetch_cache: self.pages.prefetch_cache_pages(),
             prefetch_cache_allocation: self.pages.pc.as_ref().map_or(0, |pc| pc.allocation_pages()),
-            writing: self.pages.writing.len() as u32,
+            writing: (self.pages.writing.len() + self.pages.stale_writing.len()) as u32,
             dirty: self.dirty.dirty(),
             writeback: self.dirty.writeback(),
             swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
@@ -863,16 +870,12 @@ impl<O: Observer> BufferCache<O> {
             }
         }
         // Pages reclaim is writing out: their write finishes, but their data never comes back.
-        for (&key, w) in self.pages.writing.iter_mut() {
-            let key = PageKey::from_raw(key);
-            if key.file() == file && !w.stale {
-                w.stale = true;
-                dropped += 1;
-                if w.flags & flag::DIRTY != 0 {
-                    self.dirty.dropped(file, key.index());
-                }
+        let dirty = &mut self.dirty;
+        dropped += self.pages.retire_writing(file, |key, w| {
+            if w.flags & flag::DIRTY != 0 {
+                dirty.dropped(file, key.index());
             }
-        }
+        });
         self.check();
         dropped
     }
@@ -1453,7 +1456,9 @@ impl<O: Observer> BufferCache<O> {
         let slots_used = self.slots.next_unused - self.slots.free.len() as u32;
         assert_eq!(
             slots_used,
-            self.pages.table.len() + self.pages.writing.len() as u32 + self.slots.orphans,
+            self.pages.table.len()
+                + (self.pages.writing.len() + self.pages.stale_writing.len()) as u32
+                + self.slots.orphans,
             "slots in use != frames + pages being written + orphans"
         );
         assert_eq!(
@@ -1485,8 +1490,9 @@ impl<O: Observer> BufferCache<O> {
                 );
             })
             .count() as u64;
+        let stale = self.pages.stale_writing.iter().map(|(_, w)| w);
         let writing_slots =
-            self.pages.writing.values().filter(|w| w.anon_slot != NO_SWAP_SLOT).count() as u64;
+            self.pages.writing.values().chain(stale).filter(|w| w.anon_slot != NO_SWAP_SLOT).count() as u64;
         assert_eq!(
             swap.used_slots(),
             self.swapped.len() as u64 + resident_slots + writing_slots,

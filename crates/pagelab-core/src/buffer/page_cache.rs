@@ -6,7 +6,7 @@
 use super::Slot;
 use crate::frames::FrameTable;
 use crate::hash::KeyMap;
-use crate::key::{Lbn, PageKey, StreamId};
+use crate::key::{FileId, Lbn, PageKey, StreamId};
 use crate::memory::{CacheSection, ReclaimCost};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::dulo::DuloStats;
@@ -67,8 +67,6 @@ pub(super) struct Writing {
     pub slot: Slot,
     /// An anonymous page's swap slot (its copy, or where its write goes), or [`NO_SWAP_SLOT`].
     pub anon_slot: u64,
-    /// Its file was invalidated: the data must not come back into the cache.
-    pub stale: bool,
 }
 
 /// A page taken into a frame for a fetch: what the section records about it.
@@ -121,6 +119,11 @@ pub(super) struct PageCache {
     /// Pages reclaim took out of the policy whose write is in flight: still in memory and still found by
     /// readers (Linux keeps them in the page cache), freed when the write completes.
     pub writing: KeyMap<u64, Writing>,
+    /// Pages being written whose data is dead (their file was invalidated, or their region's owner
+    /// exited), by key: their memory is freed when the write completes, and a new page of the same key
+    /// may come meanwhile, which a map by key could not hold beside them ([`PageCache::retire_writing`]).
+    /// Rare and short-lived (at most the writes in flight), so a list.
+    pub stale_writing: Vec<(u64, Writing)>,
     in_flight: u32,
     /// Pages (resident or in flight) brought in by readahead and not yet used.
     prefetched_unused: u32,
@@ -173,6 +176,7 @@ impl PageCache {
                 )
             }),
             writing: KeyMap::default(),
+            stale_writing: Vec::new(),
             in_flight: 0,
             prefetched_unused: 0,
             vtime: 0,
@@ -350,7 +354,6 @@ impl PageCache {
     /// and not stale.
     pub fn rescue(&mut self, key: u64) -> FrameId {
         let w = self.writing.remove(&key).expect("rescuing a page that is not being written");
-        assert!(!w.stale, "rescuing invalidated data");
         let history = self.announce(key, w.lbn, false);
         let frame = self.table.insert(key);
         let f = frame as usize;
@@ -378,10 +381,47 @@ impl PageCache {
         frame
     }
 
+    /// The pages of `file` being written out are dead (the file changed, or the region's owner exited):
+    /// they move to [`PageCache::stale_writing`], so that a new page of the same key can be cached and
+    /// written while the old write is in flight; the old write's completion frees them
+    /// ([`PageCache::take_stale_write`]). `dead` sees each. Returns how many. O(pages being written).
+    pub fn retire_writing(&mut self, file: FileId, mut dead: impl FnMut(PageKey, &Writing)) -> u32 {
+        let stale = &mut self.stale_writing;
+        let before = stale.len();
+        self.writing.retain(|&key, w| {
+            let k = PageKey::from_raw(key);
+            if k.file() != file {
+                return true;
+            }
+            // Reclaim starts a page's write as it takes it, or puts it back (no swap slot).
+            assert_ne!(w.flags & flag::WRITEBACK, 0, "page {k:?} taken by reclaim with no write in flight");
+            dead(k, w);
+            stale.push((key, *w));
+            false
+        });
+        (stale.len() - before) as u32
+    }
+
+    /// A write of page `key` completed: the dead page it was writing, if there is one (taken off the
+    /// list). A swap write is matched by its slot (`swap_slot`), exactly; a file page's, which has only
+    /// its key, by the key: if a new page of the key is being written too, the first write to complete
+    /// frees the dead page and the second the new one (the same pages freed, the two completions' times
+    /// swapped; a write both racing an invalidation and beside a new write of the same page is rare).
+    pub fn take_stale_write(&mut self, key: u64, swap_slot: Option<u64>) -> Option<Writing> {
+        if self.stale_writing.is_empty() {
+            return None;
+        }
+        let i = self
+            .stale_writing
+            .iter()
+            .position(|(k, w)| *k == key && swap_slot.is_none_or(|s| w.anon_slot == s))?;
+        Some(self.stale_writing.swap_remove(i).1)
+    }
+
     /// Page `key` is one reclaim is writing out, still valid (not invalidated): a reader finds it.
     #[inline]
     pub fn being_written(&self, key: u64) -> bool {
-        !self.writing.is_empty() && self.writing.get(&key).is_some_and(|w| !w.stale)
+        !self.writing.is_empty() && self.writing.contains_key(&key)
     }
 
     pub fn lbn_of(&self, frame: FrameId) -> Lbn {
@@ -429,7 +469,6 @@ impl PageCache {
                 flags: meta.flags,
                 slot: meta.slot,
                 anon_slot: meta.anon_slot,
-                stale: false,
             };
             self.writing.insert(key.raw(), w);
         }

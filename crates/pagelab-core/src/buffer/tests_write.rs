@@ -328,6 +328,51 @@ fn an_exited_owner_frees_its_swap() {
     c.check_swap();
 }
 
+/// The owner exits while one of its pages is being swapped out, and the region's next owner faults the same
+/// page and has it swapped out too before the first write completes: both writes are in flight for one
+/// key. Each completion frees its own page (the dead one's slot too), in either order. (Found by
+/// `conservation_with_writes_and_swap`: the second page's write replaced the first's record, whose memory
+/// was then never freed.)
+#[test]
+fn a_dead_page_and_its_successor_are_written_out_side_by_side() {
+    for dead_first in [false, true] {
+        let mut c = cache(MemoryConfig::exact(2), PolicyKind::Lru, 8);
+        let mut out = ReadOutcome::default();
+        touch(&mut c, 0, true, &mut out);
+        touch(&mut c, 1, true, &mut out);
+        // Page 0 is the LRU victim: swapped out to slot 1, nothing freed yet.
+        touch(&mut c, 2, true, &mut out);
+        let swap = FileId::SWAP.0;
+        assert_eq!((shape(&out.fetches), out.status), (vec![(swap, 1, 1, true)], ReadStatus::NoMemory));
+        let old = out.fetches[0];
+        // The owner exits: page 1 leaves, page 0's write goes on with its data dead.
+        assert_eq!(c.anon_released(Nanos(1), 0), 2);
+        assert_eq!((c.memory().writing, c.memory().free), (1, 1));
+        // The next owner's first touch of page 0 is a new zero-filled page, not the dead one.
+        touch(&mut c, 0, true, &mut out);
+        assert_eq!((out.status, out.fetches.len()), (ReadStatus::Done, 0));
+        // Its page 1 needs the frame: the new page 0 is swapped out to slot 2 beside the first write.
+        let mut cur = touch(&mut c, 1, true, &mut out);
+        assert_eq!((shape(&out.fetches), out.status), (vec![(swap, 2, 1, true)], ReadStatus::NoMemory));
+        let new = out.fetches[0];
+        let m = c.memory();
+        assert_eq!((m.writing, m.free, m.resident, m.swap_used), (2, 0, 0, 2));
+        let order = if dead_first { [old, new] } else { [new, old] };
+        complete(&mut c, &order[..1]);
+        assert_eq!((c.memory().writing, c.memory().free), (1, 1), "one page freed");
+        complete(&mut c, &order[1..]);
+        let m = c.memory();
+        assert_eq!((m.writing, m.free, m.swap_used), (0, 2, 1), "both freed; the dead page's slot too");
+        c.check_swap();
+        // Page 1 is faulted in; page 0 comes back from slot 2, the new page's copy.
+        c.touch(Nanos(2), &mut cur, &mut out);
+        assert_eq!(out.status, ReadStatus::Done);
+        let mut out = ReadOutcome::default();
+        touch(&mut c, 0, false, &mut out);
+        assert_eq!(shape(&out.fetches)[..1], [(swap, 2, 1, false)], "{dead_first}");
+    }
+}
+
 /// No swap: anonymous pages cannot leave, and an allocation that finds only them stalls instead of
 /// spinning.
 #[test]

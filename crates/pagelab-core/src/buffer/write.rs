@@ -6,7 +6,8 @@
 //! - `begin_write(now, stream, file, offset_bytes, len_bytes, file_pages) -> WriteCursor`, then
 //!   `write(now, &mut cursor, layout, out)` until `out.status` is `Done`. A page the call covers only in part
 //!   is read first if absent (`Blocked`, as a read); `Throttled` means the writer started the writes in
-//!   `out.fetches` and sleeps [`WritebackConfig::throttle_sleep`] before calling again.
+//!   `out.fetches` and sleeps before calling again: `blk_congestion_wait(WRITE, …)`, until a write
+//!   request is freed below the queue's congestion-off threshold or for [`WritebackConfig::throttle_sleep`].
 //! - `begin_touch(now, stream, region, page, write) -> TouchCursor`, then `touch(now, &mut cursor, out)`
 //!   until `Done`: a page fault on anonymous memory (zero-filled at first touch, read from swap with swap
 //!   readahead after it was swapped out).
@@ -298,12 +299,9 @@ impl<O: Observer> BufferCache<O> {
                 self.pages.meta[id as usize].flags |= flag::STALE;
             }
         }
-        for (key, w) in self.pages.writing.iter_mut() {
-            if PageKey::from_raw(*key).file() == file && !w.stale {
-                w.stale = true;
-                dropped += 1;
-            }
-        }
+        // Pages being swapped out: their memory and slots are freed when the write completes, and the
+        // region's next owner may fault the same pages meanwhile.
+        dropped += self.pages.retire_writing(file, |_, _| {}) as u64;
         let swap = &mut self.swap;
         self.swapped.retain(|&key, &mut slot| {
             let keep = PageKey::from_raw(key).file() != file;
@@ -447,6 +445,11 @@ impl<O: Observer> BufferCache<O> {
                 self.dirty.write_done();
             }
             let Some(key) = self.page_key(fetch, i) else { continue }; // its owner exited
+            let swap_slot = (!file_page).then_some(fetch.first_page + i);
+            if let Some(w) = self.pages.take_stale_write(key.raw(), swap_slot) {
+                self.release_written(key, w, false);
+                continue;
+            }
             if !self.pages.writing.contains_key(&key.raw()) {
                 // Background writeback of a resident page (unless the page has left since).
                 if let Some(frame) = self.pages.lookup(key.raw()).filter(|&f| self.pages.is_uptodate(f)) {
@@ -460,9 +463,7 @@ impl<O: Observer> BufferCache<O> {
             }
             let Some(w) = self.pages.writing.get(&key.raw()).copied() else { continue };
             let was_dirty = w.flags & flag::DIRTY != 0;
-            if w.stale {
-                self.release_written(key, w, false);
-            } else if failed || was_dirty {
+            if failed || was_dirty {
                 // Dirtied again while written, or the write failed: the page stays, dirty, in the policy.
                 let entry = self.pages.writing.get_mut(&key.raw()).expect("writing");
                 entry.flags &= !flag::WRITEBACK;
@@ -472,6 +473,7 @@ impl<O: Observer> BufferCache<O> {
                     self.make_dirty(now, frame, w.owner);
                 }
             } else {
+                self.pages.writing.remove(&key.raw());
                 self.release_written(key, w, true);
             }
         }
@@ -480,8 +482,8 @@ impl<O: Observer> BufferCache<O> {
 
     /// A page reclaim wrote leaves memory; an anonymous one is then only in its swap slot (unless its owner
     /// exited: `keep_swap` false frees the slot too).
+    /// Caller guarantees `w` is off `writing` (or `stale_writing`) already.
     fn release_written(&mut self, key: PageKey, w: Writing, keep_swap: bool) {
-        self.pages.writing.remove(&key.raw());
         if w.anon_slot != NO_SWAP_SLOT {
             if keep_swap {
                 self.swapped.insert(key.raw(), w.anon_slot);

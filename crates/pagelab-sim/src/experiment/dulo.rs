@@ -39,7 +39,8 @@
 //! trace) at a quarter, a half and three quarters of each trace's footprint.
 
 //!
-//! Measured (full sweep, seed 1: workload seeds 1–3 averaged; 453 runs in 46 s on 2 cores):
+//! Measured (full sweep, seed 1: workload seeds 1–3 averaged; 453 runs in 46 s on 2 cores, 80 s beside
+//! another run):
 //! - multi1-like: DULO cuts execution time by 16 % at 80 MiB (hit ratio 0.54 → 0.60) and by 41 % at 160 MiB
 //!   (0.68 → 0.85; by seed 11 %, 52 % and 42 %: where cscope's 158 MiB loop stops thrashing LRU depends
 //!   on the draw, and seed 1's LRU already holds it at 160 MiB); the paper: 8.5 % and 55.3 %, hit ratio
@@ -62,11 +63,13 @@
 //! - The stable rule and adjacency alone give the same times on every mixed workload: 0.00–0.02 % of the
 //!   adjacent pairs have different previous stamps (a file's blocks are read, sequenced, evicted and read
 //!   again together), so rule 3 almost never cuts.
-//! - SMM: DULO-Linux cuts the paging time by 44, 38, 61 and 72 % at 90, 100, 110 and 120 MiB, nothing from
+//! - SMM: DULO-Linux cuts the paging time by 47, 39, 61 and 73 % at 90, 100, 110 and 120 MiB, nothing from
 //!   130 MiB (the 116 MiB working set fits); the paper: up to 43.7 % at 135 MB. DULO keeps the vector and
-//!   pages the matrix as sequences: at 100 MiB 44 k swap-ins against 63 k, at 120 MiB requests of 1.9 ms
-//!   against 4.7 ms (rerun 2026-11-28, since the elevator chooses at a completion before the woken tasks
-//!   continue: 42, 37, 62 and 74 % before). Before anonymous pages took 2.6.11's rules (active list,
+//!   pages the matrix as sequences: at 100 MiB 44 k swap-ins against 65 k, at 120 MiB requests of 2.1 ms
+//!   against 5.0 ms (rerun 2026-12-03 with 2.6's congestion wait: a task that finds no page to take sleeps
+//!   until a write request is freed below the queue's congestion-off mark or 100 ms pass; Linux at 100 MiB
+//!   363.7 → 378.1 s, DULO-Linux 226.2 → 232.4 s; 44, 38, 61 and 72 % before. Rerun 2026-11-28, since the
+//!   elevator chooses at a completion before the woken tasks continue: 42, 37, 62 and 74 % before that). Before anonymous pages took 2.6.11's rules (active list,
 //!   accessed bit; an empty inactive list refilled by the priority descent; a page whose slot
 //!   `vm_swap_full()` freed has no disk location) the cut was 86–90 % from 90 to 110 MiB: the two lists
 //!   aged a vector page out on the activation order of `mark_page_accessed`, and at 90 MiB DULO sequenced

@@ -35,9 +35,14 @@
 //! - Figure 4's naive error is taken before the prediction is clamped at zero: with two threads or more
 //!   its penalties add up to more than the runtime, and a clamped error would stop at 100 %.
 //!
-//! Measured (seed 1, full run: 182 simulations, 10–19 s on 2 cores; rerun 2026-11-28 since the elevator
-//! chooses at a completion before the handlers it woke continue, which moved the rows marked †), the
-//! sub-queue VEC and the thread-aware PPM; runtime at 128 MiB → at 512 MiB (predicted), largest error:
+//! Measured (seed 1, full run: 182 simulations, 10–21 s on 2 cores; rerun 2026-11-28 since the elevator
+//! chooses at a completion before the handlers it woke continue, which moved the rows marked †; rerun
+//! 2026-12-03 with 2.6's congestion wait, which moved the rows marked ‡: a task that finds no page to take,
+//! or a writer over its dirty limit, now sleeps until a write request is freed below the queue's
+//! congestion-off mark or 100 ms pass, not until the next completion. VM Sequential at 128 MiB 410.2 →
+//! 513.7 s, VM Random 1,568.0 → 1,581.3 s, dbench 6.6 → 7.4 s, mogrify 36.6 → 42.2 s (this table had
+//! 35.7 s, stale by then), cpu-sim 36.9 → 36.4 s; no verdict moved), the sub-queue VEC and the
+//! thread-aware PPM; runtime at 128 MiB → at 512 MiB (predicted), largest error:
 //!
 //! | workload | 128 MiB | 512 MiB (predicted) | largest error |
 //! |---|---:|---:|---:|
@@ -47,17 +52,17 @@
 //! | FS Random, on-demand readahead | 607.4 s | 370.7 s (352.9 s) | −17.6 % (224 MiB) |
 //! | FS Sequential-MT, 2–16 threads † | 53.7–53.8 s | 6.5–6.6 s | ≤ 0.5 % |
 //! | FS Sequential-MT, split scans (4) | 56.6 s | 6.4 s (6.4 s) | +520.6 % (256 MiB) |
-//! | VM Sequential † | 410.2 s | 0.2 s (13.5 s) | +6,756 % (288 MiB) |
-//! | VM Random † | 1,568.0 s | 0.2 s (13.4 s) | +8,758 % (288 MiB) |
-//! | dbench (20 clients) † | 6.6 s | 4.7 s (4.8 s) | +12.3 % (160 MiB) |
-//! | mogrify † | 35.7 s | 3.8 s (8.1 s) | +110.3 % (320 MiB) |
-//! | cpu-sim † | 36.9 s | 30.1 s (30.4 s) | −14.4 % (160 MiB) |
+//! | VM Sequential ‡ | 513.7 s | 0.2 s (13.4 s) | +6,711 % (288 MiB) |
+//! | VM Random ‡ | 1,581.3 s | 0.2 s (13.3 s) | +8,748 % (288 MiB) |
+//! | dbench (20 clients) ‡ | 7.4 s | 4.7 s (4.8 s) | +16.0 % (160 MiB) |
+//! | mogrify ‡ | 42.2 s | 3.8 s (9.6 s) | +150.9 % (320 MiB) |
+//! | cpu-sim ‡ | 36.4 s | 30.1 s (30.5 s) | −13.9 % (160 MiB) |
 //!
 //! Every criterion fixed before the runs holds but one: FS Sequential, FS Random without readahead and FS
 //! Sequential-MT within 5 %; the optimal operating point within one increment for all 13 workloads
 //! (dbench 192 against 160 MiB, mogrify 224 against 256 MiB, the split scans 288 against 256 MiB, VM
-//! Random and cpu-sim one increment apart); the CPU-bound simulator is not CPU-bound at 128 MiB: it gains
-//! 18.4 % from 512 MiB, predicted 17.6 % (it gained 2.6 %, predicted 1.1 %, before the two lists kept
+//! Random exact, 256 MiB, since the congestion wait, 288 against 256 before; cpu-sim one increment apart); the CPU-bound simulator is not CPU-bound at 128 MiB: it gains
+//! 17.3 % from 512 MiB, predicted 16.2 % (it gained 2.6 %, predicted 1.1 %, before the two lists kept
 //! anonymous pages as 2.6.11 does: they start on the active list and are kept by their accessed bit, so
 //! the first reclaim finds every bit set, clears them all, and then evicts in the order of first touch,
 //! the simulator's hot part first; 412 of its 445 swap-ins are hot pages, read back one by one; the
@@ -73,7 +78,7 @@
 //!   hits pay too). The paper saw FS Sequential predicted slightly too high for that reason; here it is not.
 //! - VM Sequential, VM Random and mogrify write their anonymous memory: at 128 MiB the task also waits for
 //!   swap-out writes (the first pass's zero-filled pages must leave before others can come), idle time with
-//!   no reload outstanding, which the PPM charges to no increment (13.4 s of VM Sequential's 410.2 s; about
+//!   no reload outstanding, which the PPM charges to no increment (13.4 s of VM Sequential's 513.7 s; about
 //!   6 s of mogrify's). Once the allocation fits, none of those writes happen, so the prediction stays
 //!   above the actual by that much: the paper's VM Sequential error (§5.1.2) has the same origin, the
 //!   swap traffic that the PPM does not model, though its shape differs (the paper's runtime fell

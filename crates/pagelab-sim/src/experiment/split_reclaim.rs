@@ -98,24 +98,33 @@
 //!   P = 60 % never reclaims directly: its metadata at `Md` (63 % of memory) and the inode table fit
 //!   together. The paper's P = 60 % did, and was no better than conventional reclaim. With 10 % of memory
 //!   held outside the caches (38 MiB here, 2.4 GB at full size), P = 60 % at 16 threads reclaims directly
-//!   113,671 times and reads the disk 112,973 times (conventional reclaim: 671 and 4,062): its direct
-//!   reclaims can take only page cache, the inode table the pass still needs, and its `stat()`s read it
-//!   again: 440 k `stat`/s, 0.53× conventional's 825 k, where P = 50 % makes 828 k and P = 40 % 808 k. By
-//!   threads (10 % held): P = 60 % 139 / 275 / 538 / 389 / 440 k at 1 / 2 / 4 / 8 / 16, conventional
-//!   130 / 220 / 400 / 679 / 825 k, P = 50 % 136 / 269 / 526 / 838 / 828 k: P = 60 % stops gaining at 8
-//!   threads, where its allocations first outrun kswapd (the paper's reason). With 5 % held nothing
-//!   changes; with 20 % P = 50 % falls the same way (461 k) and P = 40 % holds (808 k). So the paper's
+//!   3,867 times and reads the disk 6,677 times (conventional reclaim: 671 and 4,062). Its direct
+//!   reclaims may take only page cache, and 74 times they find too little of it (the rest is the inode
+//!   table the pass is reading): the task then sleeps 2.6's congestion wait, 100 ms, which no write ends
+//!   sooner in a batch that writes nothing. That is 7.4 s of its 16 threads' 14.9 s: 429 k `stat`/s,
+//!   0.52× conventional's 825 k, where P = 50 % makes 828 k and P = 40 % 808 k, and a worst `stat` of
+//!   506 ms. Before the congestion wait (2026-12-02) such a task tried again at the next completion: 1.0
+//!   million waits, 113,671 direct reclaims that took the inode table and 112,973 disk reads to read it
+//!   again, 440 k `stat`/s, worst 66 ms: the same loss by another road. By threads (10 % held): P = 60 %
+//!   139 / 275 / 538 / 362 / 429 k at 1 / 2 / 4 / 8 / 16, conventional 130 / 220 / 400 / 679 / 825 k,
+//!   P = 50 % 136 / 269 / 526 / 838 / 828 k: P = 60 % stops gaining at 8 threads, where its allocations
+//!   first outrun kswapd (the paper's reason). With 5 % held nothing changes; with 20 % P = 50 % falls
+//!   the same way (443 k) and P = 40 % holds (808 k). So the paper's
 //!   order of P = 40, 50 and 60 % comes out once about a tenth of memory is held beside the caches; P = 50
 //!   % stays level with conventional reclaim, not 3× it. At the paper's size (16 threads, 10 % held, one
-//!   run each, `pagelab simulate`): P = 60 % 430 k `stat`/s against conventional reclaim's 831 k, 20.9
-//!   million direct reclaims and 21.1 million disk reads, and a worst `stat` of 29.5 s (at 1/64: 66 ms),
-//!   with 330 million waits of a task that found no page to take (1.0 million at 1/64): every waiting task
-//!   tries again when pages come free, and nothing orders them. Conventional reclaim's worst was 0.98 s
-//!   there, against 7.2 s with nothing held.
+//!   run each, `pagelab simulate`, 2026-12-03): P = 60 % 413 k `stat`/s against conventional reclaim's 831
+//!   k, 37,229 direct reclaims, 234,921 disk requests and 5,449 congestion waits (545 s of its threads'
+//!   991 s), and a worst `stat` of 32.9 s (at 1/64: 506 ms): a woken task reclaims again, and what it
+//!   frees may go to another task's allocation first; nothing orders them. Before the congestion wait:
+//!   430 k `stat`/s, 20.9 million direct reclaims, 21.1 million disk reads, 330 million waits, a worst of
+//!   29.5 s, and 10 minutes of wall time (2.7 minutes now). Conventional reclaim's worst is 0.98 s there
+//!   (as before), against 7.2 s with nothing held.
 //! - The NFS mix at 60,000 op/s: kswapd keeps up on average, but the inode-table readahead's 33-page
-//!   bursts take free memory below `min` now and then: 11 direct reclaims under conventional reclaim and
-//!   18 under split reclaim, 0.058 and 0.057 ms on average (the paper: 13 % fewer under split reclaim,
-//!   99 % shorter); metadata 9 % of memory, metadata reclaim never triggered.
+//!   bursts take free memory below `min` now and then: 12 direct reclaims under conventional reclaim and
+//!   20 under split reclaim, 0.058 and 0.057 ms on average (the paper: 13 % fewer under split reclaim,
+//!   99 % shorter); metadata 10 % of memory, metadata reclaim never triggered. (11 and 18, 9 %, before the
+//!   congestion wait: a writer over its dirty limit now sleeps until a write request is freed below the
+//!   queue's congestion-off mark, not a fixed time.)
 //!
 //! Measured at the paper's size (`--scale 1`, seed 1, 2026-11-29, with ext4's own metadata reads; 91
 //! minutes on 2 cores beside other work, 5.2 GB): conventional reclaim's worst `stat` latency is 0.13 ms at
