@@ -1603,8 +1603,6 @@ impl Server {
         self.update_congestion();
     }
 
-    /// `bdi_read_congested()`: on when the reads allocated reach `nr_requests - nr_requests/8 + 1`, off
-    /// below `nr_requests - nr_requests/8 - nr_requests/16 - 1` (`blk_queue_congestion_threshold`).
     /// Whether the write direction holds fewer requests than the congestion-off threshold (always, with
     /// no request limit): a freed write request then clears its congestion and wakes its waiters.
     fn write_congestion_off(&self) -> bool {
@@ -1613,6 +1611,8 @@ impl Server {
             .is_none_or(|n| self.sched.allocated_requests(true) < blk::congestion_thresholds(n).1)
     }
 
+    /// `bdi_read_congested()`: on when the reads allocated reach `nr_requests - nr_requests/8 + 1`, off
+    /// below `nr_requests - nr_requests/8 - nr_requests/16 - 1` (`blk_queue_congestion_threshold`).
     fn update_congestion(&mut self) {
         let Some(n) = self.cfg.nr_requests else { return };
         let allocated = self.sched.allocated_requests(false);

@@ -588,7 +588,7 @@ impl<O: Observer> BufferCache<O> {
             prefetched_unused: self.pages.prefetched_unused_pages(),
             prefetch_cache: self.pages.prefetch_cache_pages(),
             prefetch_cache_allocation: self.pages.pc.as_ref().map_or(0, |pc| pc.allocation_pages()),
-            writing: (self.pages.writing.len() + self.pages.stale_writing.len()) as u32,
+            writing: self.pages.writing_pages(),
             dirty: self.dirty.dirty(),
             writeback: self.dirty.writeback(),
             swap_used: self.swap.as_ref().map_or(0, |s| s.used_slots()),
@@ -1456,9 +1456,7 @@ impl<O: Observer> BufferCache<O> {
         let slots_used = self.slots.next_unused - self.slots.free.len() as u32;
         assert_eq!(
             slots_used,
-            self.pages.table.len()
-                + (self.pages.writing.len() + self.pages.stale_writing.len()) as u32
-                + self.slots.orphans,
+            self.pages.table.len() + self.pages.writing_pages() + self.slots.orphans,
             "slots in use != frames + pages being written + orphans"
         );
         assert_eq!(

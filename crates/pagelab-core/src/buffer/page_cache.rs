@@ -206,6 +206,10 @@ impl PageCache {
     pub fn in_flight_pages(&self) -> u32 {
         self.in_flight
     }
+    /// Pages reclaim took whose write is in flight, live or dead: still in memory.
+    pub fn writing_pages(&self) -> u32 {
+        (self.writing.len() + self.stale_writing.len()) as u32
+    }
     pub fn prefetched_unused_pages(&self) -> u32 {
         self.prefetched_unused
     }
@@ -351,7 +355,7 @@ impl PageCache {
     /// A page reclaim took out while it was being written is wanted again (a reader or writer found it):
     /// it rejoins the policy as a page just referenced (`on_miss` finds the history its eviction left), with
     /// its data, flags and slots. Returns its frame. Caller guarantees the key is in [`PageCache::writing`]
-    /// and not stale.
+    /// (whose pages are all live: dead ones are in [`PageCache::stale_writing`]).
     pub fn rescue(&mut self, key: u64) -> FrameId {
         let w = self.writing.remove(&key).expect("rescuing a page that is not being written");
         let history = self.announce(key, w.lbn, false);
