@@ -190,6 +190,7 @@ fn open_input(
     options: &OpenOptions,
 ) -> Result<(Box<dyn TraceReader>, Format), TraceError> {
     let path = raw.path.clone();
+    let from_file = raw.regular.is_some(); // a compressed file's `regular` is gone after `decompress`
     let (input, compression, regular) = raw.decompress();
     let (input, format): (Box<dyn Read + Send>, Format) = match format.or_else(|| by_name(&path)) {
         Some(f) => (input, f),
@@ -204,10 +205,12 @@ fn open_input(
         return formatted(input, path, format, regular, compression, options);
     }
     // A damaged compressed stream decodes to garbage before its checksum fails: the stream is shared so
-    // that a bad record can be told apart from damage by reading the rest.
+    // that a bad record can be told apart from damage by reading the rest (all of a file; of a pipe, which
+    // may never end, a bounded stretch).
+    let lookahead_bytes_max = if from_file { u64::MAX } else { DAMAGE_LOOKAHEAD_BYTES_PIPE };
     let rest = SharedStream(std::sync::Arc::new(Mutex::new(input)));
     let (inner, format) = formatted(Box::new(rest.clone()), path, format, regular, compression, options)?;
-    Ok((Box::new(CompressedTrace { inner, rest }), format))
+    Ok((Box::new(CompressedTrace { inner, rest, lookahead_bytes_max }), format))
 }
 
 /// The format's reader over a decoded `input`.
@@ -259,19 +262,28 @@ impl Read for SharedStream {
     }
 }
 
+/// How much of a compressed pipe (standard input, a FIFO) is decoded past a bad record to look for damage:
+/// a pipe may never end (`zcat big.gz | …` is finite, a generator's output need not be), so the search
+/// stops here and the bad record is reported. 16 MiB is over a hundred zstd blocks or xz/deflate blocks,
+/// where damage almost always shows as a codec error long before a checksum; a gzip member's CRC further
+/// on is not waited for.
+pub(crate) const DAMAGE_LOOKAHEAD_BYTES_PIPE: u64 = 16 << 20;
+
 /// A compressed trace's reader. A bad record there may be damage the codec has not yet seen (a gzip
 /// member's CRC is checked at its end, after the garbage is out): before it is reported, the rest of the
 /// stream is decoded, and a codec error found there is the error, at the bad record's line. The extra
-/// read happens once, on the error path, and is bounded by the input.
+/// read happens once, on the error path: to the end of a file, bounded by its size, and at most
+/// [`DAMAGE_LOOKAHEAD_BYTES_PIPE`] of a pipe.
 struct CompressedTrace {
     inner: Box<dyn TraceReader>,
     rest: SharedStream,
+    lookahead_bytes_max: u64,
 }
 
 impl CompressedTrace {
     fn damage_or(&mut self, error: TraceError) -> TraceError {
         let TraceError::BadRecord { path, line, .. } = &error else { return error };
-        match io::copy(&mut self.rest, &mut io::sink()) {
+        match io::copy(&mut (&mut self.rest).take(self.lookahead_bytes_max), &mut io::sink()) {
             // `io::copy` retries an interrupted read itself.
             Err(e) => TraceError::read(path.clone(), *line, e),
             Ok(_) => error,
@@ -454,6 +466,41 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with(&format!("cut.zst:{line}: the zstd data ends early or is corrupt")), "{msg}");
         assert!(msg.contains("truncated or damaged"), "{msg}");
+    }
+
+    /// A generator's output: `good` lines, one bad record, then good lines with no end in sight. Past
+    /// `bytes_max` it fails, as a test's bound on a stream that should not have been read so far.
+    struct Generator {
+        good: u64,
+        written: u64,
+        bytes_max: u64,
+    }
+
+    impl Read for Generator {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.written >= self.bytes_max {
+                return Err(std::io::Error::other("read past the test's bound"));
+            }
+            let line: &[u8] = if self.written == self.good * 2 { b"bad\n" } else { b"7\n" };
+            let n = line.len().min(buf.len());
+            buf[..n].copy_from_slice(&line[..n]);
+            self.written += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// A bad record in a compressed pipe that never ends (`generator | gzip | pagelab cachesim --trace -`)
+    /// is reported after a bounded look for damage past it. The look used to read the pipe to its end: a
+    /// generator's never came, and the run hung (here: the generator's bound, reported as a read error).
+    #[test]
+    fn a_bad_record_in_an_endless_compressed_pipe_is_reported() {
+        let source = Generator { good: 1000, written: 0, bytes_max: 4 * DAMAGE_LOOKAHEAD_BYTES_PIPE };
+        let gz = flate2::read::GzEncoder::new(source, flate2::Compression::fast());
+        let (mut reader, _) =
+            open_reader(Box::new(gz), Path::new("<stdin>"), "lirs", &OpenOptions::default()).unwrap();
+        let err = drain(reader.as_mut()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("<stdin>:1001: bad record `bad`"), "{msg}");
     }
 
     /// `text` compressed with `codec` (`zstd`, `gzip` or `xz`), as the encoders write whole files.
