@@ -337,21 +337,36 @@ impl ThrashDetector {
     }
 }
 
+impl ThrashDetector {
+    #[inline(never)]
+    fn remember(&mut self, key: PageKey, owner: StreamId) {
+        self.ghosts.remember(key.raw(), owner);
+    }
+
+    #[inline(never)]
+    fn demand_allocated(&mut self, key: PageKey, owner: StreamId) {
+        if let Some(prefetcher) = self.ghosts.take(key.raw()) {
+            self.thrash_pages += (prefetcher == owner) as u64;
+        }
+    }
+}
+
+/// Every eviction and allocation comes here, few are the detector's business: the tests are inlined into
+/// the buffer cache's paths, the work is not (a call per page cost about 20 instructions before).
 impl Observer for ThrashDetector {
+    #[inline]
     fn evicted(&mut self, _: Nanos, key: PageKey, owner: StreamId, what: Eviction) {
         if what == Eviction::PrefetchedUnused {
-            self.ghosts.remember(key.raw(), owner);
+            self.remember(key, owner);
         }
     }
 
     /// A demand allocation by the page's prefetcher is a makeup fetch; by anyone else it is not, and the
     /// page is no longer a ghost either way.
+    #[inline]
     fn allocated(&mut self, _: Nanos, key: PageKey, owner: StreamId, demand: bool) {
-        if !demand {
-            return;
-        }
-        if let Some(prefetcher) = self.ghosts.take(key.raw()) {
-            self.thrash_pages += (prefetcher == owner) as u64;
+        if demand {
+            self.demand_allocated(key, owner);
         }
     }
 }
