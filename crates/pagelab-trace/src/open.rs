@@ -264,10 +264,11 @@ impl Read for SharedStream {
 
 /// How much of a compressed pipe (standard input, a FIFO) is decoded past a bad record to look for damage:
 /// a pipe may never end (`zcat big.gz | …` is finite, a generator's output need not be), so the search
-/// stops here and the bad record is reported. 16 MiB is over a hundred zstd blocks or xz/deflate blocks,
-/// where damage almost always shows as a codec error long before a checksum; a gzip member's CRC further
-/// on is not waited for.
-pub(crate) const DAMAGE_LOOKAHEAD_BYTES_PIPE: u64 = 16 << 20;
+/// stops here and the bad record is reported. 16 MiB decoded spans over a hundred zstd blocks (at most
+/// 128 KiB each): damage that breaks a block's coding shows within that stretch, and so does a checksum at
+/// the end of a frame, an xz block or a gzip member that ends there. Damage that only a checksum further on
+/// would catch is not found in a pipe, and is reported as the bad record it decoded to.
+const DAMAGE_LOOKAHEAD_BYTES_PIPE: u64 = 16 << 20;
 
 /// A compressed trace's reader. A bad record there may be damage the codec has not yet seen (a gzip
 /// member's CRC is checked at its end, after the garbage is out): before it is reported, the rest of the

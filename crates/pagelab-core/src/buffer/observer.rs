@@ -335,9 +335,7 @@ impl ThrashDetector {
     pub fn new(history_pages: u32) -> ThrashDetector {
         ThrashDetector { ghosts: EvictionHistory::new(history_pages), thrash_pages: 0 }
     }
-}
 
-impl ThrashDetector {
     #[inline(never)]
     fn remember(&mut self, key: PageKey, owner: StreamId) {
         self.ghosts.remember(key.raw(), owner);
