@@ -15,6 +15,18 @@
 //! below the `min` watermark reclaims a batch itself: the handler spends that CPU time before its fetches
 //! are issued (then resumes its read, which may find that the page it waited for has arrived meanwhile).
 //!
+//! pdflush is two kernel loops whose writes are kernel I/O: 2.6.18's `wb_kupdate()` and
+//! `background_writeout()`, in passes of `MAX_WRITEBACK_PAGES` that stop when the queue is write-congested
+//! and sleep in `blk_congestion_wait(WRITE, HZ/10)` between passes ([`PdflushLoop`]). Where it departs from
+//! 2.6.18, and why:
+//! - A pass stops before the first page that would need a write request past the queue's room; 2.6.18 checks
+//!   after each page, and sees a request only when its bio is submitted, so it may write a bio's worth more.
+//!   pagelab's writes are whole requests when issued.
+//! - One loop of each kind at a time: 2.6.18 may start a second `background_writeout()` in another pdflush
+//!   thread while the first sleeps, and both would write until the queue is congested again, as one does.
+//! - `wb_kupdate()`'s `nr_to_write` is the dirty pages when it begins; 2.6.18 adds the inodes in use, which
+//!   pagelab does not count.
+//!
 //! The measured period starts at steady state by default ([`Warmup::Auto`]): once memory has filled and
 //! every handler slot has completed a request, so that neither the empty cache nor the first requests'
 //! synchronized start is measured. A trace replay is finite and is measured from its start.
@@ -38,7 +50,8 @@ use crate::workload::metadata::ext4_metadata_read;
 use crate::workload::{RequestProgram, Step, Workload};
 use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
-    SwapConfig, ThrashDetector, TouchCursor, WriteCursor, Writeback,
+    SwapConfig, ThrashDetector, TouchCursor, WriteCursor, WriteRoom, Writeback, WritebackPass,
+    MAX_WRITEBACK_PAGES,
 };
 use pagelab_core::hash::KeyMap;
 use pagelab_core::metadata::{Gfp, Thresholds};
@@ -87,11 +100,14 @@ enum Event {
     Measure,
     /// Sample the memory gauges (`--timeline`).
     Sample,
-    /// pdflush's periodic `wb_kupdate()` (every `dirty_writeback_centisecs`).
+    /// pdflush's periodic `wb_kupdate()` starts (its timer, `dirty_writeback_centisecs` after the last one
+    /// began).
     Kupdate,
-    /// pdflush's `background_writeout()`: one pass, repeated while dirty memory stays above the background
-    /// ratio.
+    /// pdflush's `background_writeout()` starts.
     Background,
+    /// A pdflush loop's `blk_congestion_wait(WRITE, HZ/10)` timed out (if it is still in the wait that
+    /// began at this time).
+    PdflushWake(Writeback, Nanos),
     /// kswapd's `blk_congestion_wait(WRITE, HZ/10)` timed out (if it is still waiting since this time).
     KswapdWake(Nanos),
     /// A handler's `blk_congestion_wait(WRITE, HZ/10)` for memory timed out (if it is still in the wait of
@@ -129,6 +145,19 @@ const CONGESTION_WAIT: Nanos = Nanos(100_000_000);
 /// ([`Server::out_of_memory`]): free memory when last looked at, an epoch number that moves on each time
 /// it was found higher, and how many of the waiting handlers stalled in the current epoch (found nothing
 /// to take with no memory freed since).
+/// A pdflush thread's loop (`wb_kupdate()` or `background_writeout()`) between its passes; one of each runs
+/// at a time (the module doc says why).
+#[derive(Clone, Copy, Debug)]
+struct PdflushLoop {
+    /// When the loop began (`wb_kupdate()` sets its next timer from it).
+    started: Nanos,
+    /// Pages the loop may still write (`wb_kupdate()`'s `nr_to_write`; unbounded for
+    /// `background_writeout()`).
+    left: u64,
+    /// In `blk_congestion_wait(WRITE, HZ/10)` since this time, after a pass that met congestion or not.
+    waiting: Option<(Nanos, bool)>,
+}
+
 #[derive(Debug, Default, Clone, Copy)]
 struct FreedSince {
     free_pages: u32,
@@ -388,11 +417,19 @@ pub struct Server {
     max_request_sectors: u32,
     /// The request queue's allocation: who sleeps on a full queue, batches, the elevator's exemption.
     blk: RequestList,
-    /// A background writeback pass is scheduled.
+    /// `background_writeout()` is scheduled or runs: a writer over the background ratio starts no other
+    /// (`writeback_in_progress()`).
     background_pending: bool,
+    /// pdflush's `background_writeout()` loop, while it runs.
+    background: Option<PdflushLoop>,
+    /// pdflush's `wb_kupdate()` loop, while it runs.
+    kupdate: Option<PdflushLoop>,
     /// Writes kswapd and pdflush started, to submit (reused).
     kernel_io: Vec<Fetch>,
     read_congested: bool,
+    /// `bdi_write_congested()`: on at the queue's congestion-on threshold of write requests, off below its
+    /// congestion-off threshold.
+    write_congested: bool,
     waiters: KeyMap<u64, Vec<Slot>>,
     no_memory: Vec<Slot>,
     /// Writers asleep in `balance_dirty_pages()`'s congestion wait, in the order they fell asleep.
@@ -545,8 +582,11 @@ impl Server {
             max_request_sectors,
             blk: RequestList::new(nr_requests),
             background_pending: false,
+            background: None,
+            kupdate: None,
             kernel_io: Vec::new(),
             read_congested: false,
+            write_congested: false,
             waiters: KeyMap::default(),
             no_memory: Vec::new(),
             throttled: Vec::new(),
@@ -746,17 +786,12 @@ impl Server {
                 }
             }
             Event::Sample => self.sample(),
-            Event::Kupdate => {
-                self.pdflush(Writeback::Kupdate);
-                let every = self.cache.writeback_config().interval;
-                self.q.schedule_after(every, Event::Kupdate);
-            }
-            Event::Background => {
-                self.background_pending = false;
-                if self.cache.writeback_wanted() {
-                    self.pdflush(Writeback::Background);
-                    // background_writeout() goes on, after a congestion wait, while memory stays dirty.
-                    self.wake_background_writeback_after(self.cache.writeback_config().throttle_sleep);
+            Event::Kupdate => self.pdflush_start(Writeback::Kupdate),
+            Event::Background => self.pdflush_start(Writeback::Background),
+            Event::PdflushWake(kind, since) => {
+                let waits = self.pdflush_loop(kind).as_ref().and_then(|l| l.waiting);
+                if waits.is_some_and(|(at, _)| at == since) {
+                    self.pdflush_woken(kind);
                 }
             }
             Event::KswapdWake(since) => {
@@ -842,26 +877,131 @@ impl Server {
         self.memory_filled && served
     }
 
-    /// One pdflush pass: the writes go to the block layer as a kernel thread's.
-    fn pdflush(&mut self, kind: Writeback) {
+    fn pdflush_loop(&mut self, kind: Writeback) -> &mut Option<PdflushLoop> {
+        match kind {
+            Writeback::Kupdate => &mut self.kupdate,
+            Writeback::Background => &mut self.background,
+        }
+    }
+
+    /// pdflush's loop `kind` begins: `wb_kupdate()` from its timer, `background_writeout()` from a writer
+    /// over the background ratio.
+    fn pdflush_start(&mut self, kind: Writeback) {
+        let now = self.now();
+        // `wb_kupdate()`'s `nr_to_write`: the dirty pages when it begins (2.6.18 adds the inodes in use,
+        // which pagelab does not count).
+        let left = match kind {
+            Writeback::Kupdate => self.cache.memory().dirty,
+            Writeback::Background => u64::MAX,
+        };
+        let run = self.pdflush_loop(kind);
+        assert!(run.is_none(), "pdflush's {kind:?} loop started while it runs");
+        *run = Some(PdflushLoop { started: now, left, waiting: None });
+        self.pdflush_continue(kind);
+    }
+
+    /// pdflush's loop `kind` runs its passes of [`MAX_WRITEBACK_PAGES`] (2.6.18's `background_writeout()`
+    /// while more than the background ratio is dirty, `wb_kupdate()` until its `nr_to_write` is written). A
+    /// pass that wrote less (the queue congested, or nothing more to write) ends the loop or puts it to sleep
+    /// in `blk_congestion_wait(WRITE, HZ/10)`: `background_writeout()` sleeps either way and goes on after
+    /// only if the pass met congestion; `wb_kupdate()` sleeps only if it did, and otherwise ends.
+    fn pdflush_continue(&mut self, kind: Writeback) {
+        let now = self.now();
+        // Each full pass starts the writes of MAX_WRITEBACK_PAGES dirty pages, so the passes at one instant
+        // are at most the dirty pages' count over that, and one more that writes less.
+        let passes_max = self.cache.memory().dirty / MAX_WRITEBACK_PAGES + 2;
+        for _ in 0..passes_max {
+            let run = self.pdflush_loop(kind).expect("pdflush's loop runs");
+            let wanted = match kind {
+                Writeback::Kupdate => run.left > 0,
+                Writeback::Background => self.cache.writeback_wanted(),
+            };
+            if !wanted {
+                return self.pdflush_end(kind);
+            }
+            let pass = self.pdflush_pass(kind);
+            let run = self.pdflush_loop(kind).as_mut().expect("pdflush's loop runs");
+            run.left = run.left.saturating_sub(pass.pages);
+            if pass.pages < MAX_WRITEBACK_PAGES {
+                if kind == Writeback::Kupdate && !pass.congested {
+                    return self.pdflush_end(kind); // all the old data is written
+                }
+                run.waiting = Some((now, pass.congested));
+                self.q.schedule_after(CONGESTION_WAIT, Event::PdflushWake(kind, now));
+                return;
+            }
+        }
+        panic!("pdflush's {kind:?} loop wrote {passes_max} full passes at one instant");
+    }
+
+    /// pdflush's loop `kind` wakes from its congestion wait (a write request freed below the queue's
+    /// congestion-off threshold, or the timeout).
+    fn pdflush_woken(&mut self, kind: Writeback) {
+        let run = self.pdflush_loop(kind).as_mut().expect("pdflush's loop runs");
+        let (_, congested) = run.waiting.take().expect("pdflush's loop was waiting");
+        if kind == Writeback::Background && !congested {
+            return self.pdflush_end(kind);
+        }
+        self.pdflush_continue(kind);
+    }
+
+    /// pdflush's loop `kind` ends. `wb_kupdate()` sets its timer for `dirty_writeback_centisecs` after it
+    /// began, or a second from now if that is sooner.
+    fn pdflush_end(&mut self, kind: Writeback) {
+        let now = self.now();
+        let run = self.pdflush_loop(kind).take().expect("pdflush's loop runs");
+        match kind {
+            Writeback::Kupdate => {
+                let next =
+                    (run.started + self.cache.writeback_config().interval).max(now + Nanos::from_secs(1));
+                self.q.schedule(next, Event::Kupdate);
+            }
+            Writeback::Background => self.background_pending = false,
+        }
+    }
+
+    /// One pass of `writeback_inodes()` for `kind`, its writes submitted as the kernel thread's. The cache
+    /// stops at the room the queue has; the pass goes on while the queue is not yet congested after all
+    /// (a write merged into a queued request took no request).
+    fn pdflush_pass(&mut self, kind: Writeback) -> WritebackPass {
         let now = self.now();
         let mut fetches = std::mem::take(&mut self.kernel_io);
-        fetches.clear();
-        self.cache.writeback(now, kind, &mut fetches);
-        for f in &fetches {
-            self.submit(now, None, f);
+        let mut total = WritebackPass::default();
+        // Each round but the last starts at least one page (a room of no request is a congested queue).
+        for _ in 0..=MAX_WRITEBACK_PAGES {
+            fetches.clear();
+            let room = self.write_room();
+            let pass = self.cache.writeback(now, kind, MAX_WRITEBACK_PAGES - total.pages, room, &mut fetches);
+            for f in &fetches {
+                self.submit(now, None, f);
+            }
+            total.pages += pass.pages;
+            total.congested = pass.congested;
+            if !pass.congested || self.write_congested || pass.pages == 0 {
+                break;
+            }
         }
         self.kernel_io = fetches;
+        total
+    }
+
+    /// What a pdflush pass may write before the queue is congested: none without a request limit.
+    fn write_room(&self) -> Option<WriteRoom> {
+        let n = self.cfg.nr_requests?;
+        let on = blk::congestion_thresholds(n).0;
+        let allocated = self.sched.allocated_requests(true);
+        let requests = if self.write_congested { 0 } else { on.saturating_sub(allocated) };
+        let request_pages = self.max_request_sectors as u64 / SECTORS_PER_PAGE;
+        Some(WriteRoom {
+            requests: u32::try_from(requests).expect("requests under nr_requests"),
+            request_pages: u32::try_from(request_pages).expect("a request of < 2^32 pages"),
+        })
     }
 
     fn wake_background_writeback(&mut self) {
-        self.wake_background_writeback_after(Nanos::ZERO);
-    }
-
-    fn wake_background_writeback_after(&mut self, delay: Nanos) {
         if !self.background_pending {
             self.background_pending = true;
-            self.q.schedule_after(delay, Event::Background);
+            self.q.schedule(self.now(), Event::Background);
         }
     }
 
@@ -1620,6 +1760,7 @@ impl Server {
             let a = self.sched.allocated_requests(write);
             assert!(a <= blk::hard_limit(n), "{a} requests allocated under nr_requests = {n}");
         }
+        self.write_congested = blk::congested(self.write_congested, self.sched.allocated_requests(true), n);
         let congested = blk::congested(self.read_congested, allocated, n);
         if congested != self.read_congested {
             self.read_congested = congested;
@@ -1742,6 +1883,11 @@ impl Server {
             for slot in std::mem::take(&mut self.throttled) {
                 self.unthrottle(slot);
                 wake.push(slot);
+            }
+            for kind in [Writeback::Kupdate, Writeback::Background] {
+                if self.pdflush_loop(kind).as_ref().is_some_and(|l| l.waiting.is_some()) {
+                    self.pdflush_woken(kind);
+                }
             }
         }
         for slot in wake {
@@ -2672,6 +2818,46 @@ mod tests {
                 assert_eq!(peak, 128, "{scheduler}");
             }
         }
+    }
+
+    /// 2.6.18's pdflush writes with `wbc.nonblocking`: a background pass stops where the queue becomes
+    /// congested (113 write requests of 128), sleeps in `blk_congestion_wait()`, and goes on when a write
+    /// request is freed below the congestion-off threshold, until dirty memory is down to the background
+    /// ratio. 2,000 dirty pages, none next to another, are 2,000 one-page writes; the readers write nothing.
+    /// The model before wrote the whole excess over the background ratio in one pass, past the queue's
+    /// congestion and its limit.
+    #[test]
+    fn background_writeback_stops_at_a_congested_queue_and_goes_on_below_it() {
+        let cfg = SimConfig {
+            memory_bytes: 64 * MIB,
+            concurrency: 1,
+            duration: Nanos::from_secs(5),
+            warmup: Warmup::Fixed(Nanos::ZERO),
+            ..SimConfig::default()
+        };
+        let readers = "write:files=100,file_size=4MiB,block=16KiB,read_fraction=1";
+        let mut s = Server::new(cfg, parse_workload(readers).unwrap()).unwrap();
+        for file in 0..100 {
+            for page in (0..40).step_by(2) {
+                let file = FileId(file);
+                let pages = s.layout.file_pages(file);
+                let mut cur =
+                    s.cache.begin_write(Nanos::ZERO, StreamId(1), file, page * 4096, 4096, pages).unwrap();
+                s.cache.write(Nanos::ZERO, &mut cur, &s.layout, &mut s.out);
+                assert_eq!(s.out.status, ReadStatus::Done);
+            }
+        }
+        let background = s.cache.dirty_limits().1;
+        assert!((1000..2000).contains(&background), "{background} pages: the case needs 2,000 above it");
+        s.pdflush_start(Writeback::Background);
+        let on = blk::congestion_thresholds(128).0;
+        assert_eq!(s.sched.allocated_requests(true), on, "the pass stops at the congestion-on threshold");
+        assert_eq!(s.cache.memory().writeback, on as u64);
+        assert_eq!(s.background.and_then(|l| l.waiting), Some((Nanos::ZERO, true)), "asleep, congested");
+        s.run_events(&mut |_| {}).unwrap();
+        assert_eq!(s.blk.peak(true), on, "no pass went past the congestion-on threshold");
+        assert!(s.background.is_none() && !s.background_pending, "the loop ended");
+        assert!(s.cache.memory().dirty <= background, "{} dirty pages", s.cache.memory().dirty);
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //! again. Three paths start writeback:
 //! - `wb_kupdate()` every `dirty_writeback_centisecs` (5 s): inodes dirtied more than
 //!   `dirty_expire_centisecs` (30 s) ago, all their pages;
-//! - `background_writeout()`: while more than `dirty_background_ratio` (10 %) of memory is dirty;
+//! - `background_writeout()`: while more than `dirty_background_ratio` (10 %) of memory is dirty.
+//!
+//!   Both write in passes of `MAX_WRITEBACK_PAGES` (1,024) with `wbc.nonblocking`: a pass stops when the
+//!   disk's queue is write-congested, and the loop sleeps in `blk_congestion_wait(WRITE, HZ/10)` before the
+//!   next (the driver runs the loops: `crate::buffer::write`'s `WriteRoom`);
 //! - `balance_dirty_pages()`: a writer that finds more than `vm_dirty_ratio` (40 %) of memory dirty or
 //!   under writeback writes `sync_writeback_pages()` = 48 pages itself (1.5 × `ratelimit_pages` of 32) and
 //!   sleeps in `blk_congestion_wait(WRITE, HZ/10)` (100 ms at most: a write request freed below the

@@ -52,7 +52,7 @@ mod write;
 pub use dirty::WritebackConfig;
 pub use observer::{AccessOutcome, Counters, Eviction, Observer, ThrashDetector, WriteCause};
 pub use swap::SwapConfig;
-pub use write::{TouchCursor, WriteCursor, Writeback, MAX_WRITEBACK_PAGES};
+pub use write::{TouchCursor, WriteCursor, WriteRoom, Writeback, WritebackPass, MAX_WRITEBACK_PAGES};
 
 use crate::error::CoreError;
 use crate::hash::KeyMap;

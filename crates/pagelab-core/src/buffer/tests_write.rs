@@ -143,6 +143,32 @@ fn a_page_being_written_out_is_found_and_kept() {
     assert_eq!((m.writing, m.writeback, m.dirty, m.resident), (0, 0, 0, 3), "1:0 stays, clean");
 }
 
+/// A pdflush pass with the queue's room (2.6.18's `wbc.nonblocking`) stops before the first page that would
+/// need a request past it; the next pass goes on from there. A write continues its request until the request
+/// is full (two pages here), so one more page of a file whose request has room costs none.
+#[test]
+fn a_pdflush_pass_stops_where_the_queue_would_be_congested() {
+    let mut c = cache(MemoryConfig::exact(64), PolicyKind::Lru, 0);
+    assert_eq!(write_pages(&mut c, 5, 0, 7).1, ReadStatus::Done);
+    assert_eq!(write_pages(&mut c, 3, 0, 2).1, ReadStatus::Done);
+    let room = |requests| Some(WriteRoom { requests, request_pages: 2 });
+    let mut out = Vec::new();
+    let pass = c.writeback(Nanos(0), Writeback::Background, MAX_WRITEBACK_PAGES, room(2), &mut out);
+    assert_eq!(pass, WritebackPass { pages: 4, congested: true });
+    // Both inodes were dirtied at 0 s: file 3 comes first.
+    assert_eq!(shape(&out), vec![(3, 0, 2, true), (5, 0, 2, true)], "two requests of two pages");
+    out.clear();
+    let pass = c.writeback(Nanos(0), Writeback::Background, MAX_WRITEBACK_PAGES, room(3), &mut out);
+    assert_eq!(pass, WritebackPass { pages: 5, congested: false }, "nothing left to write");
+    assert_eq!(shape(&out), vec![(5, 2, 5, true)], "one write of three requests: 2-3, 4-5 and 6");
+    out.clear();
+    assert_eq!(write_pages(&mut c, 7, 0, 1).1, ReadStatus::Done);
+    let pass = c.writeback(Nanos(0), Writeback::Background, MAX_WRITEBACK_PAGES, room(0), &mut out);
+    assert_eq!(pass, WritebackPass { pages: 0, congested: true }, "a congested queue takes no write");
+    assert!(out.is_empty());
+    assert_eq!((c.memory().dirty, c.memory().writeback), (1, 9));
+}
+
 /// wb_kupdate writes inodes dirtied more than 30 s ago, oldest first, each in file order, contiguous pages
 /// in one write; written pages stay cached, clean.
 #[test]
@@ -167,7 +193,8 @@ fn kupdate_writes_expired_inodes_in_file_order() {
     write_at(&mut c, 3, 5, 4, 5);
     write_at(&mut c, 40, 7, 0, 1);
     let mut out = Vec::new();
-    assert_eq!(c.writeback(Nanos::from_secs(35), Writeback::Kupdate, &mut out), 5);
+    let pass = c.writeback(Nanos::from_secs(35), Writeback::Kupdate, MAX_WRITEBACK_PAGES, None, &mut out);
+    assert_eq!(pass, WritebackPass { pages: 5, congested: false });
     assert_eq!(
         shape(&out),
         vec![(5, 4, 1, true), (5, 10, 2, true), (3, 0, 2, true)],
@@ -477,7 +504,9 @@ proptest! {
             if roll % 5 == 0 {
                 let mut fetches = Vec::new();
                 while c.kswapd_step(now, &mut fetches).is_some() {}
-                c.writeback(now, if roll % 2 == 0 { Writeback::Background } else { Writeback::Kupdate }, &mut fetches);
+                let kind = if roll % 2 == 0 { Writeback::Background } else { Writeback::Kupdate };
+                let room = (roll % 3 == 0).then_some(WriteRoom { requests: (roll % 4) as u32, request_pages: 2 });
+                c.writeback(now, kind, MAX_WRITEBACK_PAGES, room, &mut fetches);
                 pending.extend(fetches);
             }
             if roll % 97 == 0 {

@@ -11,9 +11,11 @@
 //! - `begin_touch(now, stream, region, page, write) -> TouchCursor`, then `touch(now, &mut cursor, out)`
 //!   until `Done`: a page fault on anonymous memory (zero-filled at first touch, read from swap with swap
 //!   readahead after it was swapped out).
-//! - `writeback(now, Writeback::Kupdate | Background, out)`: pdflush's work; `writeback_wanted()` says when
-//!   background writeback is due. Writes complete through [`super::BufferCache::fetch_done`] like reads
-//!   (`Fetch::write`).
+//! - `writeback(now, Writeback::Kupdate | Background, max_pages, room, out) -> WritebackPass`: one pass of
+//!   pdflush's `writeback_inodes()`, which stops where the disk's queue would be congested when the driver
+//!   passes its [`WriteRoom`] (2.6's `wbc.nonblocking`); the driver loops the passes as `wb_kupdate()` and
+//!   `background_writeout()` do, and `writeback_wanted()` says when background writeback is due. Writes
+//!   complete through [`super::BufferCache::fetch_done`] like reads (`Fetch::write`).
 //! - `anon_released(now, region)`: the region's owner exited; its pages and swap slots are freed.
 //!
 //! Page states (the conservation the tests check): a page is in flight (read), resident (clean, dirty,
@@ -31,8 +33,29 @@ use crate::policy::FrameId;
 use crate::prefetch::Window;
 use crate::time::Nanos;
 
-/// `MAX_WRITEBACK_PAGES`: pages one background writeback pass writes at most (`mm/page-writeback.c`).
+/// `MAX_WRITEBACK_PAGES`: pages one pdflush pass writes at most (`mm/page-writeback.c`).
 pub const MAX_WRITEBACK_PAGES: u64 = 1024;
+
+/// How much a pdflush pass may write before the disk's queue is congested. 2.6.18's pdflush writes with
+/// `wbc.nonblocking`: `sync_sb_inodes()` and `mpage_writepages()` stop the pass (`encountered_congestion`)
+/// once `bdi_write_congested()`, instead of sleeping on a full queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteRoom {
+    /// Write requests the queue can allocate before it is congested (0 when it is).
+    pub requests: u32,
+    /// Pages in one request (the queue's largest request): a write of more pages takes more requests.
+    pub request_pages: u32,
+}
+
+/// What one pdflush pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WritebackPass {
+    /// Pages whose write started.
+    pub pages: u64,
+    /// The pass stopped because its next request would find the queue congested
+    /// (`wbc.encountered_congestion`).
+    pub congested: bool,
+}
 
 /// A `write()` call in progress: pages `[next, last)` of `file`. Made by [`BufferCache::begin_write`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,8 +102,7 @@ impl TouchCursor {
 pub enum Writeback {
     /// `wb_kupdate()`: every page of inodes dirtied more than `expire` ago.
     Kupdate,
-    /// `background_writeout()`: while more than the background ratio of memory is dirty, at most
-    /// [`MAX_WRITEBACK_PAGES`] per pass.
+    /// `background_writeout()`: any dirty pages, while more than the background ratio of memory is dirty.
     Background,
 }
 
@@ -315,18 +337,25 @@ impl<O: Observer> BufferCache<O> {
         dropped
     }
 
-    /// pdflush: start the writes `kind` calls for into `out`. Returns the pages whose write started.
-    pub fn writeback(&mut self, now: Nanos, kind: Writeback, out: &mut Vec<Fetch>) -> u64 {
-        let (max, older_than) = match kind {
-            Writeback::Kupdate => {
-                (self.dirty.dirty(), Some(Nanos(now.0.saturating_sub(self.writeback.expire.0))))
-            }
-            Writeback::Background => {
-                let background = self.dirty_limits().1;
-                (self.dirty.dirty().saturating_sub(background).min(MAX_WRITEBACK_PAGES), None)
-            }
+    /// One pdflush pass (`writeback_inodes()`): start the writes of up to `max_pages` dirty pages that `kind`
+    /// calls for into `out`, stopping where `room` says the queue would be congested (no such stop without a
+    /// room: a queue without a request limit is never congested).
+    ///
+    /// Caller guarantees: the fetches in `out` are submitted before the next pass, so that the room it
+    /// measures for that pass counts them.
+    pub fn writeback(
+        &mut self,
+        now: Nanos,
+        kind: Writeback,
+        max_pages: u64,
+        room: Option<WriteRoom>,
+        out: &mut Vec<Fetch>,
+    ) -> WritebackPass {
+        let older_than = match kind {
+            Writeback::Kupdate => Some(Nanos(now.0.saturating_sub(self.writeback.expire.0))),
+            Writeback::Background => None,
         };
-        self.write_dirty_pages(now, max, older_than, out)
+        self.write_dirty_pages(now, max_pages, older_than, room, out)
     }
 
     /// `balance_dirty_pages()` at the end of a write: above the dirty limit the writer writes a chunk of the
@@ -336,25 +365,29 @@ impl<O: Observer> BufferCache<O> {
         if self.dirty.dirty() + self.dirty.writeback() <= limit {
             return ReadStatus::Done;
         }
+        // The writer's own writeback blocks on a full queue rather than stop at a congested one.
         let chunk = self.writeback.write_chunk_pages as u64;
-        self.write_dirty_pages(now, chunk, None, &mut out.fetches);
+        self.write_dirty_pages(now, chunk, None, None, &mut out.fetches);
         self.observer.throttled(now, stream);
         ReadStatus::Throttled
     }
 
     /// Start the writes of up to `max` dirty file pages, oldest inodes first, each in file order, skipping
-    /// pages already under writeback; consecutive pages contiguous on disk form one write.
+    /// pages already under writeback; consecutive pages contiguous on disk form one write. With a `room`,
+    /// the pages stop before the first that would need a request past it.
     fn write_dirty_pages(
         &mut self,
         now: Nanos,
         max: u64,
         older_than: Option<Nanos>,
+        room: Option<WriteRoom>,
         out: &mut Vec<Fetch>,
-    ) -> u64 {
+    ) -> WritebackPass {
         let mut picked = Vec::new();
         self.dirty.pick(max, older_than, &mut picked);
         let mut open: Option<Fetch> = None;
-        let mut started = 0;
+        let mut pass = WritebackPass::default();
+        let mut requests = 0u32;
         for (file, idx) in picked {
             let key = PageKey::new(file, idx);
             // A dirty page not resident is one reclaim took while its earlier write was in flight: it
@@ -364,14 +397,23 @@ impl<O: Observer> BufferCache<O> {
             if self.pages.meta[f].flags & flag::WRITEBACK != 0 {
                 continue; // re-dirtied while its write is in flight: the next pass takes it
             }
-            self.pages.meta[f].flags = (self.pages.meta[f].flags & !flag::DIRTY) | flag::WRITEBACK;
-            self.dirty.write_started(file, idx);
-            self.observer.write_started(now, key, self.pages.meta[f].owner, WriteCause::Writeback);
-            started += 1;
             let lbn = self.pages.lbn_of(frame);
             let extends = open.as_ref().is_some_and(|o| {
                 o.file == file && o.first_page + o.pages as u64 == idx && o.lbn + o.pages as u64 == lbn
             });
+            if let Some(room) = room {
+                let new_request =
+                    !extends || open.as_ref().is_some_and(|o| o.pages % room.request_pages.max(1) == 0);
+                if new_request && requests >= room.requests {
+                    pass.congested = true;
+                    break;
+                }
+                requests += u32::from(new_request);
+            }
+            self.pages.meta[f].flags = (self.pages.meta[f].flags & !flag::DIRTY) | flag::WRITEBACK;
+            self.dirty.write_started(file, idx);
+            self.observer.write_started(now, key, self.pages.meta[f].owner, WriteCause::Writeback);
+            pass.pages += 1;
             if extends {
                 open.as_mut().expect("open write").pages += 1;
             } else {
@@ -384,7 +426,7 @@ impl<O: Observer> BufferCache<O> {
         if let Some(done) = open {
             self.issue_write(now, done, out);
         }
-        started
+        pass
     }
 
     fn new_write(&mut self, file: FileId, first_page: u64, lbn: Lbn, owner: StreamId) -> Fetch {
