@@ -159,7 +159,9 @@ impl ReadCursor {
     /// `i` fetches the pages of `[a, a + pages)` with `a = i - i % alignment` (clipped at the file's end)
     /// that are not cached: `i` (and the call's other pages) as demand, the rest as prefetched (as any
     /// readahead's pages are: counted as prefetched, kept by a prefetch cache, seen by the thrash
-    /// detector). The prefetcher is neither asked (`on_read`, `on_sync_miss`, `on_marker_hit`) nor told
+    /// detector). Page `i` is allocated before the stretch (ext4's `sb_getblk()` of the inode's block
+    /// comes before its readahead), so memory that runs out in the stretch below `i` leaves `i` to be read
+    /// alone. The prefetcher is neither asked (`on_read`, `on_sync_miss`, `on_marker_hit`) nor told
     /// (`read_done`) of the call; it hears `fetch_done` for its fetches, as for every fetch. Panics unless
     /// `1 <= alignment <= pages`.
     pub fn aligned_readahead(self, alignment: u64, pages: u64) -> ReadCursor {
@@ -1035,22 +1037,93 @@ impl<O: Observer> BufferCache<O> {
         // A synchronous window brings the rest of the reader's call as demand pages (Linux reads them
         // through readahead too, but they are accessed by this very call: not prefetched).
         let demanded = if sync { cursor.next..cursor.last } else { 0..0 };
+        let mut first = None;
+        let own_read = cursor.aligned_ra.is_some();
+        if own_read && demanded.start > pages.start && pages.contains(&demanded.start) {
+            // The reader's page before the stretch around it: ext4's `__ext4_get_inode_loc()` gets the
+            // inode's own block (`sb_getblk()`) before it reads ahead the aligned stretch of the table from
+            // below it. Allocated in page order, the stretch's pages below it would take the memory the
+            // reader needs first: when memory is short the reader's page would never be had, and its own
+            // readahead reclaimed again and again. (The page cache's readahead allocates in page order, as
+            // `__do_page_cache_readahead()` does; its synchronous windows start at the reader's page.)
+            match self.allocate_first(now, demanded.start, cursor, layout, out) {
+                Some(frame) => first = Some((demanded.start, frame)),
+                None => return self.check(),
+            }
+        }
         self.runs.clear();
         layout.runs(cursor.file, pages.start, pages.end - pages.start, &mut self.runs);
         let runs = std::mem::take(&mut self.runs);
         for run in &runs {
-            if !self.submit_run(now, run, cursor, &demanded, marker_page, out) {
+            if !self.submit_run(now, run, cursor, &demanded, marker_page, &mut first, out) {
                 break;
             }
         }
         self.runs = runs;
+        if let Some((idx, frame)) = first {
+            // The stretch ended before the reader's page: its page is read alone.
+            self.issue_alone(now, idx, frame, cursor, marker_page, out);
+        }
         self.check();
+    }
+
+    /// Memory and a frame for the reader's page `idx`, had before the rest of its window
+    /// ([`BufferCache::submit`]). `None` when it cannot be had now (or reclaim is writing it out).
+    fn allocate_first(
+        &mut self,
+        now: Nanos,
+        idx: u64,
+        cursor: &ReadCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) -> Option<FrameId> {
+        let key = PageKey::new(cursor.file, idx);
+        debug_assert!(self.pages.lookup(key.raw()).is_none(), "the reader's page {idx} is cached");
+        if self.pages.being_written(key.raw()) {
+            return None;
+        }
+        self.runs.clear();
+        layout.runs(cursor.file, idx, 1, &mut self.runs);
+        let lbn = self.runs.first().expect("a layout maps every page of its files").lbn;
+        self.allocate(now, key, lbn, true, cursor, out)
+    }
+
+    /// The fetch of page `idx` alone, in `frame` (allocated, not yet in a fetch).
+    fn issue_alone(
+        &mut self,
+        now: Nanos,
+        idx: u64,
+        frame: FrameId,
+        cursor: &ReadCursor,
+        marker_page: Option<u64>,
+        out: &mut ReadOutcome,
+    ) {
+        self.next_fetch += 1;
+        let lbn = self.pages.lbn_of(frame);
+        let fetch = Fetch {
+            id: self.next_fetch,
+            file: cursor.file,
+            first_page: idx,
+            lbn,
+            pages: 1,
+            sync: true,
+            write: false,
+            owner: cursor.stream,
+        };
+        let f = frame as usize;
+        self.pages.meta[f].fetch_of = fetch.id;
+        if marker_page == Some(idx) {
+            self.pages.meta[f].flags |= flag::MARKER;
+        }
+        self.issue(now, fetch, out);
     }
 
     /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch. `false`: a
     /// page could not be had, and the window ends there (its later pages and runs are not tried), as 2.6's
     /// `__do_page_cache_readahead()` breaks out of its allocation loop at the first page it cannot allocate.
-    /// A demanded page left out is the reader's to miss again.
+    /// A demanded page left out is the reader's to miss again. The reader's page allocated `first` joins
+    /// the fetch its neighbours form (and is taken out of `first`).
+    #[allow(clippy::too_many_arguments)]
     fn submit_run(
         &mut self,
         now: Nanos,
@@ -1058,6 +1131,7 @@ impl<O: Observer> BufferCache<O> {
         cursor: &ReadCursor,
         demanded: &std::ops::Range<u64>,
         marker_page: Option<u64>,
+        first: &mut Option<(u64, FrameId)>,
         out: &mut ReadOutcome,
     ) -> bool {
         let mut open: Option<Fetch> = None;
@@ -1066,9 +1140,18 @@ impl<O: Observer> BufferCache<O> {
             let key = PageKey::new(cursor.file, idx);
             let is_demand = demanded.contains(&idx);
             let lbn = Lbn(run.lbn.0 + i);
-            let present = self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw());
+            let had = first.filter(|&(page, _)| page == idx).map(|(_, frame)| frame);
+            if had.is_some() {
+                *first = None;
+            }
+            let present = had.is_none()
+                && (self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw()));
             // Cached pages (and pages reclaim is writing out) split the batch, never take the marker.
-            let frame = if present { None } else { self.allocate(now, key, lbn, is_demand, cursor, out) };
+            let frame = match had {
+                Some(frame) => Some(frame),
+                None if present => None,
+                None => self.allocate(now, key, lbn, is_demand, cursor, out),
+            };
             let Some(frame) = frame else {
                 if let Some(f) = open.take() {
                     self.issue(now, f, out);

@@ -154,6 +154,36 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
     assert_eq!(read(&mut c, 99, &mut out), vec![(96, 4, true)]);
 }
 
+/// The reader's page comes before the stretch around it (ext4's `__ext4_get_inode_loc()` gets the inode's
+/// block before it reads ahead the aligned stretch from below it). With memory for four pages, a miss at page
+/// 37 in a stretch of 32..65 gets 37 first and then 32..35, where memory ends and the stretch with it: 37 is
+/// read alone and the reader waits for it. Allocated in page order, 32..36 took the memory and 37 was never
+/// had: the reader missed again, and when memory was short it reclaimed its own stretch over and over.
+#[test]
+fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
+    let mut c = cache(4, "linux-2.6");
+    let mut out = ReadOutcome::default();
+    let mut cur =
+        c.begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100).unwrap().aligned_readahead(32, 33);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    let shape: Vec<_> = out.fetches.iter().map(|f| (f.first_page, f.pages, f.sync)).collect();
+    assert_eq!(shape, vec![(32, 3, false), (37, 1, true)]);
+    let fetch = out.fetches[1].id;
+    assert_eq!(out.status, ReadStatus::Blocked { fetch });
+    for f in out.fetches.clone() {
+        c.fetch_done(Nanos(1), &f).unwrap();
+    }
+    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    assert_eq!((out.status, stats(&c).misses), (ReadStatus::Done, 1));
+    // With room for the whole stretch, it is one fetch as before: the order of allocation changes nothing.
+    let mut c = cache(64, "linux-2.6");
+    let mut cur =
+        c.begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100).unwrap().aligned_readahead(32, 33);
+    out.clear();
+    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    assert_eq!(spans(&out), vec![(32, 33)]);
+}
+
 /// An aligned read that meets a page carrying the page cache's readahead marker leaves the marker for the
 /// page cache's own reads: the modern readahead's first window 0-3 marks page 1; an aligned read of page 1
 /// starts no window, and a plain read of it then starts 4-11.

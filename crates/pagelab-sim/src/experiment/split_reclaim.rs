@@ -52,6 +52,15 @@
 //! a `stat()`'s `dput()` spinning on the dentry LRU's lock behind a walk (3.x's `dentry_lru_add()`), and
 //! ext4's own reads of its metadata blocks (an inode-table miss reads the 32-aligned stretch of the table,
 //! 33 blocks; a directory block is read alone; `workload::metadata`):
+//! - **The reader's inode-table page first** (2026-12-03). A `stat()` whose inode-table page is not cached
+//!   now has that page before the aligned stretch below it, as ext4's `sb_getblk()` of the inode's block
+//!   comes before its readahead; in page order the stretch's lower pages took the memory first, and with
+//!   memory short the reader's page was never had. Conventional reclaim at 8 / 16 threads: worst 32 → 42 /
+//!   56.6 → 56.7 ms, 718 k → 693 k / 809 k → 803 k `stat`/s; the full-scale extrapolation 12.8 → 18.0 s
+//!   (exponent 1.27 → 1.33); split P = 50 % over conventional at 16 threads 1.02× → 1.03×. With 10 % of
+//!   memory held, P = 60 % at 16 threads 429 k → 486 k `stat`/s against conventional's 825 k → 831 k
+//!   (7,096 direct reclaims, 49 congestion waits, worst 401 ms). Split reclaim's own Figure 5 rows and
+//!   Table III are unchanged. The numbers in the rest of this list are from before it where they differ.
 //! - Split reclaim with P = 50 % cuts the worst `stat` latency at 16 threads by 99.4 % (56.6 ms → 0.31 ms);
 //!   split's worst anywhere is 0.31 ms (its batches of 128 objects); P = 50 % beats P = 40 % (828 k against
 //!   808 k `stat`/s; miss ratio 0.909 against 0.944). Split P = 50 % is 1.02× conventional's throughput at
