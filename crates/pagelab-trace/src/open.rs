@@ -267,7 +267,8 @@ impl Read for SharedStream {
 /// stops here and the bad record is reported. 16 MiB decoded spans over a hundred zstd blocks (at most
 /// 128 KiB each): damage that breaks a block's coding shows within that stretch, and so does a checksum at
 /// the end of a frame, an xz block or a gzip member that ends there. Damage that only a checksum further on
-/// would catch is not found in a pipe, and is reported as the bad record it decoded to.
+/// would catch is not found in a pipe, and is reported as the bad record it decoded to, with how far past it
+/// the stream was decoded.
 const DAMAGE_LOOKAHEAD_BYTES_PIPE: u64 = 16 << 20;
 
 /// A compressed trace's reader. A bad record there may be damage the codec has not yet seen (a gzip
@@ -282,12 +283,20 @@ struct CompressedTrace {
 }
 
 impl CompressedTrace {
-    fn damage_or(&mut self, error: TraceError) -> TraceError {
-        let TraceError::BadRecord { path, line, .. } = &error else { return error };
+    fn damage_or(&mut self, mut error: TraceError) -> TraceError {
+        let TraceError::BadRecord { path, line, expected, .. } = &mut error else { return error };
         match io::copy(&mut (&mut self.rest).take(self.lookahead_bytes_max), &mut io::sink()) {
             // `io::copy` retries an interrupted read itself.
             Err(e) => TraceError::read(path.clone(), *line, e),
-            Ok(_) => error,
+            Ok(read) => {
+                if read == self.lookahead_bytes_max {
+                    // A pipe's bounded look: say how far it went, since damage beyond it was not looked for.
+                    let mib = self.lookahead_bytes_max >> 20;
+                    expected
+                        .push_str(&format!("; the next {mib} MiB of the compressed pipe decoded cleanly"));
+                }
+                error
+            }
         }
     }
 }
@@ -502,6 +511,7 @@ mod tests {
         let err = drain(reader.as_mut()).unwrap_err();
         let msg = err.to_string();
         assert!(msg.starts_with("<stdin>:1001: bad record `bad`"), "{msg}");
+        assert!(msg.ends_with("; the next 16 MiB of the compressed pipe decoded cleanly"), "{msg}");
     }
 
     /// `text` compressed with `codec` (`zstd`, `gzip` or `xz`), as the encoders write whole files.
