@@ -1098,24 +1098,25 @@ impl<O: Observer> BufferCache<O> {
         marker_page: Option<u64>,
         out: &mut ReadOutcome,
     ) {
+        let fetch = self.new_read(cursor, idx, self.pages.lbn_of(frame), true);
+        self.join_fetch(frame, fetch.id, idx, marker_page);
+        self.issue(now, fetch, out);
+    }
+
+    /// A new read of page `idx` of the reader's file (at `lbn`), one page long so far.
+    fn new_read(&mut self, cursor: &ReadCursor, idx: u64, lbn: Lbn, sync: bool) -> Fetch {
         self.next_fetch += 1;
-        let lbn = self.pages.lbn_of(frame);
-        let fetch = Fetch {
-            id: self.next_fetch,
-            file: cursor.file,
-            first_page: idx,
-            lbn,
-            pages: 1,
-            sync: true,
-            write: false,
-            owner: cursor.stream,
-        };
+        let (file, owner) = (cursor.file, cursor.stream);
+        Fetch { id: self.next_fetch, file, first_page: idx, lbn, pages: 1, sync, write: false, owner }
+    }
+
+    /// The page `idx` in `frame` is read by fetch `id`; it takes the readahead marker if it is the window's.
+    fn join_fetch(&mut self, frame: FrameId, id: u64, idx: u64, marker_page: Option<u64>) {
         let f = frame as usize;
-        self.pages.meta[f].fetch_of = fetch.id;
+        self.pages.meta[f].fetch_of = id;
         if marker_page == Some(idx) {
             self.pages.meta[f].flags |= flag::MARKER;
         }
-        self.issue(now, fetch, out);
     }
 
     /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch. `false`: a
@@ -1140,10 +1141,7 @@ impl<O: Observer> BufferCache<O> {
             let key = PageKey::new(cursor.file, idx);
             let is_demand = demanded.contains(&idx);
             let lbn = Lbn(run.lbn.0 + i);
-            let had = first.filter(|&(page, _)| page == idx).map(|(_, frame)| frame);
-            if had.is_some() {
-                *first = None;
-            }
+            let had = first.take_if(|&mut (page, _)| page == idx).map(|(_, frame)| frame);
             let present = had.is_none()
                 && (self.pages.lookup(key.raw()).is_some() || self.pages.being_written(key.raw()));
             // Cached pages (and pages reclaim is writing out) split the batch, never take the marker.
@@ -1161,30 +1159,15 @@ impl<O: Observer> BufferCache<O> {
                 }
                 return false;
             };
-            match open.as_mut() {
+            let id = match open.as_mut() {
                 Some(fetch) => {
                     fetch.pages += 1;
                     fetch.sync |= is_demand;
+                    fetch.id
                 }
-                None => {
-                    self.next_fetch += 1;
-                    open = Some(Fetch {
-                        id: self.next_fetch,
-                        file: cursor.file,
-                        first_page: idx,
-                        lbn,
-                        pages: 1,
-                        sync: is_demand,
-                        write: false,
-                        owner: cursor.stream,
-                    });
-                }
-            }
-            let f = frame as usize;
-            self.pages.meta[f].fetch_of = open.as_ref().expect("open fetch").id;
-            if marker_page == Some(idx) {
-                self.pages.meta[f].flags |= flag::MARKER;
-            }
+                None => open.insert(self.new_read(cursor, idx, lbn, is_demand)).id,
+            };
+            self.join_fetch(frame, id, idx, marker_page);
         }
         if let Some(f) = open {
             self.issue(now, f, out);
