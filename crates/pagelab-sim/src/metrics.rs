@@ -246,6 +246,9 @@ pub struct MetadataMetrics {
     pub inode_hits: u64,
     pub pages_end: u32,
     pub slab_pages_allocated: u64,
+    /// New slabs taken at the smallest order because the cache's own could not be had (SLUB's
+    /// `ORDER_FALLBACK`: a one-page `ext4_inode_cache` slab of three inodes instead of four pages of 14).
+    pub slab_order_fallbacks: u64,
     /// The shrinker (kswapd's and, under conventional reclaim, direct reclaim's): passes, objects scanned and
     /// freed, slab pages freed.
     pub shrinker_passes: u64,

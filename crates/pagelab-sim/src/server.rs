@@ -2122,6 +2122,7 @@ impl Server {
             inode_hits: s.inode_hits,
             pages_end: m.pages(),
             slab_pages_allocated: s.pages_allocated,
+            slab_order_fallbacks: s.order_fallbacks,
             shrinker_passes: s.shrinker_passes,
             deferred_passes: s.deferred_passes,
             deferred_max: s.deferred_max,

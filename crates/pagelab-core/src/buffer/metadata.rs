@@ -25,7 +25,8 @@
 
 use super::{BufferCache, Observer, ReadOutcome};
 use crate::memory::{ReclaimCost, Reclaimer, DEF_PRIORITY};
-use crate::metadata::{Gfp, MetadataCache, MetadataStats};
+use crate::metadata::slab::{SlabGeometry, SlabOrder};
+use crate::metadata::{Gfp, MetadataCache, MetadataStats, NewSlabs};
 use crate::policy::History;
 use crate::time::Nanos;
 
@@ -87,47 +88,98 @@ impl<O: Observer> BufferCache<O> {
             out.metadata_reclaim += cost;
             out.metadata_reclaims += 1;
         }
-        // A new slab's pages in each slab cache without a free slot, one page at a time. A direct reclaim on
-        // the way (conventional reclaim) may free slots, or return a partial slab whole and so raise the
-        // need; the need is never above a slab of each cache, so twice that many rounds bound the loop.
-        // The dentry's slab first (`d_alloc()`, which may enter the file system), then the inode's
-        // (`ext4_alloc_inode()`, `GFP_NOFS`).
-        let rounds = 2 * self.metadata.as_ref().map_or(0, |m| m.pages_per_object_max());
-        let mut taken = 0;
-        let mut need = self.metadata_pages_needed(ino);
-        for _ in 0..rounds {
-            if taken >= need {
-                break;
-            }
-            let kernel_pages = self.metadata.as_mut().map_or(0, |m| m.pages_needed_for(ino, Gfp::Kernel));
-            self.alloc_gfp = if taken < kernel_pages { Gfp::Kernel } else { Gfp::NoFs };
-            let got = self.take_memory(now, History::NONE, out);
-            self.alloc_gfp = Gfp::Kernel;
-            if !got {
-                break;
-            }
-            taken += 1;
-            need = self.metadata_pages_needed(ino);
-        }
-        if taken < need {
-            self.memory.release_pages(taken);
+        let Some(slabs) = self.new_slabs_for(now, ino, out) else {
             self.memory.record_failed_allocation();
             return false;
-        }
-        self.memory.release_pages(taken - need);
+        };
         // The call's `dput()` puts the new dentry on the LRU once its own reclaims are done.
         let at = now + self.call_reclaim_time(out);
         let wait = self.metadata_lock.add_dentry(now, at);
         let m = self.metadata.as_mut().expect("checked above");
-        m.insert(ino, need);
+        m.insert(ino, slabs);
         m.note_dput_wait(wait);
         out.dput_wait += wait;
         self.check();
         true
     }
 
-    fn metadata_pages_needed(&mut self, ino: u64) -> u32 {
-        self.metadata.as_mut().map_or(0, |m| m.pages_needed(ino))
+    /// A new slab in each slab cache inserting `ino` takes a slot in that has none free, its pages taken from
+    /// the budget: the dentry's first (`d_alloc()`, which may enter the file system), then the inode's
+    /// (`ext4_alloc_inode()`, `GFP_NOFS`). `None`: some slab could not be had now (the pages taken are given
+    /// back). A direct reclaim on the way (conventional reclaim) may free a slot in a cache that had none,
+    /// and the slab taken for it is given back, or return a partial slab whole, and the cache then wants
+    /// one: each round takes one slab, and twice the caches' count of rounds bound the loop.
+    fn new_slabs_for(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> Option<NewSlabs> {
+        let mut got = NewSlabs::default();
+        for _ in 0..2 * got.len() + 1 {
+            let m = self.metadata.as_mut().expect("the caller has a metadata cache");
+            let Some((cache, geometry)) = m.slab_wanted(ino, &got) else { return Some(got) };
+            self.alloc_gfp = geometry.gfp;
+            let order = self.take_slab(now, geometry, out);
+            self.alloc_gfp = Gfp::Kernel;
+            let m = self.metadata.as_mut().expect("the caller has a metadata cache");
+            let Some(order) = order else {
+                self.memory.release_pages(m.slab_pages(&got));
+                return None;
+            };
+            got[cache] = Some(order);
+            let unneeded = m.drop_unneeded_slabs(ino, &mut got);
+            self.memory.release_pages(unneeded);
+        }
+        let m = self.metadata.as_ref().expect("the caller has a metadata cache");
+        self.memory.release_pages(m.slab_pages(&got));
+        None
+    }
+
+    /// A new slab's pages, as SLUB's `allocate_slab()` gets them: the cache's own order first, with
+    /// `__GFP_NORETRY` when a smaller order exists (3.x: at most one direct reclaim, then the attempt fails),
+    /// then the smallest order with the caller's flags (direct reclaim until it has the pages, as
+    /// [`BufferCache::take_memory`]). `None`: not even the smallest could be had now.
+    fn take_slab(&mut self, now: Nanos, geometry: SlabGeometry, out: &mut ReadOutcome) -> Option<SlabOrder> {
+        let full_pages = geometry.slab(SlabOrder::Full).1 as u32;
+        if !geometry.has_fallback() {
+            return self.take_pages(now, full_pages, out).then_some(SlabOrder::Full);
+        }
+        if self.take_pages_noretry(now, full_pages, out) {
+            return Some(SlabOrder::Full);
+        }
+        let min_pages = geometry.slab(SlabOrder::Min).1 as u32;
+        self.take_pages(now, min_pages, out).then_some(SlabOrder::Min)
+    }
+
+    /// `pages` pages from the budget, reclaiming directly as [`BufferCache::take_memory`] does; all or none.
+    fn take_pages(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
+        for taken in 0..pages {
+            if !self.take_memory(now, History::NONE, out) {
+                self.memory.release_pages(taken);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `pages` pages from the budget with `__GFP_NORETRY`, all or none: 3.x's slow path wakes kswapd, tries
+    /// the free lists at `min`, reclaims directly once and tries again, and gives up without retrying.
+    /// (Without page frames' addresses the model has no fragmentation: `pages` free pages above `min` are
+    /// a slab of that order, which is `zone_watermark_ok()`'s count for it.)
+    fn take_pages_noretry(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
+        self.settle(now);
+        let mut taken = 0;
+        let mut reclaimed = false;
+        while taken < pages {
+            if self.memory.take() || self.claim_released_page() {
+                taken += 1;
+                continue;
+            }
+            if reclaimed || !self.has_victims() {
+                self.memory.release_pages(taken);
+                return false;
+            }
+            reclaimed = true;
+            let at = now + self.call_reclaim_time(out);
+            self.direct_reclaim(at, History::NONE, out);
+        }
+        true
     }
 
     /// Whether iswapd has work: the driver runs [`BufferCache::iswapd_step`] until it returns `None`.

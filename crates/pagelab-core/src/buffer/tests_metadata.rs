@@ -243,31 +243,70 @@ fn a_nofs_reads_direct_reclaim_defers_the_metadata_shrinker() {
 }
 
 /// An insert that needs a new dentry page and a new four-page inode slab at once, with memory at `min`,
-/// reclaims once: its later pages come from what its own reclaim is freeing, not from further reclaims at
-/// the same instant (whose lock waits would be its own earlier walks).
+/// reclaims once when it succeeds: its later pages come from what its own reclaim is freeing, not from
+/// further reclaims at the same instant (whose lock waits would be its own earlier walks). One that fails
+/// reclaimed twice at most: the inode slab's `__GFP_NORETRY` attempt at four pages, then the one-page
+/// fallback's (SLUB's `allocate_slab()`), both in `GFP_NOFS` context, which only defers the shrinker.
 #[test]
 fn a_multi_page_insert_takes_its_own_reclaims_pages() {
     let mut c = ext4_cache(2000);
     let mut out = ReadOutcome::default();
-    let (mut reclaiming_inserts, mut most) = (0, 0);
+    let (mut reclaiming_inserts, mut most_done, mut most_failed, mut failed) = (0, 0, 0, 0);
     for ino in 0..40_000 {
         for attempt in 0..2 {
             let done = stat(&mut c, ino + attempt * 1_000_000, ino, &mut out);
             if out.direct_reclaims > 0 {
                 reclaiming_inserts += 1;
-                most = most.max(out.direct_reclaims);
                 assert_eq!(out.direct_reclaim.lock_wait_ns, 0, "a call never waits for its own walks");
             }
             if done {
+                most_done = most_done.max(out.direct_reclaims);
                 break;
             }
+            most_failed = most_failed.max(out.direct_reclaims);
+            failed += 1;
             // The inode slab's NOFS reclaim could only defer: kswapd, which may shrink, makes room.
             assert_eq!(attempt, 0, "no memory for {ino} even after kswapd ran");
             run_daemons(&mut c, ino);
         }
     }
     assert!(reclaiming_inserts > 0);
-    assert_eq!(most, 1, "one direct reclaim per insert");
+    assert_eq!(most_done, 1, "one direct reclaim per insert that succeeds");
+    assert!(most_failed <= 2, "{failed} failed inserts, one with {most_failed} direct reclaims");
+}
+
+/// SLUB's order fallback: when the inode cache's four-page slab cannot be had above `min`, even after its
+/// `__GFP_NORETRY` attempt's one direct reclaim (`GFP_NOFS`, which frees nothing here: no page cache, and
+/// the shrinker's work is deferred), the insert takes a one-page slab of three inodes instead of failing.
+/// A slab of the full order is never passed over while its pages are free above `min`.
+#[test]
+fn an_inode_slab_that_cannot_be_had_whole_is_taken_at_one_page() {
+    let mut c = ext4_cache(2000);
+    let min = c.memory.config().watermarks.min;
+    let mut out = ReadOutcome::default();
+    for ino in 0..40_000 {
+        let (before, fallbacks) = (c.memory(), c.metadata_stats().unwrap().order_fallbacks);
+        let done = stat(&mut c, ino, ino, &mut out);
+        let after = c.memory();
+        if c.metadata_stats().unwrap().order_fallbacks == fallbacks {
+            assert!(done || before.free <= min + 5, "{ino}: failed with {} free, min {min}", before.free);
+            continue;
+        }
+        assert!(done, "{ino}: the fallback slab is the insert's");
+        assert!(before.free <= min + 4, "{ino}: fell back with {} pages free, min {min}", before.free);
+        assert!(out.direct_reclaims >= 1 && out.direct_reclaim_gfp == Gfp::NoFs, "{out:?}");
+        let taken = after.metadata - before.metadata;
+        assert!(taken == 1 || taken == 2, "{ino}: an inode page, and perhaps a dentry page: {taken}");
+        // The one-page slab holds three inodes: the next two new files take no inode slab.
+        for next in 1..=2 {
+            let pages = c.memory().metadata;
+            assert!(stat(&mut c, ino + next, ino + next, &mut out));
+            assert!(c.memory().metadata - pages <= 1, "at most a dentry page");
+        }
+        c.check();
+        return;
+    }
+    panic!("no insert fell back to a one-page slab");
 }
 
 /// 3.x's inode LRU through the `stat()` protocol: once reclaim has freed dentries and left their inodes on

@@ -83,6 +83,12 @@
 //!   the per-dentry lock a freeing reclaimer takes in `dentry_kill()` is not modelled: tens of nanoseconds
 //!   each. iswapd and metadata reclaim walk the dentry LRU under the same lock (inference: the paper's
 //!   reclaimer is added to the VFS, whose LRU that lock guards).
+//! - A new slab whose pages cannot be had at the cache's order is taken at the smallest (SLUB's order
+//!   fallback, [`slab::SlabOrder`]; the buffer cache makes the two attempts). The first attempt's
+//!   `__GFP_NORETRY` is 3.x's: one direct reclaim, then it fails (4.6 and later make it without direct
+//!   reclaim). Without page frames' addresses there is no fragmentation: an order-2 slab fails only for want
+//!   of four free pages above `min`, never for want of four contiguous ones, and kswapd is not woken for the
+//!   order (it balances order 0).
 
 mod inodes;
 pub mod slab;
@@ -96,7 +102,7 @@ use crate::memory::{ReclaimCost, SWAP_CLUSTER_MAX};
 use crate::time::Nanos;
 use crate::PAGE_SIZE_BYTES;
 use inodes::InodeCache;
-use slab::{SlabGeometry, SlabPages};
+use slab::{SlabGeometry, SlabOrder, SlabPages};
 
 /// `SHRINK_BATCH`: objects a shrinker scans per call, and the fixed number split reclaim frees per step.
 pub const SHRINK_BATCH: u64 = 128;
@@ -339,6 +345,9 @@ pub struct MetadataStats {
     pub inode_hits: u64,
     /// Slab pages taken from the memory budget.
     pub pages_allocated: u64,
+    /// New slabs of the smallest order, taken when one of the cache's order could not be had (SLUB's
+    /// `ORDER_FALLBACK`).
+    pub order_fallbacks: u64,
     /// Shrinker passes (kswapd's and direct reclaim's) that scanned, and passes by reclaims that may not
     /// enter the file system, whose work was deferred ([`Gfp::NoFs`]).
     pub shrinker_passes: u64,
@@ -379,6 +388,11 @@ struct Object {
 
 /// At most this many slab caches per object (a dentry and an inode).
 const SLAB_CACHES_MAX: usize = 2;
+
+/// The new slabs an insert's caller obtained from the memory budget, by slab cache (dentries', then
+/// inodes'): `Some(order)` for a cache the insert takes a slot in that has no free slot (the pages of a slab
+/// of that order taken), `None` for the others.
+pub type NewSlabs = [Option<SlabOrder>; SLAB_CACHES_MAX];
 
 /// The inode's slab cache among [`Slabs::Ext4`]'s.
 const INODE_CACHE: usize = 1;
@@ -505,30 +519,68 @@ impl MetadataCache {
         self.inodes.as_ref().is_some_and(|i| i.contains(ino))
     }
 
-    /// Pages inserting `ino` needs from slab caches allocated in context `gfp`.
-    pub fn pages_needed_for(&mut self, ino: u64, gfp: Gfp) -> u32 {
-        self.pages_needed_if(ino, |g| g == gfp)
+    /// The caches inserting `ino` takes a slot in: every one, but the inode's if the inode is cached.
+    fn takes_slot(&self, ino: u64) -> impl Fn(usize) -> bool {
+        let inode_apart = self.inode_apart(ino);
+        move |c| !(c == INODE_CACHE && inode_apart)
     }
 
-    /// Pages inserting `ino` needs from the slab caches whose context passes `gfp`: a new slab's in each
-    /// one it takes a slot in (not the inode's, if the inode is cached) that has no free slot.
-    fn pages_needed_if(&mut self, ino: u64, gfp: impl Fn(Gfp) -> bool) -> u32 {
-        let inode_apart = self.inode_apart(ino);
-        (self.slab.iter_mut().enumerate())
-            .filter(|(c, cache)| !(*c == INODE_CACHE && inode_apart) && gfp(cache.geometry().gfp))
-            .map(|(_, cache)| cache.pages_needed())
+    /// The next slab cache inserting `ino` needs a new slab from, and its geometry: the first (dentries'
+    /// before inodes', the order `d_alloc()` and `ext4_alloc_inode()` allocate in) that it takes a slot in,
+    /// that has no free slot, and for which `got` holds no slab yet.
+    pub fn slab_wanted(&mut self, ino: u64, got: &NewSlabs) -> Option<(usize, SlabGeometry)> {
+        let takes_slot = self.takes_slot(ino);
+        for (c, cache) in self.slab.iter_mut().enumerate() {
+            if takes_slot(c) && got[c].is_none() && cache.pages_needed() > 0 {
+                return Some((c, cache.geometry()));
+            }
+        }
+        None
+    }
+
+    /// The slabs in `got` that inserting `ino` no longer needs (a reclaim on the way freed a slot in their
+    /// cache) are dropped from it; returns their pages, for the caller to give back to the memory budget.
+    pub fn drop_unneeded_slabs(&mut self, ino: u64, got: &mut NewSlabs) -> u32 {
+        let takes_slot = self.takes_slot(ino);
+        let mut pages = 0;
+        for (c, (cache, slab)) in self.slab.iter_mut().zip(got.iter_mut()).enumerate() {
+            let Some(order) = *slab else { continue };
+            if !takes_slot(c) || cache.pages_needed() == 0 {
+                pages += cache.geometry().slab(order).1 as u32;
+                *slab = None;
+            }
+        }
+        pages
+    }
+
+    /// A slab of the full order in every cache inserting `ino` needs one from (as a memory budget that always
+    /// has the pages would give).
+    pub fn full_slabs(&mut self, ino: u64) -> NewSlabs {
+        let mut got = NewSlabs::default();
+        for _ in 0..SLAB_CACHES_MAX {
+            let Some((c, _)) = self.slab_wanted(ino, &got) else { break };
+            got[c] = Some(SlabOrder::Full);
+        }
+        got
+    }
+
+    /// Pages the slabs of `slabs` hold.
+    pub fn slab_pages(&self, slabs: &NewSlabs) -> u32 {
+        (self.slab.iter().zip(slabs))
+            .filter_map(|(cache, order)| order.map(|o| cache.geometry().slab(o).1 as u32))
             .sum()
     }
 
-    /// The most pages one insert can need: a new slab in every slab cache.
+    /// The most pages one insert can need: a new slab of the full order in every slab cache.
     pub fn pages_per_object_max(&self) -> u32 {
         self.slab.iter().map(|c| c.geometry().pages_per_slab as u32).sum()
     }
 
-    /// Pages inserting `ino` needs from the memory budget: a new slab's in each slab cache it takes a slot
-    /// in that has no free slot.
+    /// Pages inserting `ino` needs from the memory budget when every new slab is of the full order: a
+    /// slab's in each slab cache it takes a slot in that has no free slot.
     pub fn pages_needed(&mut self, ino: u64) -> u32 {
-        self.pages_needed_if(ino, |_| true)
+        let slabs = self.full_slabs(ino);
+        self.slab_pages(&slabs)
     }
 
     /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).
@@ -537,27 +589,33 @@ impl MetadataCache {
     }
 
     /// Cache `ino`'s object at the MRU end: a new dentry, and a new inode unless its inode is cached (which
-    /// the dentry then holds). Caller guarantees it is not cached, and that it took exactly
-    /// [`MetadataCache::pages_needed`] pages from the memory budget for it (`new_pages`).
-    pub fn insert(&mut self, ino: u64, new_pages: u32) {
+    /// the dentry then holds). Caller guarantees it is not cached, and that `new` holds a slab, whose pages
+    /// it took from the memory budget, for exactly the caches [`MetadataCache::slab_wanted`] names (none
+    /// then remains: [`MetadataCache::drop_unneeded_slabs`] has run since the last reclaim).
+    pub fn insert(&mut self, ino: u64, new: NewSlabs) {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
         let mut slabs = [0; SLAB_CACHES_MAX];
-        let mut taken = 0;
-        let inode_apart = self.inode_apart(ino);
-        for (c, (cache, slab)) in self.slab.iter_mut().zip(&mut slabs).enumerate() {
-            if c == INODE_CACHE && inode_apart {
+        let takes_slot = self.takes_slot(ino);
+        for (c, ((cache, slab), order)) in self.slab.iter_mut().zip(&mut slabs).zip(new).enumerate() {
+            if !takes_slot(c) {
+                assert!(order.is_none(), "object {ino}: a new slab for cache {c}, where it takes no slot");
                 continue;
             }
-            *slab = match cache.alloc() {
-                Some(slab) => slab,
+            *slab = match order {
                 None => {
-                    taken += cache.geometry().pages_per_slab as u32;
-                    cache.add_slab()
+                    cache.alloc().unwrap_or_else(|| panic!("object {ino}: cache {c} is full, no new slab"))
+                }
+                Some(order) => {
+                    assert!(
+                        cache.pages_needed() > 0,
+                        "object {ino}: a new slab for cache {c}, which has room"
+                    );
+                    self.stats.pages_allocated += cache.geometry().slab(order).1 as u64;
+                    self.stats.order_fallbacks += (order == SlabOrder::Min) as u64;
+                    cache.add_slab(order)
                 }
             };
         }
-        assert_eq!(taken, new_pages, "object {ino}: pages taken for it != the new slabs' pages");
-        self.stats.pages_allocated += taken as u64;
         if let Some(inodes) = self.inodes.as_mut() {
             if inodes.pin(ino) {
                 self.stats.inode_hits += 1;
@@ -841,6 +899,7 @@ impl MetadataCache {
                     per_slab
                 }
             };
+            cache.check();
             assert_eq!(per_slab.len() as u32, cache.slabs(), "slab cache {c}: slabs held without objects");
             for (&slab, &n) in &per_slab {
                 assert_eq!(cache.used(slab), n, "slab cache {c}, slab {slab}'s count");

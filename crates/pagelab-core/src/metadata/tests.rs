@@ -24,9 +24,9 @@ fn ext4(reclaim: MetadataReclaim) -> MetadataCache {
 fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
     let mut pages = 0;
     for ino in inos {
-        let new_pages = m.pages_needed(ino);
-        pages += new_pages;
-        m.insert(ino, new_pages);
+        let slabs = m.full_slabs(ino);
+        pages += m.slab_pages(&slabs);
+        m.insert(ino, slabs);
     }
     pages
 }
@@ -95,9 +95,9 @@ fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
     assert_eq!(m.pages_per_object_max(), 5);
     let mut taken = Vec::new();
     for ino in 0..22 {
-        let p = m.pages_needed(ino);
-        taken.push(p);
-        m.insert(ino, p);
+        let slabs = m.full_slabs(ino);
+        taken.push(m.slab_pages(&slabs));
+        m.insert(ino, slabs);
     }
     assert_eq!(taken[0], 5);
     assert_eq!(taken[14], 4);
@@ -149,7 +149,9 @@ fn an_inode_found_again_stays_on_the_lru_until_a_prune_takes_it_off() {
     assert!(!m.lookup(1) && m.inode_cached(1) && !m.inode_cached(3));
     assert_eq!(m.pages_needed(1), 1, "a dentry page; the inode is cached");
     assert_eq!(m.pages_needed(3), 1, "a new file: a dentry page, and a slot in the inode slab");
-    m.insert(1, 1);
+    let slabs = m.full_slabs(1);
+    assert_eq!(slabs, [Some(SlabOrder::Full), None], "a dentry slab only");
+    m.insert(1, slabs);
     assert_eq!(m.stats().inode_hits, 1);
     assert_eq!(m.inode_lru_order(), vec![(1, true, true), (2, true, false)], "left in place, lazily");
     assert!(m.lookup(1), "its dentry referenced: the next dentry walk rotates it");
@@ -490,7 +492,8 @@ fn the_walks_under_the_lock_are_the_prunes_in_order() {
 
 proptest! {
     /// Any sequence of lookups, inserts and reclaims keeps the index, the LRU and the slab pages in
-    /// agreement, and every freed page was one whose objects were all freed.
+    /// agreement, and every freed page was one whose objects were all freed; new slabs of either order
+    /// (an insert of an odd-numbered file takes the smallest, SLUB's fallback).
     #[test]
     fn any_sequence_keeps_the_cache_consistent(
         ops in prop::collection::vec((0u8..5, 0u64..300), 1..400),
@@ -509,8 +512,12 @@ proptest! {
                 0 | 1 => {
                     if !m.lookup(ino) {
                         let pages_before = m.pages();
-                        let p = m.pages_needed(ino);
-                        m.insert(ino, p);
+                        let mut slabs = m.full_slabs(ino);
+                        if ino % 2 == 1 {
+                            slabs = slabs.map(|s| s.map(|_| SlabOrder::Min));
+                        }
+                        let p = m.slab_pages(&slabs);
+                        m.insert(ino, slabs);
                         prop_assert_eq!(m.pages(), pages_before + p);
                     }
                 }
