@@ -86,6 +86,15 @@ pub const STAT_MISS_CPU: Nanos = Nanos(7_700);
 /// per-stream counts when the workload reports its streams ([`Workload::stream_kind`]).
 type SimObserver = (Counters, (ThrashDetector, (Option<MemRx>, Option<StreamCounters>)));
 
+/// A handler's timed wait ([`Event::StallTimeout`], [`Event::ThrottleTimeout`]).
+#[derive(Clone, Copy, Debug)]
+enum Wait {
+    /// For memory: no victim could be freed or written (`Server::no_memory`).
+    Memory,
+    /// A writer over its dirty limit in `balance_dirty_pages()` (`Server::throttled`).
+    Throttle,
+}
+
 #[derive(Debug)]
 enum Event {
     /// A request arrives (open loop).
@@ -810,26 +819,8 @@ impl Server {
                     self.kswapd_continue();
                 }
             }
-            Event::StallTimeout(slot, seq) => {
-                let h = &self.handlers[slot as usize];
-                if h.stalled && h.stall_seq == seq {
-                    let at =
-                        self.no_memory.iter().position(|&s| s == slot).expect("a stalled handler is listed");
-                    self.no_memory.remove(at);
-                    self.unstall(slot);
-                    self.advance(slot);
-                }
-            }
-            Event::ThrottleTimeout(slot, seq) => {
-                let h = &self.handlers[slot as usize];
-                if h.throttled && h.stall_seq == seq {
-                    let at =
-                        self.throttled.iter().position(|&s| s == slot).expect("a throttled writer is listed");
-                    self.throttled.remove(at);
-                    self.unthrottle(slot);
-                    self.advance(slot);
-                }
-            }
+            Event::StallTimeout(slot, seq) => self.wait_timed_out(slot, seq, Wait::Memory),
+            Event::ThrottleTimeout(slot, seq) => self.wait_timed_out(slot, seq, Wait::Throttle),
             Event::MetadataRelease(due) => {
                 if self.release_wake == Some(due) {
                     self.release_wake = None;
@@ -1135,6 +1126,31 @@ impl Server {
         if self.measuring {
             self.win.throttle_time += now - h.stalled_since.max(self.measure_start);
         }
+    }
+
+    /// The timer `seq` of `slot`'s timed `wait` ran out: unless something woke the handler first (it waits
+    /// no longer, or waits again under a newer timer), it leaves the wait's list and goes on.
+    fn wait_timed_out(&mut self, slot: Slot, seq: u32, wait: Wait) {
+        let h = &self.handlers[slot as usize];
+        let waiting = match wait {
+            Wait::Memory => h.stalled,
+            Wait::Throttle => h.throttled,
+        };
+        if !waiting || h.stall_seq != seq {
+            return;
+        }
+        let list = match wait {
+            Wait::Memory => &mut self.no_memory,
+            Wait::Throttle => &mut self.throttled,
+        };
+        let at =
+            list.iter().position(|&s| s == slot).unwrap_or_else(|| panic!("{wait:?} wait: {slot} unlisted"));
+        list.remove(at);
+        match wait {
+            Wait::Memory => self.unstall(slot),
+            Wait::Throttle => self.unthrottle(slot),
+        }
+        self.advance(slot);
     }
 
     /// Whether waits for memory are a kernel's `blk_congestion_wait()` (not the exact model's).
