@@ -108,10 +108,13 @@ impl<O: Observer> BufferCache<O> {
     /// (`ext4_alloc_inode()`, `GFP_NOFS`). `None`: some slab could not be had now (the pages taken are given
     /// back). A direct reclaim on the way (conventional reclaim) may free a slot in a cache that had none,
     /// and the slab taken for it is given back, or return a partial slab whole, and the cache then wants
-    /// one: each round takes one slab, and twice the caches' count of rounds bound the loop.
+    /// one. Each round takes one slab; a round beyond one a cache needs a reclaim that freed an object, and
+    /// nothing is inserted meanwhile, so the objects and inodes cached at the start bound the rounds.
     fn new_slabs_for(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> Option<NewSlabs> {
         let mut got = NewSlabs::default();
-        for _ in 0..2 * got.len() + 1 {
+        let cached = self.metadata.as_ref().map_or(0, |m| m.objects() + m.inodes());
+        let rounds_max = got.len() as u64 + 1 + cached;
+        for _ in 0..rounds_max {
             let m = self.metadata.as_mut().expect("the caller has a metadata cache");
             let Some((cache, geometry)) = m.slab_wanted(ino, &got) else { return Some(got) };
             self.alloc_gfp = geometry.gfp;
@@ -126,15 +129,18 @@ impl<O: Observer> BufferCache<O> {
             let unneeded = m.drop_unneeded_slabs(ino, &mut got);
             self.memory.release_pages(unneeded);
         }
+        debug_assert!(false, "object {ino}: {rounds_max} rounds of slab allocation without an end");
         let m = self.metadata.as_ref().expect("the caller has a metadata cache");
         self.memory.release_pages(m.slab_pages(&got));
         None
     }
 
-    /// A new slab's pages, as SLUB's `allocate_slab()` gets them: the cache's own order first, with
-    /// `__GFP_NORETRY` when a smaller order exists (3.x: at most one direct reclaim, then the attempt fails),
-    /// then the smallest order with the caller's flags (direct reclaim until it has the pages, as
-    /// [`BufferCache::take_memory`]). `None`: not even the smallest could be had now.
+    /// A new slab's pages, as SLUB's `allocate_slab()` gets them: the cache's own order first with
+    /// `__GFP_NORETRY` (3.x: at most one direct reclaim, then the attempt fails), then the smallest order
+    /// with the caller's flags (direct reclaim until it has the pages, as [`BufferCache::take_memory`]).
+    /// 3.x makes the first attempt `__GFP_NORETRY` for every cache; where the smallest order is the cache's
+    /// own (the dentry's one-page slab), the two attempts together are the caller's own allocation, which is
+    /// what is made here. `None`: not even the smallest could be had now.
     fn take_slab(&mut self, now: Nanos, geometry: SlabGeometry, out: &mut ReadOutcome) -> Option<SlabOrder> {
         let full_pages = geometry.slab(SlabOrder::Full).1 as u32;
         if !geometry.has_fallback() {
@@ -148,7 +154,7 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// `pages` pages from the budget, reclaiming directly as [`BufferCache::take_memory`] does; all or none.
-    fn take_pages(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
+    pub(super) fn take_pages(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
         for taken in 0..pages {
             if !self.take_memory(now, History::NONE, out) {
                 self.memory.release_pages(taken);
@@ -162,7 +168,7 @@ impl<O: Observer> BufferCache<O> {
     /// the free lists at `min`, reclaims directly once and tries again, and gives up without retrying.
     /// (Without page frames' addresses the model has no fragmentation: `pages` free pages above `min` are
     /// a slab of that order, which is `zone_watermark_ok()`'s count for it.)
-    fn take_pages_noretry(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
+    pub(super) fn take_pages_noretry(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
         self.settle(now);
         let mut taken = 0;
         let mut reclaimed = false;

@@ -285,28 +285,59 @@ fn an_inode_slab_that_cannot_be_had_whole_is_taken_at_one_page() {
     let min = c.memory.config().watermarks.min;
     let mut out = ReadOutcome::default();
     for ino in 0..40_000 {
-        let (before, fallbacks) = (c.memory(), c.metadata_stats().unwrap().order_fallbacks);
+        let stats = |c: &BufferCache<()>| c.metadata_stats().unwrap();
+        let (before, fallbacks, allocated) =
+            (c.memory(), stats(&c).order_fallbacks, stats(&c).pages_allocated);
         let done = stat(&mut c, ino, ino, &mut out);
-        let after = c.memory();
-        if c.metadata_stats().unwrap().order_fallbacks == fallbacks {
+        if stats(&c).order_fallbacks == fallbacks {
             assert!(done || before.free <= min + 5, "{ino}: failed with {} free, min {min}", before.free);
             continue;
         }
         assert!(done, "{ino}: the fallback slab is the insert's");
         assert!(before.free <= min + 4, "{ino}: fell back with {} pages free, min {min}", before.free);
         assert!(out.direct_reclaims >= 1 && out.direct_reclaim_gfp == Gfp::NoFs, "{out:?}");
-        let taken = after.metadata - before.metadata;
+        let taken = stats(&c).pages_allocated - allocated;
         assert!(taken == 1 || taken == 2, "{ino}: an inode page, and perhaps a dentry page: {taken}");
-        // The one-page slab holds three inodes: the next two new files take no inode slab.
+        // The one-page slab holds three inodes: the next two new files take no inode slab (a full one would
+        // be four pages, another of one page a fallback).
         for next in 1..=2 {
-            let pages = c.memory().metadata;
+            let allocated = stats(&c).pages_allocated;
             assert!(stat(&mut c, ino + next, ino + next, &mut out));
-            assert!(c.memory().metadata - pages <= 1, "at most a dentry page");
+            assert_eq!(stats(&c).order_fallbacks, fallbacks + 1, "{}: no second fallback", ino + next);
+            assert!(stats(&c).pages_allocated - allocated <= 1, "{}: at most a dentry page", ino + next);
         }
         c.check();
         return;
     }
     panic!("no insert fell back to a one-page slab");
+}
+
+/// A slab's first attempt (`__GFP_NORETRY`) reclaims once and gives up, giving back what it took; the
+/// fallback's pages come as any page does, reclaiming until it has them. An exact memory of eight frames,
+/// full of clean page-cache pages: each direct reclaim there frees one page.
+#[test]
+fn a_noretry_attempt_reclaims_once_and_gives_back_its_pages() {
+    let config = BufferCacheConfig::new(memory_model(false, 8), PolicyKind::Lru, "none".parse().unwrap());
+    let mut c = BufferCache::new(config).unwrap();
+    let mut out = ReadOutcome::default();
+    for page in 0..8 {
+        let mut cur = c.begin_read(Nanos(1), StreamId(1), FileId(0), page, page + 1, 1000).unwrap();
+        out.clear();
+        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out);
+        for f in out.fetches.clone() {
+            c.fetch_done(Nanos(1), &f).unwrap();
+        }
+    }
+    assert_eq!((c.memory().free, c.memory().resident), (0, 8));
+    out.clear();
+    assert!(!c.take_pages_noretry(Nanos(2), 4, &mut out), "one page freed, four wanted");
+    assert_eq!(out.direct_reclaims, 1, "no retry");
+    assert_eq!(c.memory().free, 1, "the page its reclaim freed is given back");
+    out.clear();
+    assert!(c.take_pages(Nanos(3), 4, &mut out));
+    assert_eq!(out.direct_reclaims, 3, "the free page, then a reclaim for each of the other three");
+    c.memory.release_pages(4);
+    c.check();
 }
 
 /// 3.x's inode LRU through the `stat()` protocol: once reclaim has freed dentries and left their inodes on

@@ -85,8 +85,8 @@
 //!   reclaimer is added to the VFS, whose LRU that lock guards).
 //! - A new slab whose pages cannot be had at the cache's order is taken at the smallest (SLUB's order
 //!   fallback, [`slab::SlabOrder`]; the buffer cache makes the two attempts). The first attempt's
-//!   `__GFP_NORETRY` is 3.x's: one direct reclaim, then it fails (4.6 and later make it without direct
-//!   reclaim). Without page frames' addresses there is no fragmentation: an order-2 slab fails only for want
+//!   `__GFP_NORETRY` is 3.x's: one direct reclaim, then it fails (later kernels clear `__GFP_RECLAIM` for
+//!   it when the cache has a smaller order: no direct reclaim, no kswapd woken). Without page frames' addresses there is no fragmentation: an order-2 slab fails only for want
 //!   of four free pages above `min`, never for want of four contiguous ones, and kswapd is not woken for the
 //!   order (it balances order 0).
 
@@ -346,7 +346,7 @@ pub struct MetadataStats {
     /// Slab pages taken from the memory budget.
     pub pages_allocated: u64,
     /// New slabs of the smallest order, taken when one of the cache's order could not be had (SLUB's
-    /// `ORDER_FALLBACK`).
+    /// `ORDER_FALLBACK`, counted here only where the smallest order is smaller than the cache's).
     pub order_fallbacks: u64,
     /// Shrinker passes (kswapd's and direct reclaim's) that scanned, and passes by reclaims that may not
     /// enter the file system, whose work was deferred ([`Gfp::NoFs`]).
