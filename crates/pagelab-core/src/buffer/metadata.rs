@@ -7,7 +7,8 @@
 //!    `metadata_inode_cached(ino)` (the inode outlived its dentry on 3.x's inode LRU), the page holding the
 //!    on-disk inode (an ordinary read of the inode table); then it calls `metadata_insert(now, ino, out)`:
 //!    split reclaim above `Md` frees a batch first (`out.metadata_reclaim`), then a slab slot is used or a
-//!    page taken from the budget, reclaiming directly below `min` (`out.direct_reclaim`, which under
+//!    new slab's pages taken from the budget (at the cache's order, else at the smallest: SLUB's fallback),
+//!    reclaiming directly below `min` (`out.direct_reclaim`, which under
 //!    conventional reclaim shrinks the metadata cache too). The driver charges `reclaim_time(out.reclaim())` to the task. `false`: no
 //!    memory could be had now (every page pinned or being written, or only metadata holds memory and this
 //!    reclaim may not shrink it: split reclaim, or a `GFP_NOFS` context); call again after I/O, kswapd or
