@@ -99,6 +99,9 @@ pub enum Warmup {
     /// without a kernel) and every handler slot has completed a request; at most [`Warmup::AUTO_MAX`]
     /// times the measured duration (the run says whether steady state was reached).
     Auto,
+    /// This long; for a workload measured from its barrier ([`crate::workload::Workload::measured_from_barrier`]),
+    /// this long after the barrier (its preparation is never measured; the automatic rule there is the
+    /// barrier itself).
     Fixed(Nanos),
 }
 

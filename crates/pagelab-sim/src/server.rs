@@ -1395,15 +1395,19 @@ impl Server {
     }
 
     /// `slot` reached the workload's barrier: it waits until every slot has; then the measured period
-    /// starts (what came before was the workload's preparation) and each continues, its request's clock
-    /// restarted.
+    /// starts, or a fixed warm-up that ends in it (what came before was the workload's preparation), and
+    /// each continues, its request's clock restarted.
     fn barrier(&mut self, slot: Slot) {
         self.at_barrier.push(slot);
         if self.at_barrier.len() < self.handlers.len() {
             return;
         }
-        self.begin_measuring();
         let now = self.now();
+        match self.cfg.warmup {
+            // A fixed warm-up counts from the barrier: the workload runs that long before it is measured.
+            Warmup::Fixed(t) if t > Nanos::ZERO => self.q.schedule(now + t, Event::Measure),
+            _ => self.begin_measuring(),
+        }
         for slot in std::mem::take(&mut self.at_barrier) {
             let h = &mut self.handlers[slot as usize];
             // Paced streams start pacing here: what came before was preparation.

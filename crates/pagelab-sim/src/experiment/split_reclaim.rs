@@ -52,6 +52,15 @@
 //! a `stat()`'s `dput()` spinning on the dentry LRU's lock behind a walk (3.x's `dentry_lru_add()`), and
 //! ext4's own reads of its metadata blocks (an inode-table miss reads the 32-aligned stretch of the table,
 //! 33 blocks; a directory block is read alone; `workload::metadata`):
+//! - **Table III after SFS's warm-up** (2026-12-03). Every direct reclaim Table III counted (4 under
+//!   conventional reclaim, 19 under split reclaim, seed 1; 4 / 4 / 1 and 19 / 20 / 15 over seeds 1–3)
+//!   happened within 15 ms of the barrier, as the mix began on the memory the file set's creation left at
+//!   `min` (traced by hand); the 300 s after had none under either policy. SPEC SFS 3.0 runs its load
+//!   unmeasured before the measured run (its default warm-up, 300 s: an inference from memory), so Table
+//!   III is now measured after 300 s of the mix (`--warmup` counts from a barrier since): no direct reclaim
+//!   under either policy, worst `stat` 2.4 ms and 3.1 ms, page hit ratio 0.998, 59 pages/s of page-cache
+//!   demand (735 in the transient). The `table3-transient` rows keep the old measurement as a diagnostic.
+//!   The claim stays "not reproduced": there is nothing left to compare.
 //! - **SLUB's order fallback** (2026-12-03). A new `ext4_inode_cache` slab whose four pages cannot be had
 //!   above `min`, after its `__GFP_NORETRY` attempt's one direct reclaim, is now taken as one page of three
 //!   inodes (`allocate_slab()`'s `s->min`), where before the insert failed and the task waited. Memory is
@@ -187,7 +196,7 @@
 //! walk past referenced objects grows with the files.
 
 use super::{Chart, Check, Experiment, Findings, Job, Row, Verdict};
-use crate::config::{parse_metadata, MemoryModel, SimConfig};
+use crate::config::{parse_metadata, MemoryModel, SimConfig, Warmup};
 use crate::device::DeviceSpec;
 use crate::error::SimError;
 use crate::server::{simulate, STAT_MISS_CPU};
@@ -422,10 +431,27 @@ fn table3_scale(scale: u64) -> u64 {
     scale.max(NfsMix::scale_min())
 }
 
+/// SPEC SFS 3.0's warm-up before its measured run: the load runs this long unmeasured after the file set is
+/// created (inference: SFS 3.0's default `WARMUP_TIME`, 300 s, from memory of its run rules; the paper
+/// states the measured 5 minutes only).
+const NFS_WARMUP_S: u64 = 300;
+
+/// The section of Table III's runs, and of the diagnostic measured from the file set's creation on.
+const TABLE3: &str = "table3";
+const TABLE3_TRANSIENT: &str = "table3-transient";
+
 /// Table III: the NFS-like mix at the paper's 60,000 operations per second on 64 GiB / `scale`, 32 CPUs,
-/// for `duration` after the file set is created.
-fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -> Result<Row, SimError> {
-    let cfg = nfs_config(policy, ratio_p, scale, duration, seed)?;
+/// for `duration` after `warmup` of the mix once the file set is created, as a row of `section`.
+fn nfs_run(
+    section: &'static str,
+    policy: &str,
+    ratio_p: u32,
+    scale: u64,
+    (warmup, duration): (Nanos, Nanos),
+    seed: u64,
+) -> Result<Row, SimError> {
+    let cfg =
+        SimConfig { warmup: Warmup::Fixed(warmup), ..nfs_config(policy, ratio_p, scale, duration, seed)? };
     let files = NfsMix::files_at_scale(scale);
     let workload = NfsMix::new(files, NFSD_THREADS, NFS_OPS_PER_S as f64, scale, SEED_DEFAULT)?;
     let m = simulate(cfg, Box::new(workload))?;
@@ -433,12 +459,13 @@ fn nfs_run(policy: &str, ratio_p: u32, scale: u64, duration: Nanos, seed: u64) -
     let usable_pages = m.memory.usable_bytes as f64 / pagelab_core::PAGE_SIZE_BYTES as f64;
     Ok(Row {
         params: vec![
-            ("experiment".into(), "table3".into()),
+            ("experiment".into(), section.into()),
             ("policy".into(), policy.into()),
             ("ratio_p".into(), (ratio_p as u64).into()),
             ("threads".into(), NFSD_THREADS.into()),
             ("files".into(), files.into()),
             ("scale".into(), scale.into()),
+            ("warmup_s".into(), warmup.as_secs_f64().into()),
         ],
         metrics: vec![
             ("worst_latency_ms".into(), m.latency_ms.max),
@@ -721,12 +748,17 @@ impl SplitReclaim {
             let batch = Batch { section: "scale", ..Batch::fig5("conventional", 0, 8, s, seed) };
             jobs.push(Job::new(format!("scale conventional threads=8 scale={s}"), move || batch.run()));
         }
-        // The paper's five minutes; the quick sweep 30 s.
+        // The paper's five minutes after SFS's warm-up; the quick sweep 30 s after 30 s. The diagnostic is
+        // measured from the file set's creation on, without the warm-up.
         let nfs_duration = Nanos::from_secs(if quick { 30 } else { 300 });
+        let nfs_warmup = Nanos::from_secs(if quick { 30 } else { NFS_WARMUP_S });
         let nfs_scale = table3_scale(scale);
-        for (policy, p) in [("conventional", 0), ("split", 50)] {
-            let label = format!("table3 {} scale={nfs_scale}", metadata_arg(policy, p));
-            jobs.push(Job::new(label, move || nfs_run(policy, p, nfs_scale, nfs_duration, seed)));
+        for (section, warmup) in [(TABLE3, nfs_warmup), (TABLE3_TRANSIENT, Nanos::ZERO)] {
+            for (policy, p) in [("conventional", 0), ("split", 50)] {
+                let label = format!("{section} {} scale={nfs_scale}", metadata_arg(policy, p));
+                let times = (warmup, nfs_duration);
+                jobs.push(Job::new(label, move || nfs_run(section, policy, p, nfs_scale, times, seed)));
+            }
         }
         // The reconstruction (the metadata blocks in the page cache), then two diagnostics: 3.x's first
         // release, and memory all metadata (no page cache).
@@ -847,7 +879,12 @@ fn select<'a>(rows: &'a [Row], section: &'a str) -> impl Iterator<Item = &'a Row
 
 /// Metric `key` of Table III's run under `policy`.
 fn table3_at(rows: &[Row], policy: &str, key: &str) -> f64 {
-    select(rows, "table3").find(|r| r.text("policy") == policy).map_or(f64::NAN, |r| r.metric(key))
+    table3_in(rows, TABLE3, policy, key)
+}
+
+/// Metric `key` of the run of `section` (Table III's, or its diagnostic's) under `policy`.
+fn table3_in(rows: &[Row], section: &str, policy: &str, key: &str) -> f64 {
+    select(rows, section).find(|r| r.text("policy") == policy).map_or(f64::NAN, |r| r.num(key))
 }
 
 /// Metric `key` of Figure 5's run under `policy` (`p`: its ratio, 0 for conventional) at `threads`.
@@ -1371,11 +1408,14 @@ fn analyze(rows: &[Row]) -> Findings {
         claim: "NFS-like mix, P = 50 %: 13 % fewer direct reclaims, their mean and worst processing time over 99 % less".into(),
         source: "§IV-B-2, Table III".into(),
         measured: format!(
-            "direct reclaims: conventional {conv_n}, split {split_n}; mean {:.3} ms against {:.3} ms, worst {:.3} ms against {:.3} ms",
+            "after SFS's warm-up ({:.0} s): direct reclaims: conventional {conv_n}, split {split_n}; mean {:.3} ms against {:.3} ms, worst {:.3} ms against {:.3} ms; measured from the file set's creation instead (`{TABLE3_TRANSIENT}`): conventional {}, split {}",
+            nfs("conventional", "warmup_s"),
             nfs("conventional", "direct_reclaim_ms_mean"),
             nfs("split", "direct_reclaim_ms_mean"),
             nfs("conventional", "direct_reclaim_ms_max"),
-            nfs("split", "direct_reclaim_ms_max")
+            nfs("split", "direct_reclaim_ms_max"),
+            table3_in(rows, TABLE3_TRANSIENT, "conventional", "direct_reclaims"),
+            table3_in(rows, TABLE3_TRANSIENT, "split", "direct_reclaims"),
         ),
         // Partly: conventional reclaims directly and split reclaim is ahead on the count or, beyond the
         // runs' noise, on the time (a cut of a few per cent between reclaims of the same page-cache work is
@@ -1588,10 +1628,19 @@ fn explanation(rows: &[Row], scale: f64) -> String {
     };
     let _ = writeln!(
         md,
-        "- **The NFS mix.** At 60,000 operations/s the page cache needs {:.0} pages/s; {reclaims} The metadata \
-         stays at {:.1} % of memory, far below P = 50 %, as the paper says.",
+        "- **The NFS mix.** At 60,000 operations/s, measured after SFS's warm-up of {:.0} s, the page cache needs \
+         {:.0} pages/s; {reclaims} The metadata stays at {:.1} % of memory, far below P = 50 %, as the paper says. \
+         Measured from the file set's creation instead (the `{TABLE3_TRANSIENT}` rows, no warm-up): {} direct \
+         reclaims under conventional reclaim and {} under split reclaim, {:.3} and {:.3} ms on average: the \
+         creation, which writes the whole file set, leaves free memory at `min`, and the mix's first moments \
+         reclaim directly before kswapd has caught up.",
+        nfs("conventional", "warmup_s"),
         nfs("conventional", "kswapd_reclaimed_pages") / secs,
-        100.0 * nfs("split", "metadata_memory_share")
+        100.0 * nfs("split", "metadata_memory_share"),
+        table3_in(rows, TABLE3_TRANSIENT, "conventional", "direct_reclaims"),
+        table3_in(rows, TABLE3_TRANSIENT, "split", "direct_reclaims"),
+        table3_in(rows, TABLE3_TRANSIENT, "conventional", "direct_reclaim_ms_mean"),
+        table3_in(rows, TABLE3_TRANSIENT, "split", "direct_reclaim_ms_mean"),
     );
     // Metric `metric` of Figure 2's run in `state` at the paper's `files` (divided by the scale).
     let fig2_in = |state: &str, files: f64, metric: &str| {
@@ -1707,12 +1756,14 @@ fn report(rows: &[Row], scale: f64) -> String {
             String::new()
         }
     );
-    for r in select(rows, "table3") {
+    for r in select(rows, TABLE3).chain(select(rows, TABLE3_TRANSIENT)) {
         let _ = writeln!(
             md,
-            "- {}: {} direct reclaims, {:.3} ms mean, {:.3} ms worst; {} metadata reclaims; kswapd woken {} times, \
+            "- {} ({}, {:.0} s of warm-up): {} direct reclaims, {:.3} ms mean, {:.3} ms worst; {} metadata reclaims; kswapd woken {} times, \
              {} pages; metadata {:.1} % of memory (at most {} objects, Md {}); page hit ratio {:.3}; {:.0} op/s",
             metadata_arg(r.text("policy"), r.num("ratio_p") as u32),
+            r.text("experiment"),
+            r.num("warmup_s"),
             r.metric("direct_reclaims"),
             r.metric("direct_reclaim_ms_mean"),
             r.metric("direct_reclaim_ms_max"),
@@ -1754,14 +1805,15 @@ mod tests {
         let jobs = SplitReclaim.jobs(true, 1);
         assert_eq!(
             jobs.len(),
-            4 * 3 + 2 * 3 + 3 + 2 * (3 + 3) + (4 + 3 * 2) + 2 + 2 + 3 * 2 * 8,
-            "fig5, its 3.x-dput, joint-inode, hash-order and application-memory diagnostics, scale, table3, fig2"
+            4 * 3 + 2 * 3 + 3 + 2 * (3 + 3) + (4 + 3 * 2) + 2 + 2 * 2 + 3 * 2 * 8,
+            "fig5, its 3.x-dput, joint-inode, hash-order and application-memory diagnostics, scale, table3 and its \
+             transient, fig2"
         );
         // At full size Table III runs at the smallest scale whose file set page keys can name.
         let full = SplitReclaim.jobs_at_scale(false, 1, Some(1)).unwrap();
         let table3: Vec<&str> =
             full.iter().map(|j| j.label.as_str()).filter(|l| l.starts_with("table3")).collect();
-        assert_eq!(table3.len(), 2);
+        assert_eq!(table3.len(), 4, "{table3:?}");
         assert!(table3.iter().all(|l| l.ends_with(&format!("scale={}", NfsMix::scale_min()))), "{table3:?}");
         // At full size the application-memory diagnostic runs one share at the most threads only.
         let held: Vec<&str> =

@@ -803,7 +803,7 @@ mod nfs_tests {
 #[cfg(test)]
 mod run_tests {
     use super::*;
-    use crate::config::{parse_metadata, SimConfig};
+    use crate::config::{parse_metadata, SimConfig, Warmup};
     use crate::device::DeviceSpec;
     use crate::metrics::RunMetrics;
     use crate::server::simulate;
@@ -931,5 +931,33 @@ mod run_tests {
         assert!(md.stats >= m.requests_completed && md.stats <= m.requests_completed + 8, "{md:?}");
         assert!(md.stat_misses < md.stats / 2, "the working set's metadata is cached: {md:?}");
         assert_eq!(md.metadata_reclaims, 0);
+    }
+
+    /// A fixed warm-up of a workload measured from its barrier begins at the barrier: the mix runs that
+    /// long unmeasured after the file set is created (SPEC SFS's warm-up), then the duration is measured.
+    /// Under the automatic rule the barrier itself starts the measured period.
+    #[test]
+    fn a_fixed_warm_up_begins_at_the_barrier() {
+        let w = NfsMix::new(3_000, 8, 2_000.0, 1, 1).unwrap();
+        let measured = |warmup: Warmup| {
+            let cfg = SimConfig {
+                memory_bytes: 32 << 20,
+                metadata: Some(parse_metadata("split:p=50%").unwrap()),
+                device: DeviceSpec::parse("ssd").unwrap(),
+                cpus: 8,
+                duration: pagelab_core::Nanos::from_secs(2),
+                warmup,
+                ..SimConfig::default()
+            };
+            simulate(cfg, Box::new(w.clone())).unwrap()
+        };
+        let at_barrier = measured(Warmup::Auto);
+        let later = measured(Warmup::Fixed(pagelab_core::Nanos::from_secs(3)));
+        let (b, l) = (at_barrier.warmup.seconds, later.warmup.seconds);
+        assert!(b > 0.0, "the file set's creation is not measured");
+        assert!((l - b - 3.0).abs() < 1e-6, "measured from 3 s after the barrier: {b} then {l}");
+        assert_eq!((later.warmup.mode.as_str(), later.sim_seconds), ("fixed", 2.0));
+        let done = later.requests_completed as f64;
+        assert!((3_000.0..5_000.0).contains(&done), "2,000/s for 2 s: {done}");
     }
 }

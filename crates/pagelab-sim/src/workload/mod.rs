@@ -188,7 +188,7 @@ pub trait Workload: Send {
     }
 
     /// Whether every slot passes a [`Step::Barrier`] after the workload's preparation: the measured period
-    /// then starts there and nowhere else (no warm-up rule applies).
+    /// then starts there (the automatic warm-up rule does not apply), or a fixed warm-up after it.
     fn measured_from_barrier(&self) -> bool {
         false
     }
