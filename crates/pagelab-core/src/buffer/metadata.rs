@@ -31,6 +31,10 @@ use crate::metadata::{Gfp, MetadataCache, MetadataStats, NewSlabs};
 use crate::policy::History;
 use crate::time::Nanos;
 
+/// Direct reclaims a `__GFP_NORETRY` allocation makes: 3.x's slow path wakes kswapd, tries the free lists at
+/// `min`, reclaims directly once and tries again, and gives up without retrying.
+pub(super) const NORETRY_RECLAIMS: u32 = 1;
+
 /// The call tag of a kernel thread's releases: no task's call claims them.
 const KERNEL_THREAD: u64 = u64::MAX;
 
@@ -145,46 +149,32 @@ impl<O: Observer> BufferCache<O> {
     fn take_slab(&mut self, now: Nanos, geometry: SlabGeometry, out: &mut ReadOutcome) -> Option<SlabOrder> {
         let full_pages = geometry.slab(SlabOrder::Full).1 as u32;
         if !geometry.has_fallback() {
-            return self.take_pages(now, full_pages, out).then_some(SlabOrder::Full);
+            return self.take_pages(now, full_pages, u32::MAX, out).then_some(SlabOrder::Full);
         }
-        if self.take_pages_noretry(now, full_pages, out) {
+        if self.take_pages(now, full_pages, NORETRY_RECLAIMS, out) {
             return Some(SlabOrder::Full);
         }
         let min_pages = geometry.slab(SlabOrder::Min).1 as u32;
-        self.take_pages(now, min_pages, out).then_some(SlabOrder::Min)
+        self.take_pages(now, min_pages, u32::MAX, out).then_some(SlabOrder::Min)
     }
 
-    /// `pages` pages from the budget, reclaiming directly as [`BufferCache::take_memory`] does; all or none.
-    pub(super) fn take_pages(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
+    /// `pages` pages from the budget, all or none, with at most `reclaims_max` direct reclaims among them
+    /// ([`BufferCache::take_memory`]'s rule for each page). (Without page frames' addresses the model has no
+    /// fragmentation: `pages` free pages above `min` are a slab of that order, which is
+    /// `zone_watermark_ok()`'s count for it.)
+    pub(super) fn take_pages(
+        &mut self,
+        now: Nanos,
+        pages: u32,
+        reclaims_max: u32,
+        out: &mut ReadOutcome,
+    ) -> bool {
+        let mut reclaims_left = reclaims_max;
         for taken in 0..pages {
-            if !self.take_memory(now, History::NONE, out) {
+            if !self.take_memory_within(now, History::NONE, &mut reclaims_left, out) {
                 self.memory.release_pages(taken);
                 return false;
             }
-        }
-        true
-    }
-
-    /// `pages` pages from the budget with `__GFP_NORETRY`, all or none: 3.x's slow path wakes kswapd, tries
-    /// the free lists at `min`, reclaims directly once and tries again, and gives up without retrying.
-    /// (Without page frames' addresses the model has no fragmentation: `pages` free pages above `min` are
-    /// a slab of that order, which is `zone_watermark_ok()`'s count for it.)
-    pub(super) fn take_pages_noretry(&mut self, now: Nanos, pages: u32, out: &mut ReadOutcome) -> bool {
-        self.settle(now);
-        let mut taken = 0;
-        let mut reclaimed = false;
-        while taken < pages {
-            if self.memory.take() || self.claim_released_page() {
-                taken += 1;
-                continue;
-            }
-            if reclaimed || !self.has_victims() {
-                self.memory.release_pages(taken);
-                return false;
-            }
-            reclaimed = true;
-            let at = now + self.call_reclaim_time(out);
-            self.direct_reclaim(at, History::NONE, out);
         }
         true
     }

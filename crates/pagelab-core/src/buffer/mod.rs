@@ -1242,7 +1242,21 @@ impl<O: Observer> BufferCache<O> {
     /// while reclaim frees pages (the first eviction steered by `incoming`). `false`: nothing could be freed
     /// now. Every round that continues freed at least one page (only a reader's pin keeps its memory), so
     /// the rounds are bounded by the pages the sections hold.
+    #[inline]
     fn take_memory(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> bool {
+        let mut reclaims_left = u32::MAX; // bounded by the rounds, not by a count
+        self.take_memory_within(now, incoming, &mut reclaims_left, out)
+    }
+
+    /// [`BufferCache::take_memory`] with at most `reclaims_left` direct reclaims (counted down; shared by
+    /// the pages of one `__GFP_NORETRY` allocation, which reclaims once: `buffer/metadata.rs`).
+    fn take_memory_within(
+        &mut self,
+        now: Nanos,
+        incoming: History,
+        reclaims_left: &mut u32,
+        out: &mut ReadOutcome,
+    ) -> bool {
         self.settle(now);
         let mut evict_for = incoming;
         let rounds_max = self.pages.table.len() + self.metadata_pages() + 1;
@@ -1251,9 +1265,10 @@ impl<O: Observer> BufferCache<O> {
             if self.memory.take() || self.claim_released_page() {
                 return true;
             }
-            if !self.has_victims() {
-                return false; // every victim pinned or being written
+            if !self.has_victims() || *reclaims_left == 0 {
+                return false; // every victim pinned or being written, or no reclaim allowed
             }
+            *reclaims_left -= 1;
             // The call's clock: its reclaims so far have taken their time (its lock waits and releases
             // follow one another, not the call's start).
             let at = now + self.call_reclaim_time(out);

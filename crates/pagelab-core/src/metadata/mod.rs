@@ -86,9 +86,10 @@
 //! - A new slab whose pages cannot be had at the cache's order is taken at the smallest (SLUB's order
 //!   fallback, [`slab::SlabOrder`]; the buffer cache makes the two attempts). The first attempt's
 //!   `__GFP_NORETRY` is 3.x's: one direct reclaim, then it fails (later kernels clear `__GFP_RECLAIM` for
-//!   it when the cache has a smaller order: no direct reclaim, no kswapd woken). Without page frames' addresses there is no fragmentation: an order-2 slab fails only for want
-//!   of four free pages above `min`, never for want of four contiguous ones, and kswapd is not woken for the
-//!   order (it balances order 0).
+//!   it when the cache has a smaller order: no direct reclaim, no kswapd woken). Without page frames'
+//!   addresses there is no fragmentation: an order-2 slab fails only for want of four free pages above
+//!   `min`, never for want of four contiguous ones, and kswapd is not woken for the order (it balances
+//!   order 0).
 
 mod inodes;
 pub mod slab;
@@ -569,18 +570,6 @@ impl MetadataCache {
         (self.slab.iter().zip(slabs))
             .filter_map(|(cache, order)| order.map(|o| cache.geometry().slab(o).1 as u32))
             .sum()
-    }
-
-    /// The most pages one insert can need: a new slab of the full order in every slab cache.
-    pub fn pages_per_object_max(&self) -> u32 {
-        self.slab.iter().map(|c| c.geometry().pages_per_slab as u32).sum()
-    }
-
-    /// Pages inserting `ino` needs from the memory budget when every new slab is of the full order: a
-    /// slab's in each slab cache it takes a slot in that has no free slot.
-    pub fn pages_needed(&mut self, ino: u64) -> u32 {
-        let slabs = self.full_slabs(ino);
-        self.slab_pages(&slabs)
     }
 
     /// Split reclaim above `Md`: the allocating task must free objects first ([`MetadataCache::free_batch`]).

@@ -157,10 +157,18 @@ impl SlabPages {
         self.used[slab as usize]
     }
 
+    /// The order of slab `slab`, in use.
+    fn order(&self, slab: u32) -> SlabOrder {
+        if self.min_order[slab as usize] {
+            SlabOrder::Min
+        } else {
+            SlabOrder::Full
+        }
+    }
+
     /// Objects a slab `slab` can hold.
     fn capacity(&self, slab: u32) -> u16 {
-        let order = if self.min_order[slab as usize] { SlabOrder::Min } else { SlabOrder::Full };
-        self.geometry.slab(order).0
+        self.geometry.slab(self.order(slab)).0
     }
 
     /// Pages the next allocation needs from the memory budget: none if a slab has a free slot, else a
@@ -221,8 +229,7 @@ impl SlabPages {
         if *used == 0 {
             self.in_partial[slab as usize] = false;
             self.free_ids.push(slab);
-            let order = if self.min_order[slab as usize] { SlabOrder::Min } else { SlabOrder::Full };
-            let pages = self.geometry.slab(order).1 as u32;
+            let pages = self.geometry.slab(self.order(slab)).1 as u32;
             self.held -= 1;
             self.held_pages -= pages;
             return pages;
@@ -243,8 +250,7 @@ impl SlabPages {
                 continue;
             }
             assert!(used <= self.capacity(slab as u32), "slab {slab} holds {used} objects, over its order's");
-            let order = if self.min_order[slab] { SlabOrder::Min } else { SlabOrder::Full };
-            (slabs, pages) = (slabs + 1, pages + self.geometry.slab(order).1 as u32);
+            (slabs, pages) = (slabs + 1, pages + self.geometry.slab(self.order(slab as u32)).1 as u32);
         }
         assert_eq!((slabs, pages), (self.held, self.held_pages), "slabs and pages held by the counts");
     }

@@ -92,7 +92,7 @@ fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
     let c =
         MetadataConfig { inode_lru: InodeLru::Joint, ..MetadataConfig::linux(MetadataReclaim::Conventional) };
     let mut m = MetadataCache::new(c, 1 << 30).unwrap();
-    assert_eq!(m.pages_per_object_max(), 5);
+    assert_eq!(m.slab_pages(&[Some(SlabOrder::Full); 2]), 5, "the most one insert can need");
     let mut taken = Vec::new();
     for ino in 0..22 {
         let slabs = m.full_slabs(ino);
@@ -147,9 +147,9 @@ fn an_inode_found_again_stays_on_the_lru_until_a_prune_takes_it_off() {
     // Two dentries, no unused inode: share 128 × 2 / 3 = 85, both freed; the dentry page with them.
     assert_eq!(m.prune(SHRINK_BATCH).freed, 1);
     assert!(!m.lookup(1) && m.inode_cached(1) && !m.inode_cached(3));
-    assert_eq!(m.pages_needed(1), 1, "a dentry page; the inode is cached");
-    assert_eq!(m.pages_needed(3), 1, "a new file: a dentry page, and a slot in the inode slab");
-    let slabs = m.full_slabs(1);
+    let (slabs, new_file) = (m.full_slabs(1), m.full_slabs(3));
+    assert_eq!(m.slab_pages(&slabs), 1, "a dentry page; the inode is cached");
+    assert_eq!(m.slab_pages(&new_file), 1, "a new file: a dentry page, and a slot in the inode slab");
     assert_eq!(slabs, [Some(SlabOrder::Full), None], "a dentry slab only");
     m.insert(1, slabs);
     assert_eq!(m.stats().inode_hits, 1);
