@@ -149,29 +149,33 @@ impl<O: Observer> BufferCache<O> {
     fn take_slab(&mut self, now: Nanos, geometry: SlabGeometry, out: &mut ReadOutcome) -> Option<SlabOrder> {
         let full_pages = geometry.slab(SlabOrder::Full).1 as u32;
         if !geometry.has_fallback() {
-            return self.take_pages(now, full_pages, u32::MAX, out).then_some(SlabOrder::Full);
+            return self.take_pages(now, full_pages, None, out).then_some(SlabOrder::Full);
         }
-        if self.take_pages(now, full_pages, NORETRY_RECLAIMS, out) {
+        if self.take_pages(now, full_pages, Some(NORETRY_RECLAIMS), out) {
             return Some(SlabOrder::Full);
         }
         let min_pages = geometry.slab(SlabOrder::Min).1 as u32;
-        self.take_pages(now, min_pages, u32::MAX, out).then_some(SlabOrder::Min)
+        self.take_pages(now, min_pages, None, out).then_some(SlabOrder::Min)
     }
 
     /// `pages` pages from the budget, all or none, with at most `reclaims_max` direct reclaims among them
-    /// ([`BufferCache::take_memory`]'s rule for each page). (Without page frames' addresses the model has no
-    /// fragmentation: `pages` free pages above `min` are a slab of that order, which is
-    /// `zone_watermark_ok()`'s count for it.)
+    /// (`None`: as many as [`BufferCache::take_memory`]'s rule for each page makes). (Without page frames'
+    /// addresses the model has no fragmentation: `pages` free pages above `min` are a slab of that order,
+    /// which is `zone_watermark_ok()`'s count for it.)
     pub(super) fn take_pages(
         &mut self,
         now: Nanos,
         pages: u32,
-        reclaims_max: u32,
+        reclaims_max: Option<u32>,
         out: &mut ReadOutcome,
     ) -> bool {
-        let mut reclaims_left = reclaims_max;
+        let mut reclaims_left = reclaims_max.unwrap_or(0);
         for taken in 0..pages {
-            if !self.take_memory_within(now, History::NONE, &mut reclaims_left, out) {
+            let got = match reclaims_max {
+                Some(_) => self.take_memory_within::<true>(now, History::NONE, &mut reclaims_left, out),
+                None => self.take_memory(now, History::NONE, out),
+            };
+            if !got {
                 self.memory.release_pages(taken);
                 return false;
             }

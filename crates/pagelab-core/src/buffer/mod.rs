@@ -1244,13 +1244,14 @@ impl<O: Observer> BufferCache<O> {
     /// the rounds are bounded by the pages the sections hold.
     #[inline]
     fn take_memory(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> bool {
-        let mut reclaims_left = u32::MAX; // bounded by the rounds, not by a count
-        self.take_memory_within(now, incoming, &mut reclaims_left, out)
+        // Bounded by the rounds, not by a count: the count compiles away (this is the hot path).
+        self.take_memory_within::<false>(now, incoming, &mut 0, out)
     }
 
-    /// [`BufferCache::take_memory`] with at most `reclaims_left` direct reclaims (counted down; shared by
-    /// the pages of one `__GFP_NORETRY` allocation, which reclaims once: `buffer/metadata.rs`).
-    fn take_memory_within(
+    /// [`BufferCache::take_memory`], with at most `reclaims_left` direct reclaims if `LIMITED` (counted
+    /// down; shared by the pages of one `__GFP_NORETRY` allocation, which reclaims once:
+    /// `buffer/metadata.rs`).
+    pub(super) fn take_memory_within<const LIMITED: bool>(
         &mut self,
         now: Nanos,
         incoming: History,
@@ -1265,10 +1266,15 @@ impl<O: Observer> BufferCache<O> {
             if self.memory.take() || self.claim_released_page() {
                 return true;
             }
-            if !self.has_victims() || *reclaims_left == 0 {
-                return false; // every victim pinned or being written, or no reclaim allowed
+            if !self.has_victims() {
+                return false; // every victim pinned or being written
             }
-            *reclaims_left -= 1;
+            if LIMITED {
+                if *reclaims_left == 0 {
+                    return false;
+                }
+                *reclaims_left -= 1;
+            }
             // The call's clock: its reclaims so far have taken their time (its lock waits and releases
             // follow one another, not the call's start).
             let at = now + self.call_reclaim_time(out);

@@ -331,11 +331,11 @@ fn a_noretry_attempt_reclaims_once_and_gives_back_its_pages() {
     }
     assert_eq!((c.memory().free, c.memory().resident), (0, 8));
     out.clear();
-    assert!(!c.take_pages(Nanos(2), 4, NORETRY_RECLAIMS, &mut out), "one page freed, four wanted");
+    assert!(!c.take_pages(Nanos(2), 4, Some(NORETRY_RECLAIMS), &mut out), "one page freed, four wanted");
     assert_eq!(out.direct_reclaims, 1, "no retry");
     assert_eq!(c.memory().free, 1, "the page its reclaim freed is given back");
     out.clear();
-    assert!(c.take_pages(Nanos(3), 4, u32::MAX, &mut out));
+    assert!(c.take_pages(Nanos(3), 4, None, &mut out));
     assert_eq!(out.direct_reclaims, 3, "the free page, then a reclaim for each of the other three");
     c.memory.release_pages(4);
     c.check();
