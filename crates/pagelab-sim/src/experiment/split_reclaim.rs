@@ -65,8 +65,9 @@
 //!   (4 and 19, in the first 15 ms). The sweep takes 44 s where it took 107. What the paper's direct
 //!   reclaims came from is not in this model. An inference, not measured: allocations of more than one
 //!   page (an NFS server's network buffers, SLUB's four-page inode slabs) fail the watermark check of their
-//!   order in fragmented memory and reclaim directly with free pages to spare; the model has no page
-//!   addresses and so no fragmentation.
+//!   order in fragmented memory and reclaim directly with free pages to spare (Mel Gorman's direct
+//!   compaction patch, LKML 2010-02, describes that path; nfsd's order-n skb allocation failures were
+//!   reported on LKML in 2009-06); the model has no page addresses and so no fragmentation.
 //! - **Table III after SFS's warm-up** (2026-12-03). Every direct reclaim Table III counted (4 under
 //!   conventional reclaim, 19 under split reclaim, seed 1; 4 / 4 / 1 and 19 / 20 / 15 over seeds 1–3)
 //!   happened within 15 ms of the barrier, as the mix began on the memory the file set's creation left at
