@@ -237,9 +237,9 @@ pub struct SimulateArgs {
     pub requests: Option<u64>,
     /// Simulated time run before measuring: auto (until steady state: memory has filled and every handler
     /// has completed a request; at most 10 × --duration) or a duration. A run to completion (a trace replay,
-    /// fs-seq, ...) is measured whole: a warm-up other than 0s is refused there. A workload measured from a
-    /// barrier after its preparation (stat-batch, nfs-mix) is measured from the barrier under auto, and a
-    /// duration's warm-up begins at the barrier.
+    /// fs-seq, stat-batch, ...) is measured whole: a warm-up other than 0s is refused there (stat-batch's
+    /// measurement begins at the barrier after its random accesses). nfs-mix is measured from the barrier
+    /// after its file set's creation under auto, and a duration's warm-up begins at that barrier.
     #[arg(long, default_value = "auto", value_name = "auto|DURATION")]
     pub warmup: String,
     /// The request queue's limit (`nr_requests`, Linux's default 128): a handler submitting into a full
