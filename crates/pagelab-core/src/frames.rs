@@ -261,7 +261,7 @@ impl FrameTable {
 
     /// Free `frame` and return the key it held. Caller guarantees the frame is resident (or is the victim
     /// the policy just kept as a shadow, which stays a shadow).
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, frame: FrameId) -> u64 {
         let key = self.keys[frame as usize];
         if self.kept == frame {

@@ -1125,6 +1125,7 @@ impl<O: Observer> BufferCache<O> {
     /// A demanded page left out is the reader's to miss again. The reader's page allocated `first` joins
     /// the fetch its neighbours form (and is taken out of `first`).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn submit_run(
         &mut self,
         now: Nanos,
@@ -1182,6 +1183,7 @@ impl<O: Observer> BufferCache<O> {
 
     /// Memory and a frame for page `key`, announced to the policy: a free page, or one freed by direct
     /// reclaim. `None` (the page is not brought in) when nothing can be freed.
+    #[inline(always)]
     fn allocate(
         &mut self,
         now: Nanos,
@@ -1211,6 +1213,7 @@ impl<O: Observer> BufferCache<O> {
     /// Memory for page `key`, announced to the policy (`on_miss`): a free page, or one freed by direct
     /// reclaim. Returns the page's history and its slot; `None` (the page is not brought in) when nothing
     /// can be freed. The caller gives the page a frame at once.
+    #[inline(always)]
     fn obtain(
         &mut self,
         now: Nanos,
@@ -1242,7 +1245,7 @@ impl<O: Observer> BufferCache<O> {
     /// while reclaim frees pages (the first eviction steered by `incoming`). `false`: nothing could be freed
     /// now. Every round that continues freed at least one page (only a reader's pin keeps its memory), so
     /// the rounds are bounded by the pages the sections hold.
-    #[inline]
+    #[inline(always)]
     fn take_memory(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> bool {
         // Bounded by the rounds, not by a count: the count compiles away (this is the hot path).
         self.take_memory_within::<false>(now, incoming, &mut 0, out)
@@ -1251,6 +1254,7 @@ impl<O: Observer> BufferCache<O> {
     /// [`BufferCache::take_memory`], with at most `reclaims_left` direct reclaims if `LIMITED` (counted
     /// down; shared by the pages of one `__GFP_NORETRY` allocation, which reclaims once:
     /// `buffer/metadata.rs`).
+    #[inline(always)]
     pub(super) fn take_memory_within<const LIMITED: bool>(
         &mut self,
         now: Nanos,
@@ -1335,6 +1339,7 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Step 3 of an allocation: the reading task reclaims a batch itself.
+    #[inline(always)]
     fn direct_reclaim(&mut self, now: Nanos, incoming: History, out: &mut ReadOutcome) -> ReclaimCost {
         let cost =
             self.reclaim(now, self.memory.direct_batch(), incoming, Reclaimer::Direct, &mut out.fetches);
@@ -1352,6 +1357,7 @@ impl<O: Observer> BufferCache<O> {
     /// `fetches`) and its memory comes free when the write completes. Then the metadata shrinker runs, if
     /// `who` shrinks metadata ([`BufferCache::shrink_metadata`]), at rising priority while the reclaim is
     /// short of `target`.
+    #[inline(always)]
     fn reclaim(
         &mut self,
         now: Nanos,
@@ -1369,6 +1375,7 @@ impl<O: Observer> BufferCache<O> {
         cost
     }
 
+    #[inline(always)]
     fn reclaim_pages(
         &mut self,
         now: Nanos,
@@ -1419,7 +1426,7 @@ impl<O: Observer> BufferCache<O> {
 
     /// A hit on the resident page in `frame` by `stream`: the policy hears of it, and a page readahead
     /// brought in (file readahead or swap-in's cluster) is reported used the first time.
-    #[inline]
+    #[inline(always)]
     fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
         if self.pages.first_use(frame, now) {
             let key = PageKey::from_raw(self.pages.table.key(frame));
@@ -1501,6 +1508,7 @@ impl<O: Observer> BufferCache<O> {
     /// Report call `id`'s first look at page `key`, found in `frame` (valid or under I/O) or absent: a miss
     /// when absent or brought by the call's own synchronous fetch, otherwise a hit (valid) or a wait (under
     /// I/O). Returns whether the page was the call's own.
+    #[inline(always)]
     fn report_access(
         &mut self,
         now: Nanos,

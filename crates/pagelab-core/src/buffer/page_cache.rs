@@ -135,8 +135,9 @@ pub(super) struct PageCache {
     scanned_seen: u64,
     /// The history the next eviction is for ([`PageCache::steer_next_eviction`]).
     incoming: History,
-    /// The policy keeps no shadow entries, so it may name a reclaim's victims before any leaves the table.
-    batch_victims: bool,
+    /// The policy keeps no shadow entries: it may name a reclaim's victims before any leaves the table, and
+    /// its `on_miss` has nothing to take (not called: [`PageCache::announce`]).
+    no_shadows: bool,
     /// A reclaim's victims (reused).
     victims: Vec<FrameId>,
     /// Li & Shen's prefetch cache: completed readahead pages nobody has used, outside the policy.
@@ -183,7 +184,7 @@ impl PageCache {
             scanned_seen: 0,
             aged_seen: 0,
             incoming: History::NONE,
-            batch_victims: policy_shadows == 0,
+            no_shadows: policy_shadows == 0,
             victims: Vec::new(),
             pc: None,
         }
@@ -272,8 +273,11 @@ impl PageCache {
     }
 
     /// `on_miss` for a page about to be fetched: the policy takes the page's history.
-    #[inline]
+    #[inline(always)]
     pub fn announce(&mut self, key: u64, lbn: Lbn, prefetch: bool) -> History {
+        if self.no_shadows {
+            return History::NONE; // no shadow entries: `on_miss` has nothing to take (its contract)
+        }
         let access = policy_access(key, self.vtime, lbn, prefetch);
         self.policy.on_miss(&access, &mut self.table.shadows())
     }
@@ -286,7 +290,7 @@ impl PageCache {
 
     /// A frame for the announced page `page.key`, its fetch in flight. Caller guarantees the table has room
     /// (memory was taken for the page) and the key is not cached.
-    #[inline]
+    #[inline(always)]
     pub fn take_frame(&mut self, page: Incoming) -> FrameId {
         let frame = self.table.insert(page.key);
         let f = frame as usize;
@@ -326,7 +330,7 @@ impl PageCache {
     }
 
     /// A reader referenced the resident page in `frame`.
-    #[inline]
+    #[inline(always)]
     pub fn hit(&mut self, frame: FrameId) {
         let access = policy_access(self.table.key(frame), self.tick(), self.meta[frame as usize].lbn, false);
         self.policy.on_hit(frame, &access, &mut self.table.shadows());
@@ -356,6 +360,7 @@ impl PageCache {
     /// it rejoins the policy as a page just referenced (`on_miss` finds the history its eviction left), with
     /// its data, flags and slots. Returns its frame. Caller guarantees the key is in [`PageCache::writing`]
     /// (whose pages are all live: dead ones are in [`PageCache::stale_writing`]).
+    #[cold]
     pub fn rescue(&mut self, key: u64) -> FrameId {
         let w = self.writing.remove(&key).expect("rescuing a page that is not being written");
         let history = self.announce(key, w.lbn, false);
@@ -509,7 +514,7 @@ impl CacheSection for PageCache {
     /// With no page in the policy, the prefetch cache gives what is asked. Pages in flight are neither
     /// scanned nor freed. A dirty victim (or one under writeback) is not freed: it moves to
     /// [`PageCache::writing`], counted as `written`, and the buffer cache starts its write.
-    #[inline]
+    #[inline(always)]
     fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
         let mut from_pc = 0;
         let mut written = 0u64;
@@ -539,12 +544,12 @@ impl CacheSection for PageCache {
 impl PageCache {
     /// Up to `target` of the policy's victims, the first for the page [`PageCache::steer_next_eviction`]
     /// named.
-    #[inline]
+    #[inline(always)]
     fn reclaim_policy(&mut self, target: u32, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.policy_pages());
         let mut written = 0u64;
-        if self.batch_victims && victims > 1 {
+        if self.no_shadows && victims > 1 {
             // The policy names the whole batch first (its own lists only), then the victims leave the
             // table: their frames' records and index buckets are scattered in memory, and loads that do
             // not depend on each other overlap, where one victim at a time waits for each in turn. One
@@ -622,7 +627,7 @@ mod tests {
         let shadowed = [PolicyKind::Arc, PolicyKind::TwoQ, PolicyKind::Lirs];
         for kind in kinds.into_iter().chain(shadowed) {
             let (mut batch, mut single) = (filled(kind), filled(kind));
-            assert_eq!(batch.batch_victims, kinds.contains(&kind), "{kind:?}");
+            assert_eq!(batch.no_shadows, kinds.contains(&kind), "{kind:?}");
             let mut batch_keys = Vec::new();
             let cost = batch.reclaim(8, Nanos(0), &mut |e| batch_keys.push(e.key.raw()));
             assert_eq!((cost.freed, cost.written), (8, 0), "{kind:?}");

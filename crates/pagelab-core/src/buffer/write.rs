@@ -678,7 +678,7 @@ impl<O: Observer> BufferCache<O> {
 
     /// The page `key`, resident or in flight; a page reclaim is writing out is taken back into the policy
     /// (Linux finds it in the page cache).
-    #[inline]
+    #[inline(always)]
     pub(super) fn find(&mut self, key: PageKey) -> Option<FrameId> {
         if let Some(frame) = self.pages.lookup(key.raw()) {
             return Some(frame);

@@ -165,7 +165,8 @@ pub trait Replacement {
     }
 
     /// The page `access.key` is about to be brought in (see the protocol above). Policies without shadow
-    /// entries remember nothing.
+    /// entries remember nothing: with `shadow_slots() == 0` this must return [`History::NONE`] and change
+    /// nothing, and a driver may skip the call (the buffer cache does: it is on every page's allocation).
     #[inline(always)]
     fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
         let _ = (access, shadows);
