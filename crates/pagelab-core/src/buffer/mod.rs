@@ -37,6 +37,7 @@
 //! never more than the usable memory.
 
 mod dirty;
+mod in_flight;
 mod metadata;
 mod observer;
 mod page_cache;
@@ -65,6 +66,7 @@ use crate::policy::{DuloConfig, FrameId, History, PolicyKind};
 use crate::prefetch::{AnyPrefetcher, CacheView, Prefetcher, ReadCtx, Window};
 use crate::time::Nanos;
 use dirty::DirtyPages;
+use in_flight::InFlightReads;
 use page_cache::{flag, Incoming, PageCache, NO_SWAP_SLOT};
 use swap::SwapArea;
 
@@ -439,8 +441,8 @@ pub struct BufferCache<O: Observer = ()> {
     next_fetch: u64,
     next_read: u64,
     runs: Vec<DiskRun>,
-    /// Frames of the fetch being completed (reused).
-    frames: Vec<FrameId>,
+    /// The reads in flight and their pages' frames.
+    in_flight: InFlightReads,
     /// The driver's last report of its request queue ([`BufferCache::set_read_congested`]).
     read_congested: bool,
     dirty: DirtyPages,
@@ -513,7 +515,7 @@ impl<O: Observer> BufferCache<O> {
             next_fetch: 0,
             next_read: 0,
             runs: Vec::new(),
-            frames: Vec::new(),
+            in_flight: InFlightReads::default(),
             read_congested: false,
             dirty: DirtyPages::default(),
             writeback: config.writeback,
@@ -769,7 +771,8 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// A fetch completed: its pages become valid and join the replacement policy (pages invalidated while
-    /// in flight are dropped instead). Errors for a fetch this cache has not issued or already finished.
+    /// in flight are dropped instead). Errors for a fetch this cache has not issued (exactly so) or already
+    /// finished.
     pub fn fetch_done(&mut self, now: Nanos, fetch: &Fetch) -> Result<(), CoreError> {
         if fetch.write {
             self.write_done(now, fetch, false)?;
@@ -777,8 +780,9 @@ impl<O: Observer> BufferCache<O> {
             self.check();
             return Ok(());
         }
-        let frames = self.fetch_frames(fetch)?;
+        let frames = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
         for &frame in &frames {
+            self.check_in_flight(frame, fetch);
             if self.pages.meta[frame as usize].flags & flag::STALE != 0 {
                 self.drop_page(now, frame);
                 continue;
@@ -800,7 +804,7 @@ impl<O: Observer> BufferCache<O> {
                 self.observer.swapped_in(now, key, !prefetched);
             }
         }
-        self.frames = frames;
+        self.in_flight.recycle(frames);
         let pages = fetch.first_page..fetch.first_page + u64::from(fetch.pages);
         self.prefetcher.fetch_done(now, fetch.owner, fetch.file, pages);
         self.observer.fetch_done(now, fetch);
@@ -818,11 +822,12 @@ impl<O: Observer> BufferCache<O> {
             self.check();
             return Ok(());
         }
-        let frames = self.fetch_frames(fetch)?;
+        let frames = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
         for &frame in &frames {
+            self.check_in_flight(frame, fetch);
             self.drop_page(now, frame);
         }
-        self.frames = frames;
+        self.in_flight.recycle(frames);
         self.observer.fetch_failed(now, fetch);
         self.check();
         Ok(())
@@ -831,9 +836,8 @@ impl<O: Observer> BufferCache<O> {
     /// Where the pages of `fetch` go: their slots in page order, for a driver that reads data into them.
     pub fn fetch_slots(&mut self, fetch: &Fetch, out: &mut Vec<Slot>) -> Result<(), CoreError> {
         out.clear();
-        let frames = self.fetch_frames(fetch)?;
+        let frames = self.in_flight.frames(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
         out.extend(frames.iter().map(|&frame| self.pages.meta[frame as usize].slot));
-        self.frames = frames;
         Ok(())
     }
 
@@ -1113,6 +1117,7 @@ impl<O: Observer> BufferCache<O> {
     /// The page `idx` in `frame` is read by fetch `id`; it takes the readahead marker if it is the window's.
     fn join_fetch(&mut self, frame: FrameId, id: u64, idx: u64, marker_page: Option<u64>) {
         let f = frame as usize;
+        self.in_flight.join(frame);
         self.pages.meta[f].fetch_of = id;
         if marker_page == Some(idx) {
             self.pages.meta[f].flags |= flag::MARKER;
@@ -1176,7 +1181,10 @@ impl<O: Observer> BufferCache<O> {
         true
     }
 
+    /// The read `fetch`, its pages joined ([`BufferCache::join_fetch`]), goes to the driver.
     fn issue(&mut self, now: Nanos, fetch: Fetch, out: &mut ReadOutcome) {
+        debug_assert!(!fetch.write, "writes are issued by `issue_write`");
+        self.in_flight.issue(fetch);
         self.observer.fetch_issued(now, &fetch);
         out.fetches.push(fetch);
     }
@@ -1458,28 +1466,6 @@ impl<O: Observer> BufferCache<O> {
         }
     }
 
-    /// The frames of `fetch`'s pages, checked: each in flight under that fetch. Returns the reused buffer
-    /// (the caller puts it back in `self.frames`).
-    fn fetch_frames(&mut self, fetch: &Fetch) -> Result<Vec<FrameId>, CoreError> {
-        let mut frames = std::mem::take(&mut self.frames);
-        frames.clear();
-        let known = fetch.pages > 0 && fetch.id > 0 && fetch.id <= self.next_fetch;
-        let last = fetch.first_page.checked_add(fetch.pages as u64 - 1).filter(|&l| l <= PageKey::INDEX_MAX);
-        if !known || last.is_none() || fetch.file.0 > FileId::MAX {
-            return Err(CoreError::UnknownFetch(fetch.id));
-        }
-        for i in 0..fetch.pages as u64 {
-            let frame = self.page_key(fetch, i).and_then(|key| self.pages.lookup(key.raw()));
-            match frame
-                .filter(|&f| !self.pages.is_uptodate(f) && self.pages.meta[f as usize].fetch_of == fetch.id)
-            {
-                Some(f) => frames.push(f),
-                None => return Err(CoreError::UnknownFetch(fetch.id)),
-            }
-        }
-        Ok(frames)
-    }
-
     /// The key of the `i`th page of `fetch`: a file's page, or the owner of a swap slot.
     fn page_key(&self, fetch: &Fetch, i: u64) -> Option<PageKey> {
         if fetch.file == FileId::SWAP {
@@ -1488,6 +1474,18 @@ impl<O: Observer> BufferCache<O> {
         } else {
             Some(PageKey::new(fetch.file, fetch.first_page + i))
         }
+    }
+
+    /// The page in `frame` is in flight under `fetch`, as the record of reads in flight says: the record
+    /// and the pages' own state agree.
+    #[inline(always)]
+    fn check_in_flight(&self, frame: FrameId, fetch: &Fetch) {
+        let meta = &self.pages.meta[frame as usize];
+        assert!(
+            meta.flags & flag::UPTODATE == 0 && meta.fetch_of == fetch.id,
+            "frame {frame} of read {} is not in flight under it",
+            fetch.id
+        );
     }
 
     /// The page in `frame` was fetched by this very call's synchronous window.
@@ -1548,6 +1546,12 @@ impl<O: Observer> BufferCache<O> {
     /// Page conservation in the section, and slots against memory.
     fn check(&self) {
         self.pages.check();
+        assert!(self.in_flight.idle(), "a read left half built");
+        assert_eq!(
+            self.in_flight.pages(),
+            self.pages.in_flight_pages(),
+            "pages in flight != pages of reads issued"
+        );
         let slots_used = self.slots.next_unused - self.slots.free.len() as u32;
         assert_eq!(
             slots_used,

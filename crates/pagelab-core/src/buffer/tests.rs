@@ -621,6 +621,21 @@ fn bad_calls_are_errors_not_panics() {
         owner: StreamId(1),
     };
     assert_eq!(c.fetch_done(Nanos(0), &fake), Err(CoreError::UnknownFetch(1)));
+    // A fetch the cache issued, altered by the driver, is not the fetch it issued: refused, and the real
+    // one still completes.
+    let mut out = ReadOutcome::default();
+    let mut r = begin(&mut c, 1, 0, 2, 4);
+    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    let issued = out.fetches[0];
+    for altered in [
+        Fetch { pages: issued.pages + 1, ..issued },
+        Fetch { first_page: issued.first_page + 1, ..issued },
+        Fetch { file: FileId(1), ..issued },
+    ] {
+        assert_eq!(c.fetch_done(Nanos(1), &altered), Err(CoreError::UnknownFetch(issued.id)), "{altered:?}");
+        assert_eq!(c.fetch_failed(Nanos(1), &altered), Err(CoreError::UnknownFetch(issued.id)));
+    }
+    c.fetch_done(Nanos(1), &issued).unwrap();
     let done = read_through(&mut c, 1, 0, 0, 1)[0];
     assert_eq!(c.fetch_done(Nanos(1), &done), Err(CoreError::UnknownFetch(done.id)), "completed twice");
     assert_eq!(c.fetch_failed(Nanos(1), &done), Err(CoreError::UnknownFetch(done.id)));

@@ -554,7 +554,7 @@ impl<O: Observer> BufferCache<O> {
             };
             let Some(frame) = frame else {
                 if let Some(f) = open.take() {
-                    self.issue_read(now, f, out);
+                    self.issue(now, f, out);
                 }
                 continue;
             };
@@ -579,10 +579,10 @@ impl<O: Observer> BufferCache<O> {
                     });
                 }
             }
-            self.pages.meta[frame as usize].fetch_of = open.as_ref().expect("open read").id;
+            self.join_fetch(frame, open.as_ref().expect("open read").id, s, None);
         }
         if let Some(f) = open {
-            self.issue_read(now, f, out);
+            self.issue(now, f, out);
         }
         self.check();
     }
@@ -612,11 +612,6 @@ impl<O: Observer> BufferCache<O> {
             anon_slot: slot,
         };
         Some(self.pages.take_frame(page))
-    }
-
-    fn issue_read(&mut self, now: Nanos, fetch: Fetch, out: &mut ReadOutcome) {
-        self.observer.fetch_issued(now, &fetch);
-        out.fetches.push(fetch);
     }
 
     /// A page read from swap arrived, before it joins the policy. With swap more than half full its slot
