@@ -140,7 +140,7 @@ impl FrameTable {
     }
 
     /// The frame holding `key`, if it is resident (shadow entries are not resident).
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, key: u64) -> Option<FrameId> {
         self.lookup_hashed(key, Self::hash(key))
     }

@@ -280,7 +280,21 @@ pub trait CacheSection {
     /// Free up to `target` pages, in the section's own order, passing each to `freed`, and say what it
     /// cost. Must take at least one page (freed, or its write started) when `reclaimable_pages() > 0` and
     /// `target > 0` (so that no reclaim loop spins without progress), and never more than `target`.
-    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Self::Freed)) -> ReclaimCost;
+    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FreedSink<Self::Freed>) -> ReclaimCost;
+}
+
+/// Where a section's reclaim hands each page it frees ([`CacheSection::reclaim`]): a closure, or the
+/// composite cache's own accounting (a type of its own, so that it is inlined into the reclaim loop: a
+/// closure's body was a call per page on the simulator's hottest path).
+pub trait FreedSink<T> {
+    fn freed(&mut self, page: T);
+}
+
+impl<T, F: FnMut(T)> FreedSink<T> for F {
+    #[inline(always)]
+    fn freed(&mut self, page: T) {
+        self(page)
+    }
 }
 
 /// Everything that configures the memory model.
@@ -428,6 +442,8 @@ pub struct MemoryStats {
 #[derive(Clone, Debug)]
 pub struct Memory {
     config: MemoryConfig,
+    /// `config.usable_pages()`, which every allocation reads (the configuration does not change).
+    usable: u32,
     /// Pages held by cache sections (including pages that left a section but stay pinned by a reader).
     used: u32,
     kswapd_awake: bool,
@@ -441,20 +457,24 @@ impl Memory {
     pub fn new(config: MemoryConfig) -> Memory {
         debug_assert_eq!(config.validate(), Ok(()));
         let work_free = config.costs == ReclaimCosts::FREE;
-        Memory { config, used: 0, kswapd_awake: false, stats: MemoryStats::default(), work_free }
+        let usable = config.usable_pages();
+        Memory { config, usable, used: 0, kswapd_awake: false, stats: MemoryStats::default(), work_free }
     }
 
     pub fn config(&self) -> &MemoryConfig {
         &self.config
     }
+    #[inline]
     pub fn usable_pages(&self) -> u32 {
-        self.config.usable_pages()
+        self.usable
     }
+    #[inline]
     pub fn used_pages(&self) -> u32 {
         self.used
     }
+    #[inline]
     pub fn free_pages(&self) -> u32 {
-        self.usable_pages() - self.used
+        self.usable - self.used
     }
     pub fn kswapd_awake(&self) -> bool {
         self.kswapd_awake
@@ -468,6 +488,7 @@ impl Memory {
 
     /// Steps 1 and 2 of an allocation: take a free page if more than `low` are free, else wake kswapd and
     /// take one if more than `min` are. `false`: the caller must reclaim directly (step 3) and try again.
+    #[inline]
     pub fn take(&mut self) -> bool {
         let (free, w) = (self.free_pages(), self.config.watermarks);
         if free <= w.low && self.config.kswapd && !self.kswapd_awake {
@@ -483,11 +504,13 @@ impl Memory {
     }
 
     /// A page held by a section is free again.
+    #[inline]
     pub fn release(&mut self) {
         self.release_pages(1);
     }
 
     /// `pages` pages held by sections are free again.
+    #[inline]
     pub fn release_pages(&mut self, pages: u32) {
         assert!(self.used >= pages, "{pages} pages released, {} ever taken and not released", self.used);
         self.used -= pages;

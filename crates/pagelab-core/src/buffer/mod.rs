@@ -473,6 +473,43 @@ pub struct BufferCache<O: Observer = ()> {
     alloc_gfp: Gfp,
 }
 
+/// Where the page cache's reclaim hands its victims ([`BufferCache::reclaim_pages`]): a clean victim is
+/// reported evicted and its slot and memory freed (an anonymous one leaves its copy in swap as the page); a
+/// dirty one waits in `started` for its write to start.
+struct EvictedPages<'a, O> {
+    now: Nanos,
+    observer: &'a mut O,
+    slots: &'a mut SlotPool,
+    memory: &'a mut Memory,
+    started: &'a mut Vec<(PageKey, StreamId, Eviction)>,
+    swapped: &'a mut KeyMap<u64, u64>,
+}
+
+impl<O: Observer> crate::memory::FreedSink<page_cache::Evicted> for EvictedPages<'_, O> {
+    #[inline(always)]
+    fn freed(&mut self, e: page_cache::Evicted) {
+        let what = if e.flags & flag::PREFETCHED != 0 {
+            Eviction::PrefetchedUnused
+        } else if e.flags & flag::DEMANDED != 0 {
+            Eviction::DemandUnread
+        } else {
+            Eviction::Accessed
+        };
+        if e.writing {
+            self.started.push((e.key, e.owner, what));
+            return;
+        }
+        self.observer.evicted(self.now, e.key, e.owner, what);
+        if e.anon_slot != NO_SWAP_SLOT {
+            // A clean anonymous page: its copy in swap is all that is left of it.
+            self.swapped.insert(e.key.raw(), e.anon_slot);
+        }
+        if self.slots.release(e.slot) {
+            self.memory.release();
+        }
+    }
+}
+
 impl BufferCache<()> {
     /// A cache that reports to no observer.
     pub fn new(config: BufferCacheConfig) -> Result<BufferCache<()>, CoreError> {
@@ -1271,13 +1308,13 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) -> bool {
         self.settle(now);
+        // A free page above `min`, or a page of the call's own reclaim still being freed, before any reclaim.
+        if self.memory.take() || self.claim_released_page() {
+            return true;
+        }
         let mut evict_for = incoming;
         let rounds_max = self.pages.table.len() + self.metadata_pages() + 1;
         for _ in 0..=rounds_max {
-            // A page of the call's own reclaim, still being freed, before another reclaim.
-            if self.memory.take() || self.claim_released_page() {
-                return true;
-            }
             if !self.has_victims() {
                 return false; // every victim pinned or being written
             }
@@ -1300,6 +1337,9 @@ impl<O: Observer> BufferCache<O> {
                 // to go to): the task waits for I/O before it tries again, as 2.6's `try_to_free_pages()`
                 // sleeps in `blk_congestion_wait()` rather than write out all of memory.
                 return false;
+            }
+            if self.memory.take() || self.claim_released_page() {
+                return true;
             }
         }
         unreachable!("direct reclaim ran {rounds_max} rounds without freeing a page");
@@ -1394,27 +1434,8 @@ impl<O: Observer> BufferCache<O> {
         let BufferCache { pages, observer, slots, memory, started, swapped, .. } = self;
         pages.steer_next_eviction(incoming);
         debug_assert!(started.is_empty(), "writes of an earlier reclaim left unstarted");
-        let mut cost = pages.reclaim(target, now, &mut |e| {
-            let what = if e.flags & flag::PREFETCHED != 0 {
-                Eviction::PrefetchedUnused
-            } else if e.flags & flag::DEMANDED != 0 {
-                Eviction::DemandUnread
-            } else {
-                Eviction::Accessed
-            };
-            if e.writing {
-                started.push((e.key, e.owner, what));
-                return;
-            }
-            observer.evicted(now, e.key, e.owner, what);
-            if e.anon_slot != NO_SWAP_SLOT {
-                // A clean anonymous page: its copy in swap is all that is left of it.
-                swapped.insert(e.key.raw(), e.anon_slot);
-            }
-            if slots.release(e.slot) {
-                memory.release();
-            }
-        });
+        let mut sink = EvictedPages { now, observer, slots, memory, started, swapped };
+        let mut cost = pages.reclaim(target, now, &mut sink);
         if self.started.is_empty() {
             return cost; // no dirty victim (the common case)
         }

@@ -7,7 +7,7 @@ use super::Slot;
 use crate::frames::FrameTable;
 use crate::hash::KeyMap;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
-use crate::memory::{CacheSection, ReclaimCost};
+use crate::memory::{CacheSection, FreedSink, ReclaimCost};
 use crate::pcache::{PrefetchCache, PrefetchCacheConfig};
 use crate::policy::dulo::DuloStats;
 use crate::policy::{Access, AnyPolicy, DuloConfig, FrameId, History, PolicyKind, Replacement, NEVER};
@@ -257,7 +257,7 @@ impl PageCache {
     }
 
     /// The frame of page `key`, resident or in flight.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, key: u64) -> Option<FrameId> {
         self.table.lookup(key)
     }
@@ -462,7 +462,7 @@ impl PageCache {
     /// The victim in `frame` leaves the table and is reported; a dirty one (or one under writeback) moves
     /// to [`PageCache::writing`] instead of being freed. Returns whether it did.
     #[inline(always)]
-    fn release_victim(&mut self, frame: FrameId, freed: &mut impl FnMut(Evicted)) -> bool {
+    fn release_victim(&mut self, frame: FrameId, freed: &mut impl FreedSink<Evicted>) -> bool {
         let f = frame as usize;
         debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
         let key = PageKey::from_raw(self.table.remove(frame));
@@ -481,7 +481,7 @@ impl PageCache {
             };
             self.writing.insert(key.raw(), w);
         }
-        freed(Evicted {
+        freed.freed(Evicted {
             key,
             owner: meta.owner,
             flags: meta.flags,
@@ -515,7 +515,7 @@ impl CacheSection for PageCache {
     /// scanned nor freed. A dirty victim (or one under writeback) is not freed: it moves to
     /// [`PageCache::writing`], counted as `written`, and the buffer cache starts its write.
     #[inline(always)]
-    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
+    fn reclaim(&mut self, target: u32, now: Nanos, freed: &mut impl FreedSink<Evicted>) -> ReclaimCost {
         let mut from_pc = 0;
         let mut written = 0u64;
         let policy_pages = self.policy_pages();
@@ -545,7 +545,7 @@ impl PageCache {
     /// Up to `target` of the policy's victims, the first for the page [`PageCache::steer_next_eviction`]
     /// named.
     #[inline(always)]
-    fn reclaim_policy(&mut self, target: u32, freed: &mut impl FnMut(Evicted)) -> ReclaimCost {
+    fn reclaim_policy(&mut self, target: u32, freed: &mut impl FreedSink<Evicted>) -> ReclaimCost {
         let mut history = std::mem::take(&mut self.incoming);
         let victims = target.min(self.policy_pages());
         let mut written = 0u64;
@@ -629,11 +629,11 @@ mod tests {
             let (mut batch, mut single) = (filled(kind), filled(kind));
             assert_eq!(batch.no_shadows, kinds.contains(&kind), "{kind:?}");
             let mut batch_keys = Vec::new();
-            let cost = batch.reclaim(8, Nanos(0), &mut |e| batch_keys.push(e.key.raw()));
+            let cost = batch.reclaim(8, Nanos(0), &mut |e: Evicted| batch_keys.push(e.key.raw()));
             assert_eq!((cost.freed, cost.written), (8, 0), "{kind:?}");
             let mut single_keys = Vec::new();
             for _ in 0..8 {
-                single.reclaim(1, Nanos(0), &mut |e| single_keys.push(e.key.raw()));
+                single.reclaim(1, Nanos(0), &mut |e: Evicted| single_keys.push(e.key.raw()));
             }
             assert_eq!(batch_keys, single_keys, "{kind:?}");
             assert_eq!(batch.resident_pages(), 8, "{kind:?}");

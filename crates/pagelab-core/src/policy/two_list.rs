@@ -121,6 +121,7 @@ pub(crate) trait ActiveAging {
 
     /// Age the active list before one inactive page is scanned: in proportion to the lists' sizes, or by
     /// [`descent`] when the inactive list is empty (module doc).
+    #[inline]
     fn age(&mut self) {
         let (active, inactive) = self.lens();
         let reclaim_mapped = self.mapped().reclaim_mapped(self.frames(), inactive == 0);
