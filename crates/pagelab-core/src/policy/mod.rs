@@ -464,21 +464,24 @@ impl Replacement for AnyPolicy {
     fn len(&self) -> u32 {
         dispatch!(self, p => p.len())
     }
-    #[inline]
+    // The per-page hooks: a jump, inlined at the call site, to the policy's own hook compiled out of line
+    // (`hooks`). One function holding every policy's body saved every register the largest needed, on
+    // every call.
+    #[inline(always)]
     fn on_miss(&mut self, access: &Access, shadows: &mut Shadows<'_>) -> History {
-        dispatch!(self, p => p.on_miss(access, shadows))
+        dispatch!(self, p => hooks::on_miss(p, access, shadows))
     }
-    #[inline]
+    #[inline(always)]
     fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
-        dispatch!(self, p => p.on_insert(frame, access, history, shadows))
+        dispatch!(self, p => hooks::on_insert(p, frame, access, history, shadows))
     }
-    #[inline]
+    #[inline(always)]
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
-        dispatch!(self, p => p.on_hit(frame, access, shadows))
+        dispatch!(self, p => hooks::on_hit(p, frame, access, shadows))
     }
-    #[inline]
+    #[inline(always)]
     fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
-        dispatch!(self, p => p.evict(incoming, shadows))
+        dispatch!(self, p => hooks::evict(p, incoming, shadows))
     }
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         dispatch!(self, p => p.on_remove(frame, shadows))
@@ -494,6 +497,34 @@ impl Replacement for AnyPolicy {
     }
     fn state(&self, table: &FrameTable) -> String {
         dispatch!(self, p => p.state(table))
+    }
+}
+
+/// Each per-page hook of one policy type, compiled out of line: [`AnyPolicy`] jumps to these.
+mod hooks {
+    use super::{Access, FrameId, History, Replacement, Shadows};
+
+    #[inline(never)]
+    pub fn on_miss<P: Replacement>(p: &mut P, access: &Access, shadows: &mut Shadows<'_>) -> History {
+        p.on_miss(access, shadows)
+    }
+    #[inline(never)]
+    pub fn on_insert<P: Replacement>(
+        p: &mut P,
+        frame: FrameId,
+        access: &Access,
+        history: History,
+        shadows: &mut Shadows<'_>,
+    ) {
+        p.on_insert(frame, access, history, shadows)
+    }
+    #[inline(never)]
+    pub fn on_hit<P: Replacement>(p: &mut P, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
+        p.on_hit(frame, access, shadows)
+    }
+    #[inline(never)]
+    pub fn evict<P: Replacement>(p: &mut P, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
+        p.evict(incoming, shadows)
     }
 }
 
