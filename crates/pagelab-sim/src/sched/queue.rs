@@ -1,7 +1,9 @@
 //! The request queue under every scheduler here: an arena of queued (possibly merged) requests, each on a
-//! FIFO list (arrival order, for expiry) and in two sector indexes (by first sector: the elevator's sort
-//! order and front merges; by end sector: back merges), split into two classes (reads and writes for
-//! deadline; synchronous and asynchronous for anticipatory; noop uses one; cfq adds one per queue).
+//! FIFO list (arrival order, for expiry) and in sector indexes (by first sector, sorted: the elevator's
+//! order, Linux's rbtree; by first and by end sector, hashed: front and back merges, Linux's `elv_rqhash`
+//! keyed by the end sector, and the front merge's exact start that the kernel finds in its rbtree), split
+//! into two classes (reads and writes for deadline; synchronous and asynchronous for anticipatory; noop uses
+//! one; cfq adds one per queue).
 //!
 //! Merging follows the Linux 2.6 elevator core (`block/elevator.c`, `ll_rw_blk.c`): a new request merges
 //! at the back of a queued request that ends where it starts, else (front merges on) at the front of one
@@ -18,7 +20,7 @@
 use super::{Dispatch, IoRequest};
 use crate::io::DiskRequest;
 use pagelab_core::hash::KeyMap;
-use pagelab_core::list::{Links, List};
+use pagelab_core::list::{Links, List, NIL};
 use pagelab_core::{Nanos, StreamId};
 use std::collections::BTreeSet;
 
@@ -86,8 +88,14 @@ pub(crate) struct RequestQueue {
     links: Links,
     /// Per class (a scheduler may add classes: CFQ keeps one per queue).
     fifo: Vec<List>,
+    /// Per class, sorted by first sector (the elevator's order).
     by_start: Vec<BTreeSet<(u64, u32)>>,
-    by_end: Vec<BTreeSet<(u64, u32)>>,
+    /// Per class, the merge hashes: by first sector and by end sector.
+    start_hash: Vec<SectorHash>,
+    end_hash: Vec<SectorHash>,
+    /// By slot: the next slot of the same class under the same key in `start_hash` and in `end_hash`.
+    start_next: Vec<u32>,
+    end_next: Vec<u32>,
     /// Added requests queued, counting each part.
     parts: usize,
     /// Queued (merged) requests by direction (`[reads, writes]`).
@@ -105,7 +113,10 @@ impl RequestQueue {
             links: Links::new(0),
             fifo: vec![List::new(); CLASSES],
             by_start: vec![BTreeSet::new(); CLASSES],
-            by_end: vec![BTreeSet::new(); CLASSES],
+            start_hash: (0..CLASSES).map(|_| SectorHash::default()).collect(),
+            end_hash: (0..CLASSES).map(|_| SectorHash::default()).collect(),
+            start_next: Vec::new(),
+            end_next: Vec::new(),
             parts: 0,
             requests: [0; 2],
             next_seq: 0,
@@ -138,7 +149,8 @@ impl RequestQueue {
     pub fn add_class(&mut self) -> usize {
         self.fifo.push(List::new());
         self.by_start.push(BTreeSet::new());
-        self.by_end.push(BTreeSet::new());
+        self.start_hash.push(SectorHash::default());
+        self.end_hash.push(SectorHash::default());
         self.fifo.len() - 1
     }
 
@@ -207,8 +219,8 @@ impl RequestQueue {
     /// rules allow): then it needs no new Linux request.
     pub fn can_merge(&self, req: &IoRequest, class: usize) -> bool {
         let fits = |s| self.mergeable(s, req.write, req.sectors);
-        self.find(&self.by_end[class], req.sector, fits).is_some()
-            || (self.rules.front && self.find(&self.by_start[class], req.end(), fits).is_some())
+        self.end_hash[class].find(&self.end_next, req.sector, fits).is_some()
+            || (self.rules.front && self.start_hash[class].find(&self.start_next, req.end(), fits).is_some())
     }
 
     fn mergeable(&self, s: u32, write: bool, sectors: u32) -> bool {
@@ -216,20 +228,16 @@ impl RequestQueue {
         q.disk.write == write && q.disk.sectors as u64 + sectors as u64 <= self.rules.max_sectors as u64
     }
 
-    /// The first queued request of `class` in `index` keyed `key` that `fits`.
-    fn find(&self, index: &BTreeSet<(u64, u32)>, key: u64, fits: impl Fn(u32) -> bool) -> Option<u32> {
-        index.range((key, 0)..=(key, u32::MAX)).map(|&(_, s)| s).find(|&s| fits(s))
-    }
-
     fn back_merge(&mut self, req: &IoRequest, class: usize, part: Part) -> Option<u32> {
-        let s = self.find(&self.by_end[class], req.sector, |s| self.mergeable(s, req.write, req.sectors))?;
+        let fits = |s| self.mergeable(s, req.write, req.sectors);
+        let s = self.end_hash[class].find(&self.end_next, req.sector, fits)?;
         let q = &mut self.slots[s as usize];
         let old_end = q.disk.end();
         q.disk.sectors += req.sectors;
         q.parts.push(part);
         let new_end = q.disk.end();
-        assert!(self.by_end[class].remove(&(old_end, s)), "back-merge index out of step");
-        self.by_end[class].insert((new_end, s));
+        assert!(self.end_hash[class].remove(&mut self.end_next, old_end, s), "back-merge index out of step");
+        self.end_hash[class].insert(&mut self.end_next, new_end, s);
         Some(s)
     }
 
@@ -237,7 +245,8 @@ impl RequestQueue {
         if !self.rules.front {
             return None;
         }
-        let s = self.find(&self.by_start[class], req.end(), |s| self.mergeable(s, req.write, req.sectors))?;
+        let fits = |s| self.mergeable(s, req.write, req.sectors);
+        let s = self.start_hash[class].find(&self.start_next, req.end(), fits)?;
         let q = &mut self.slots[s as usize];
         let old_start = q.disk.sector;
         q.disk.sector = req.sector;
@@ -245,6 +254,11 @@ impl RequestQueue {
         q.parts.insert(0, part);
         assert!(self.by_start[class].remove(&(old_start, s)), "front-merge index out of step");
         self.by_start[class].insert((req.sector, s));
+        assert!(
+            self.start_hash[class].remove(&mut self.start_next, old_start, s),
+            "front-merge hash out of step"
+        );
+        self.start_hash[class].insert(&mut self.start_next, req.sector, s);
         Some(s)
     }
 
@@ -252,8 +266,8 @@ impl RequestQueue {
     fn coalesce_after(&mut self, lo: u32) -> u32 {
         let q = self.get(lo);
         let (class, write, sectors) = (q.class, q.disk.write, q.disk.sectors);
-        match self.find(&self.by_start[class], q.disk.end(), |s| s != lo && self.mergeable(s, write, sectors))
-        {
+        let fits = |s| s != lo && self.mergeable(s, write, sectors);
+        match self.start_hash[class].find(&self.start_next, q.disk.end(), fits) {
             Some(hi) => self.join(lo, hi),
             None => lo,
         }
@@ -309,6 +323,8 @@ impl RequestQueue {
                 let s = u32::try_from(self.slots.len()).expect("more than 2^32 queued requests");
                 self.slots.push(q);
                 self.links.grow(s + 1);
+                self.start_next.push(NIL);
+                self.end_next.push(NIL);
                 s
             }
         };
@@ -321,13 +337,15 @@ impl RequestQueue {
     fn index(&mut self, s: u32) {
         let q = &self.slots[s as usize];
         self.by_start[q.class].insert((q.disk.sector, s));
-        self.by_end[q.class].insert((q.disk.end(), s));
+        self.start_hash[q.class].insert(&mut self.start_next, q.disk.sector, s);
+        self.end_hash[q.class].insert(&mut self.end_next, q.disk.end(), s);
     }
 
     fn unindex(&mut self, s: u32) {
         let q = &self.slots[s as usize];
         let found = self.by_start[q.class].remove(&(q.disk.sector, s))
-            & self.by_end[q.class].remove(&(q.disk.end(), s));
+            & self.start_hash[q.class].remove(&mut self.start_next, q.disk.sector, s)
+            & self.end_hash[q.class].remove(&mut self.end_next, q.disk.end(), s);
         assert!(found, "slot {s} missing from the sector indexes");
     }
 
@@ -341,9 +359,63 @@ impl RequestQueue {
     fn check_class(&self, class: usize) {
         let n = self.fifo[class].len() as usize;
         assert_eq!(n, self.by_start[class].len(), "sort index out of step with the FIFO");
-        assert_eq!(n, self.by_end[class].len(), "merge index out of step with the FIFO");
+        assert_eq!(n, self.start_hash[class].len, "front-merge hash out of step with the FIFO");
+        assert_eq!(n, self.end_hash[class].len, "back-merge hash out of step with the FIFO");
         let queued: u32 = self.fifo.iter().map(|l| l.len()).sum();
         assert_eq!(self.requests[0] + self.requests[1], queued as usize, "request counts out of step");
+    }
+}
+
+/// A merge hash: queued requests by one sector (their first, or their end), the requests under one key
+/// chained through a per-slot link array the queue owns (`start_next`, `end_next`). A lookup takes the
+/// lowest slot that fits, as a scan of a sorted index would.
+#[derive(Default)]
+struct SectorHash {
+    heads: KeyMap<u64, u32>,
+    len: usize,
+}
+
+impl SectorHash {
+    fn insert(&mut self, next: &mut [u32], key: u64, s: u32) {
+        next[s as usize] = self.heads.insert(key, s).unwrap_or(NIL);
+        self.len += 1;
+    }
+
+    /// Whether slot `s` was under `key` (it is not any more).
+    fn remove(&mut self, next: &mut [u32], key: u64, s: u32) -> bool {
+        let Some(&head) = self.heads.get(&key) else { return false };
+        if head == s {
+            match next[s as usize] {
+                NIL => self.heads.remove(&key),
+                rest => self.heads.insert(key, rest),
+            };
+        } else {
+            // Bounded by the queued requests: every step moves along the chain, which ends in NIL.
+            let mut at = head;
+            while next[at as usize] != s {
+                at = next[at as usize];
+                if at == NIL {
+                    return false;
+                }
+            }
+            next[at as usize] = next[s as usize];
+        }
+        next[s as usize] = NIL;
+        self.len -= 1;
+        true
+    }
+
+    /// The lowest slot under `key` that `fits`.
+    fn find(&self, next: &[u32], key: u64, fits: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut at = *self.heads.get(&key)?;
+        let mut best = None;
+        while at != NIL {
+            if best.is_none_or(|b| at < b) && fits(at) {
+                best = Some(at);
+            }
+            at = next[at as usize];
+        }
+        best
     }
 }
 
@@ -552,6 +624,25 @@ mod tests {
                 (rd(6, 116, 8), "[84+8:4 92+8:2 100+24:1,3,6 124+8:5] fifo=[100 92 84 124]"), // no join
             ],
         );
+    }
+
+    /// Requests ending at the same sector share a key of the back-merge hash: a merge takes the lowest
+    /// slot that fits (as a scan of a sorted index would), and a request leaving from the middle of a
+    /// key's chain leaves the others findable.
+    #[test]
+    fn requests_under_one_merge_key_are_found_lowest_slot_first() {
+        let mut q = RequestQueue::new(MergeRules { front: false, coalesce: false, max_sectors: 24 });
+        let a = q.add(&rd(1, 96, 12), 0, Nanos(1)); // ends at 108
+        let b = q.add(&rd(2, 100, 8), 0, Nanos(2)); // ends at 108 too
+        let c = q.add(&rd(3, 104, 4), 0, Nanos(3)); // and this one
+        assert!(a < b && b < c);
+        // b leaves from the middle of the chain under 108.
+        q.take(b);
+        // 16 more sectors fit c (4), not a (12): the lowest that fits, c.
+        assert_eq!(q.add(&rd(4, 108, 16), 0, Nanos(4)), c);
+        // 8 more fit a (12): found under 108 after c left the key.
+        assert_eq!(q.add(&rd(5, 108, 8), 0, Nanos(5)), a);
+        assert_eq!(q.state(0), "[96+20:1,5 104+20:3,4] fifo=[96 104]");
     }
 
     #[test]
