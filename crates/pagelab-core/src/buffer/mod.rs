@@ -769,13 +769,15 @@ impl<O: Observer> BufferCache<O> {
             let first_encounter = cursor.counted != Some(idx);
             let key = PageKey::new(cursor.file, idx);
             let found = self.find(key);
+            if let Some(frame) = found.filter(|&frame| self.pages.is_uptodate(frame)) {
+                // The common case, its access reported with the page's use (`deliver`).
+                self.deliver(now, frame, key, first_encounter, cursor, layout, out);
+                continue;
+            }
             if first_encounter {
                 self.report_access(now, cursor.stream, key, found, cursor.id);
             }
             match found {
-                Some(frame) if self.pages.is_uptodate(frame) => {
-                    self.deliver(now, frame, cursor, layout, out);
-                }
                 Some(frame) => {
                     // PG_readahead on a page still under I/O starts the next window too (filemap_get_pages
                     // checks the flag before waiting for the page to become uptodate).
@@ -818,25 +820,30 @@ impl<O: Observer> BufferCache<O> {
             return Ok(());
         }
         let frames = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
-        for &frame in &frames {
+        let from_swap = fetch.file == FileId::SWAP;
+        // A file read's pages are its pages in order (the fetch is as issued); a swap read's, the slots' owners.
+        let first_key = if from_swap { 0 } else { PageKey::new(fetch.file, fetch.first_page).raw() };
+        for (i, &frame) in frames.iter().enumerate() {
             self.check_in_flight(frame, fetch);
-            if self.pages.meta[frame as usize].flags & flag::STALE != 0 {
+            let (flags, owner) =
+                (self.pages.meta[frame as usize].flags, self.pages.meta[frame as usize].owner);
+            if flags & flag::STALE != 0 {
                 self.drop_page(now, frame);
                 continue;
             }
+            let key = if from_swap {
+                self.swap_read_arrived(frame);
+                PageKey::from_raw(self.pages.table.key(frame))
+            } else {
+                PageKey::from_raw(first_key + i as u64)
+            };
             // Only the prefetch cache reads the owner's CPU time: no stream lookup per page without one.
-            let owner = self.pages.meta[frame as usize].owner;
             let owner_cpu_ns =
                 self.pages.pc.as_ref().and_then(|_| self.streams.get(&owner.0)).map(|r| r.cpu_ns);
-            let from_swap = fetch.file == FileId::SWAP;
-            if from_swap {
-                self.swap_read_arrived(frame);
-            }
-            self.pages.complete(frame, now, owner_cpu_ns);
-            let f = frame as usize;
-            let key = PageKey::from_raw(self.pages.table.key(frame));
-            let prefetched = self.pages.meta[f].flags & flag::DEMANDED == 0;
-            self.observer.inserted(now, key, self.pages.meta[f].owner, prefetched);
+            self.pages.complete(frame, key.raw(), now, owner_cpu_ns);
+            // Neither the arrival nor the insertion changes who demanded the page.
+            let prefetched = flags & flag::DEMANDED == 0;
+            self.observer.inserted(now, key, owner, prefetched);
             if from_swap {
                 self.observer.swapped_in(now, key, !prefetched);
             }
@@ -1001,17 +1008,35 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Hand the uptodate page in `frame` to the reader: its access, and the async readahead trigger.
+    /// Its access is reported first, at the call's first encounter with the page (as `report_access` does:
+    /// a miss if the call's own synchronous window brought it, a hit otherwise), from one read of its flags.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn deliver(
         &mut self,
         now: Nanos,
         frame: FrameId,
+        key: PageKey,
+        first_encounter: bool,
         cursor: &mut ReadCursor,
         layout: &impl Layout,
         out: &mut ReadOutcome,
     ) {
         let f = frame as usize;
-        if !self.consume_own_demand(frame, cursor.id) {
-            self.used(now, frame, cursor.stream);
+        let (flags, demand_read) = (self.pages.meta[f].flags, self.pages.meta[f].demand_read);
+        let own = flags & flag::DEMANDED != 0 && demand_read == cursor.id;
+        if first_encounter {
+            if let Some(pc) = &mut self.pages.pc {
+                pc.partitioner_mut().accessed(now);
+            }
+            let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Hit };
+            self.observer.accessed(now, cursor.stream, key, outcome);
+        }
+        if own {
+            // Its insertion was this call's access: the mark is spent.
+            self.pages.meta[f].flags = flags & !flag::DEMANDED;
+        } else {
+            self.used(now, frame, key, cursor.stream);
         }
         if cursor.pin {
             let slot = self.pages.meta[f].slot;
@@ -1456,12 +1481,11 @@ impl<O: Observer> BufferCache<O> {
     /// A hit on the resident page in `frame` by `stream`: the policy hears of it, and a page readahead
     /// brought in (file readahead or swap-in's cluster) is reported used the first time.
     #[inline(always)]
-    fn used(&mut self, now: Nanos, frame: FrameId, stream: StreamId) {
-        if self.pages.first_use(frame, now) {
-            let key = PageKey::from_raw(self.pages.table.key(frame));
+    fn used(&mut self, now: Nanos, frame: FrameId, key: PageKey, stream: StreamId) {
+        if self.pages.first_use(frame, key.raw(), now) {
             self.observer.prefetch_used(now, key, self.pages.meta[frame as usize].owner, stream);
         }
-        self.pages.hit(frame);
+        self.pages.hit(frame, key.raw());
     }
 
     /// The page in `frame` leaves without eviction (invalidation, I/O error, stale completion).

@@ -236,22 +236,23 @@ impl PageCache {
     /// (`on_insert` with the history its `on_miss` returned: under the Linux policy the inactive list,
     /// papers/000 §3.3), and the caller's `hit` is its first reference. Returns whether it was prefetched.
     #[inline]
-    pub fn first_use(&mut self, frame: FrameId, now: Nanos) -> bool {
+    pub fn first_use(&mut self, frame: FrameId, key: u64, now: Nanos) -> bool {
         let f = frame as usize;
         let was = self.meta[f].flags & flag::PREFETCHED != 0;
         self.meta[f].flags &= !flag::PREFETCHED;
         self.prefetched_unused -= was as u32;
         if was && self.pc.as_mut().is_some_and(|pc| pc.take_out(frame, now)) {
-            self.join_policy(frame, true);
+            self.join_policy(frame, key, true);
         }
         was
     }
 
     /// The valid page in `frame` joins the policy: `on_insert` with the history its `on_miss` returned
     /// (`prefetch`: a readahead page, not a reference).
-    fn join_policy(&mut self, frame: FrameId, prefetch: bool) {
+    fn join_policy(&mut self, frame: FrameId, key: u64, prefetch: bool) {
         let f = frame as usize;
-        let access = policy_access(self.table.key(frame), self.tick(), self.meta[f].lbn, prefetch);
+        debug_assert_eq!(self.table.key(frame), key, "frame {frame} holds another page");
+        let access = policy_access(key, self.tick(), self.meta[f].lbn, prefetch);
         let history = std::mem::take(&mut self.meta[f].history);
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
     }
@@ -315,24 +316,25 @@ impl PageCache {
     /// owner, `None` if it has exited (the prefetch cache's Coldest+ and heuristic #1 read them; without a
     /// prefetch cache it is not read).
     #[inline]
-    pub fn complete(&mut self, frame: FrameId, now: Nanos, owner_cpu_ns: Option<u64>) {
+    pub fn complete(&mut self, frame: FrameId, key: u64, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
         debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
         self.meta[f].flags |= flag::UPTODATE;
         self.in_flight -= 1;
         if let Some(pc) = self.pc.as_mut().filter(|_| self.meta[f].flags & flag::PREFETCHED != 0) {
-            let key = PageKey::from_raw(self.table.key(frame));
+            let key = PageKey::from_raw(key);
             let page = (self.meta[f].owner, key.file(), key.index());
             pc.insert(frame, page, owner_cpu_ns.is_some(), owner_cpu_ns.unwrap_or(0), now);
             return;
         }
-        self.join_policy(frame, self.meta[f].flags & flag::DEMANDED == 0);
+        self.join_policy(frame, key, self.meta[f].flags & flag::DEMANDED == 0);
     }
 
-    /// A reader referenced the resident page in `frame`.
+    /// A reader referenced the resident page `key` in `frame`.
     #[inline(always)]
-    pub fn hit(&mut self, frame: FrameId) {
-        let access = policy_access(self.table.key(frame), self.tick(), self.meta[frame as usize].lbn, false);
+    pub fn hit(&mut self, frame: FrameId, key: u64) {
+        debug_assert_eq!(self.table.key(frame), key, "frame {frame} holds another page");
+        let access = policy_access(key, self.tick(), self.meta[frame as usize].lbn, false);
         self.policy.on_hit(frame, &access, &mut self.table.shadows());
     }
 
@@ -382,10 +384,10 @@ impl PageCache {
     /// whole) takes a frame and joins the policy at once, as a demanded page. Caller guarantees the key is
     /// not cached and memory was taken for it.
     pub fn insert_valid(&mut self, mut page: Incoming) -> FrameId {
-        let flags = page.flags;
+        let (flags, key) = (page.flags, page.key);
         page.flags = flag::DEMANDED;
         let frame = self.take_frame(page);
-        self.complete(frame, Nanos::ZERO, None);
+        self.complete(frame, key, Nanos::ZERO, None);
         self.meta[frame as usize].flags = flags | flag::UPTODATE;
         frame
     }
@@ -609,11 +611,11 @@ mod tests {
                 anon_slot: NO_SWAP_SLOT,
             };
             let frame = p.take_frame(page);
-            p.complete(frame, Nanos(0), Some(0));
+            p.complete(frame, key, Nanos(0), Some(0));
         }
         for key in (0..16u64).step_by(2) {
             let frame = p.lookup(key).expect("resident");
-            p.hit(frame);
+            p.hit(frame, key);
         }
         p
     }

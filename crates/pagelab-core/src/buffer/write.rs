@@ -185,7 +185,7 @@ impl<O: Observer> BufferCache<O> {
             match found {
                 Some(frame) if self.pages.is_uptodate(frame) => {
                     if !self.consume_own_demand(frame, cursor.id) {
-                        self.used(now, frame, cursor.stream);
+                        self.used(now, frame, key, cursor.stream);
                     }
                     self.make_dirty(now, frame, cursor.stream);
                     cursor.next += 1;
@@ -265,7 +265,7 @@ impl<O: Observer> BufferCache<O> {
                     cursor.faulted = own;
                 }
                 if !self.consume_own_demand(frame, cursor.id) {
-                    self.used(now, frame, cursor.stream);
+                    self.used(now, frame, key, cursor.stream);
                 }
                 if cursor.write {
                     self.make_dirty(now, frame, cursor.stream);
