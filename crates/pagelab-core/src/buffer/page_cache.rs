@@ -575,9 +575,8 @@ impl PageCache {
             }
         }
         // The scan beyond the victims, from the policy's running count.
-        let scanned_total = self.policy.pages_scanned();
+        let (scanned_total, aged_total) = self.policy.scan_counts();
         let passed = scanned_total - std::mem::replace(&mut self.scanned_seen, scanned_total);
-        let aged_total = self.policy.pages_aged();
         let aged = aged_total - std::mem::replace(&mut self.aged_seen, aged_total);
         ReclaimCost {
             scanned: victims as u64 + passed,

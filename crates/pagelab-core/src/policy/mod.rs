@@ -201,6 +201,12 @@ pub trait Replacement {
         0
     }
 
+    /// `(pages_scanned(), pages_aged())`, read together: a driver reads both after every reclaim.
+    #[inline]
+    fn scan_counts(&self) -> (u64, u64) {
+        (self.pages_scanned(), self.pages_aged())
+    }
+
     /// Pages on the list reclaim takes its victims from: the kernel's inactive list under the two-list
     /// policy, every page under a single-list policy. A kernel's reclaim pass scans `1/2^priority` of it
     /// ([`crate::memory::MemoryConfig::scan_priority`]).
@@ -254,6 +260,9 @@ impl<P: Replacement> Replacement for Box<P> {
     }
     fn pages_aged(&self) -> u64 {
         (**self).pages_aged()
+    }
+    fn scan_counts(&self) -> (u64, u64) {
+        (**self).scan_counts()
     }
     fn reclaim_list_len(&self) -> u32 {
         (**self).reclaim_list_len()
@@ -491,6 +500,10 @@ impl Replacement for AnyPolicy {
     }
     fn pages_aged(&self) -> u64 {
         dispatch!(self, p => p.pages_aged())
+    }
+    #[inline]
+    fn scan_counts(&self) -> (u64, u64) {
+        dispatch!(self, p => p.scan_counts())
     }
     fn reclaim_list_len(&self) -> u32 {
         dispatch!(self, p => p.reclaim_list_len())
