@@ -558,10 +558,8 @@ impl PageCache {
             // victim (the exact model's reclaim, one per allocation) has no batch to name.
             let mut batch = std::mem::take(&mut self.victims);
             batch.clear();
-            for _ in 0..victims {
-                batch.push(self.policy.evict(history, &mut self.table.shadows()));
-                history = History::NONE;
-            }
+            self.policy.evict_batch(victims, history, &mut self.table.shadows(), &mut batch);
+            debug_assert_eq!(batch.len(), victims as usize, "the policy named another number of victims");
             for &frame in &batch {
                 written += self.release_victim(frame, freed) as u64;
             }
@@ -620,11 +618,19 @@ mod tests {
     }
 
     /// A reclaim of eight victims frees the pages, in the order, that eight reclaims of one do: under a
-    /// policy without shadow entries the batch is named before any victim leaves the table, under the
-    /// others one victim at a time; either way the decisions are the policy's alone.
+    /// policy without shadow entries the batch is named before any victim leaves the table (in one
+    /// `evict_batch`), under the others one victim at a time; either way the decisions are the policy's
+    /// alone.
     #[test]
     fn a_batch_of_victims_leaves_as_one_at_a_time_would() {
-        let kinds = [PolicyKind::Lru, PolicyKind::Fifo, PolicyKind::Clock, PolicyKind::TwoList];
+        let kinds = [
+            PolicyKind::Lru,
+            PolicyKind::Fifo,
+            PolicyKind::Clock,
+            PolicyKind::TwoList,
+            PolicyKind::Dulo,
+            PolicyKind::DuloLinux,
+        ];
         let shadowed = [PolicyKind::Arc, PolicyKind::TwoQ, PolicyKind::Lirs];
         for kind in kinds.into_iter().chain(shadowed) {
             let (mut batch, mut single) = (filled(kind), filled(kind));

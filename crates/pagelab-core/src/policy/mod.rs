@@ -188,6 +188,20 @@ pub trait Replacement {
     /// Caller guarantees the policy tracks `frame`. The page leaves without becoming history.
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>);
 
+    /// `n` evictions in a row, their victims pushed to `out` in order, the first for `incoming`, as `n`
+    /// calls of [`Replacement::evict`] would name them. Caller guarantees `shadow_slots() == 0` (no victim
+    /// is kept as a shadow, so none needs releasing before the next is named) and `n <= len()`. A driver
+    /// that holds the policy behind a dispatch (the buffer cache's reclaim batches) pays it once a batch.
+    #[inline]
+    fn evict_batch(&mut self, n: u32, incoming: History, shadows: &mut Shadows<'_>, out: &mut Vec<FrameId>) {
+        debug_assert_eq!(self.shadow_slots(), 0, "a batch of victims from a policy with shadows");
+        let mut history = incoming;
+        for _ in 0..n {
+            out.push(self.evict(history, shadows));
+            history = History::NONE;
+        }
+    }
+
     /// Pages the policy has examined in all its `evict`s so far besides the victims themselves (CLOCK's
     /// hand passing referenced pages, the two-list policy's aging of active pages): the scan work a
     /// kernel's reclaim pays for. Policies whose victim is always at a list end examine nothing else.
@@ -251,6 +265,9 @@ impl<P: Replacement> Replacement for Box<P> {
     #[inline]
     fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
         (**self).evict(incoming, shadows)
+    }
+    fn evict_batch(&mut self, n: u32, incoming: History, shadows: &mut Shadows<'_>, out: &mut Vec<FrameId>) {
+        (**self).evict_batch(n, incoming, shadows, out)
     }
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         (**self).on_remove(frame, shadows)
@@ -492,6 +509,10 @@ impl Replacement for AnyPolicy {
     fn evict(&mut self, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
         dispatch!(self, p => hooks::evict(p, incoming, shadows))
     }
+    #[inline(always)]
+    fn evict_batch(&mut self, n: u32, incoming: History, shadows: &mut Shadows<'_>, out: &mut Vec<FrameId>) {
+        dispatch!(self, p => hooks::evict_batch(p, n, incoming, shadows, out))
+    }
     fn on_remove(&mut self, frame: FrameId, shadows: &mut Shadows<'_>) {
         dispatch!(self, p => p.on_remove(frame, shadows))
     }
@@ -538,6 +559,16 @@ mod hooks {
     #[inline(never)]
     pub fn evict<P: Replacement>(p: &mut P, incoming: History, shadows: &mut Shadows<'_>) -> FrameId {
         p.evict(incoming, shadows)
+    }
+    #[inline(never)]
+    pub fn evict_batch<P: Replacement>(
+        p: &mut P,
+        n: u32,
+        incoming: History,
+        shadows: &mut Shadows<'_>,
+        out: &mut Vec<FrameId>,
+    ) {
+        p.evict_batch(n, incoming, shadows, out)
     }
 }
 
