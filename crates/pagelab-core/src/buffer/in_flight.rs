@@ -54,8 +54,11 @@ impl InFlightReads {
     /// [`InFlightReads::recycle`]. `None` as [`InFlightReads::frames`].
     #[inline]
     pub fn finish(&mut self, fetch: &Fetch) -> Option<Vec<FrameId>> {
-        self.frames(fetch)?;
-        let (_, frames) = self.issued.remove(&fetch.id).expect("found above");
+        let hashbrown::hash_map::Entry::Occupied(entry) = self.issued.entry(fetch.id) else { return None };
+        if entry.get().0 != *fetch {
+            return None;
+        }
+        let (_, frames) = entry.remove();
         self.pages -= fetch.pages;
         Some(frames)
     }

@@ -1007,9 +1007,8 @@ impl<O: Observer> BufferCache<O> {
         }
     }
 
-    /// Hand the uptodate page in `frame` to the reader: its access, and the async readahead trigger.
-    /// Its access is reported first, at the call's first encounter with the page (as `report_access` does:
-    /// a miss if the call's own synchronous window brought it, a hit otherwise), from one read of its flags.
+    /// Hand the uptodate page in `frame` to the reader: its access (reported at the call's first encounter
+    /// with the page), its use, and the async readahead trigger.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn deliver(
@@ -1023,19 +1022,10 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         let f = frame as usize;
-        let (flags, demand_read) = (self.pages.meta[f].flags, self.pages.meta[f].demand_read);
-        let own = flags & flag::DEMANDED != 0 && demand_read == cursor.id;
         if first_encounter {
-            if let Some(pc) = &mut self.pages.pc {
-                pc.partitioner_mut().accessed(now);
-            }
-            let outcome = if own { AccessOutcome::Miss } else { AccessOutcome::Hit };
-            self.observer.accessed(now, cursor.stream, key, outcome);
+            self.report_access(now, cursor.stream, key, Some(frame), cursor.id);
         }
-        if own {
-            // Its insertion was this call's access: the mark is spent.
-            self.pages.meta[f].flags = flags & !flag::DEMANDED;
-        } else {
+        if !self.consume_own_demand(frame, cursor.id) {
             self.used(now, frame, key, cursor.stream);
         }
         if cursor.pin {
