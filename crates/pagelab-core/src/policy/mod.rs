@@ -387,7 +387,13 @@ pub trait WithPolicy {
 
 /// Any policy, dispatched by `match` on every call (cheaper than a vtable, and `Clone`); for drivers that
 /// keep a policy among other state. Trace-driven loops use [`PolicyKind::build`] instead.
+///
+/// `repr(u8)` gives the enum a tag byte of its own. Without it, rustc hides the tag in a niche of one
+/// variant's fields (a `Vec`'s capacity), and every `match` decoded it first: eleven instructions a call
+/// where a tag byte takes four. The buffer cache dispatches a handful of hooks per page (measured on the
+/// issue-10 A/B simulation: 1.215 G → 1.194 G instructions, identical results).
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum AnyPolicy {
     Lru(Lru),
     Fifo(Fifo),
