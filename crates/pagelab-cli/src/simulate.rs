@@ -74,8 +74,9 @@ Zhang et al.'s streams (papers/002; persistent handlers, run for --duration, on 
 Barracuda 7200.11 by default; a per-stream table: response time, ESC, fill rate):
   rate-streams             open-loop sequential streams, one page per request; keys:
                            rates (pages/s, e.g. 1000/7000), cv (gap coefficient of
-                           variation per stream, 1 = Poisson), random (random
-                           readers), random_block (16KiB), random_size (4GiB), span
+                           variation per stream, 1 = Poisson), gaps (gamma: bursts,
+                           or h2: pauses; for cv above 1), random (random readers),
+                           random_block (16KiB), random_size (4GiB), span
   spc2-vod                 SPC-2-VOD-like streams at 2, 5, 10 Mbit/s; keys: streams
                            (16), tpch (TPC-H-like random readers, 1)
   file-transfer            transfers paced by 10, 100, 1000 Mbit/s links; keys:
