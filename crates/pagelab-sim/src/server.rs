@@ -49,8 +49,8 @@ use crate::stream_stats::StreamCounters;
 use crate::workload::metadata::ext4_metadata_read;
 use crate::workload::{RequestProgram, Step, Workload};
 use pagelab_core::buffer::{
-    BufferCache, BufferCacheConfig, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome, ReadStatus,
-    SwapConfig, ThrashDetector, TouchCursor, WriteCursor, WriteRoom, Writeback, WritebackPass,
+    BufferCache, BufferCacheConfig, Chosen, Counters, Fetch, MemorySnapshot, ReadCursor, ReadOutcome,
+    ReadStatus, SwapConfig, ThrashDetector, TouchCursor, WriteCursor, WriteRoom, Writeback, WritebackPass,
     MAX_WRITEBACK_PAGES,
 };
 use pagelab_core::hash::KeyMap;
@@ -84,7 +84,7 @@ pub const STAT_MISS_CPU: Nanos = Nanos(7_700);
 /// What the simulator observes of its buffer cache: the counters of `simulate --json`, Li & Shen's
 /// prefetch-thrashing detector, MemRx's what-if predictor when the run asks for it (`--whatif`), and
 /// per-stream counts when the workload reports its streams ([`Workload::stream_kind`]).
-type SimObserver = (Counters, (ThrashDetector, (Option<MemRx>, Option<StreamCounters>)));
+type SimObserver = (Counters, (ThrashDetector, Chosen<MemRx, StreamCounters>));
 
 /// A handler's timed wait ([`Event::StallTimeout`], [`Event::ThrottleTimeout`]).
 #[derive(Clone, Copy, Debug)]
@@ -565,7 +565,7 @@ impl Server {
         let streams = workload.stream_kind(0).is_some().then(|| StreamCounters::new(concurrency));
         let cache = BufferCache::with_observer(
             cache_config,
-            (Counters::default(), (ThrashDetector::new(thrash_pages), (whatif, streams))),
+            (Counters::default(), (ThrashDetector::new(thrash_pages), Chosen::new(whatif, streams))),
         )?;
         let sched = cfg.scheduler.build();
         let cpu = Cpu::new(cfg.cpus);
@@ -849,7 +849,7 @@ impl Server {
             }
         }
         let (now, idle) = (self.now(), self.handler_bursts == 0);
-        if let Some(memrx) = &mut self.cache.observer_mut().1 .1 .0 {
+        if let Some(memrx) = self.cache.observer_mut().1 .1.first_mut() {
             memrx.set_idle(now, idle);
         }
         let memory = self.cache.memory();
@@ -1951,15 +1951,15 @@ impl Server {
         self.win = Window::default();
         let observer = self.cache.observer_mut();
         // Response times per slot exactly when the streams are counted (the workload reports them).
-        if observer.1 .1 .1.is_some() {
+        if observer.1 .1.second().is_some() {
             self.win.slot_responses = vec![Responses::default(); self.handlers.len()];
         }
         observer.0 = Counters::default();
         observer.1 .0.thrash_pages = 0;
-        if let Some(memrx) = &mut observer.1 .1 .0 {
+        if let Some(memrx) = observer.1 .1.first_mut() {
             memrx.begin_window(now);
         }
-        if let Some(streams) = &mut observer.1 .1 .1 {
+        if let Some(streams) = observer.1 .1.second_mut() {
             streams.reset(now);
         }
         self.cache.reset_memory_stats();
@@ -2024,7 +2024,7 @@ impl Server {
         self.gauges.advance(now, &self.cache.memory());
         let secs = (now - self.measure_start).as_secs_f64();
         let (s, thrash_pages) = (self.cache.observer().0, self.cache.observer().1 .0.thrash_pages);
-        let whatif = self.cache.observer().1 .1 .0.as_ref().map(|memrx| {
+        let whatif = self.cache.observer().1 .1.first().map(|memrx| {
             WhatIfMetrics::new(self.cfg.memory_bytes, &memrx.predict(now, now - self.measure_start))
         });
         let memory = self.memory_metrics(secs, &s);
@@ -2183,7 +2183,7 @@ impl Server {
 
     /// Per stream over the measured period, for workloads that report their streams.
     fn stream_metrics(&self, secs: f64, now: Nanos) -> Vec<StreamMetrics> {
-        let Some(counts) = &self.cache.observer().1 .1 .1 else {
+        let Some(counts) = self.cache.observer().1 .1.second() else {
             return Vec::new();
         };
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };

@@ -51,7 +51,7 @@ mod tests_write;
 mod write;
 
 pub use dirty::WritebackConfig;
-pub use observer::{AccessOutcome, Counters, Eviction, Observer, ThrashDetector, WriteCause};
+pub use observer::{AccessOutcome, Chosen, Counters, Eviction, Observer, ThrashDetector, WriteCause};
 pub use swap::SwapConfig;
 pub use write::{TouchCursor, WriteCursor, WriteRoom, Writeback, WritebackPass, MAX_WRITEBACK_PAGES};
 

@@ -140,6 +140,57 @@ macro_rules! forward {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
         forward_pair!($($name($($arg: $ty),*);)*);
         forward_option!($($name($($arg: $ty),*);)*);
+        forward_chosen!($($name($($arg: $ty),*);)*);
+    };
+}
+
+/// Two observers chosen at run time (the simulator's MemRx behind `--whatif` and its per-stream counters),
+/// tested once per event: with neither, an event costs one byte compare where two `Option`s cost two
+/// niche tests of three instructions each (measured: 2.3 % of the default simulation's instructions).
+/// Presence is fixed at construction; the accessors can reach an observer, not add or remove one.
+#[derive(Clone, Debug)]
+pub struct Chosen<A, B> {
+    any: bool,
+    first: Option<A>,
+    second: Option<B>,
+}
+
+impl<A, B> Chosen<A, B> {
+    pub fn new(first: Option<A>, second: Option<B>) -> Chosen<A, B> {
+        Chosen { any: first.is_some() || second.is_some(), first, second }
+    }
+
+    pub fn first(&self) -> Option<&A> {
+        self.first.as_ref()
+    }
+
+    pub fn first_mut(&mut self) -> Option<&mut A> {
+        self.first.as_mut()
+    }
+
+    pub fn second(&self) -> Option<&B> {
+        self.second.as_ref()
+    }
+
+    pub fn second_mut(&mut self) -> Option<&mut B> {
+        self.second.as_mut()
+    }
+}
+
+macro_rules! forward_chosen {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        /// Each present observer sees the event, the first first.
+        impl<A: Observer, B: Observer> Observer for Chosen<A, B> {
+            $(
+                #[inline(always)]
+                fn $name(&mut self, $($arg: $ty),*) {
+                    if self.any {
+                        self.first.$name($($arg),*);
+                        self.second.$name($($arg),*);
+                    }
+                }
+            )*
+        }
     };
 }
 
@@ -366,5 +417,30 @@ impl Observer for ThrashDetector {
         if demand {
             self.demand_allocated(key, owner);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `Chosen` pair forwards each event to the observers it was built with, the first first, and to no
+    /// other; its accessors reach them without changing which are there.
+    #[test]
+    fn chosen_observers_see_events_only_when_present() {
+        let key = PageKey::new(FileId(1), 7);
+        let evict = |c: &mut dyn Observer| c.evicted(Nanos(5), key, StreamId(2), Eviction::PrefetchedUnused);
+        let mut first_only = Chosen::new(Some(Counters::default()), None::<Counters>);
+        evict(&mut first_only);
+        assert_eq!(first_only.first().map(|c| (c.evictions, c.evicted_unused)), Some((1, 1)));
+        assert!(first_only.second().is_none());
+        let mut both = Chosen::new(Some(Counters::default()), Some(ThrashDetector::new(16)));
+        evict(&mut both);
+        both.allocated(Nanos(6), key, StreamId(2), true);
+        assert_eq!(both.first().map(|c| (c.evictions, c.pages_fetched)), Some((1, 1)));
+        assert_eq!(both.second().map(|t| t.thrash_pages), Some(1), "the makeup fetch of its own prefetch");
+        let mut neither = Chosen::<Counters, Counters>::new(None, None);
+        evict(&mut neither);
+        assert!(neither.first_mut().is_none() && neither.second_mut().is_none());
     }
 }
