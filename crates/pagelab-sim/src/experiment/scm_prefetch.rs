@@ -862,7 +862,8 @@ impl<'a> Analysis<'a> {
              its requests come in clusters of about cv² between pauses, so within a prefetch's lead time (a \
              disk request takes {:.1} ms on average here) it can ask for more than its trigger distance holds. \
              Under ETS, which gives both streams the same trigger distance, it answers in {} against the stable \
-             stream's {}: the slides' per-stream chart has the unstable stream the slowest under ETS too. Drawn \
+             stream's {}; the slides' \"large improvement for unstable stream\" under ESF needs one that runs short \
+             under ETS. Drawn \
              with the same mean and cv from a balanced two-phase hyperexponential instead (the `deviations-h2` \
              rows, a diagnostic), whose variance lies in rare long pauses and which is Poisson at about twice \
              its mean rate between them, the unstable stream answers in {} under ETS, no slower than the stable one, \
