@@ -1031,4 +1031,24 @@ mod tests {
         }
         assert!(rows[0].metric("pages_per_cycle") < 40.0, "32-32's cycles are 32 pages: {:?}", rows[0]);
     }
+
+    /// What the deviations experiment rests on (the workload's module doc), in quick runs at 7 × SD: the
+    /// bursty stream runs short under ETS, where the stable one does not, and ESF, which gives it safety
+    /// inventory by its deviation, cuts its response time; the same cv drawn as pauses (`gaps=h2`) never
+    /// runs short, so there is nothing for ESF to do.
+    #[test]
+    fn esf_helps_a_bursty_stream_and_pauses_need_no_help() {
+        let at = |case, policy: &str| {
+            let spec = POLICIES.iter().find(|(n, _)| *n == policy).expect("a policy").1;
+            run(case, policy, spec, true, 1).unwrap()
+        };
+        let bursts = Case::Deviations { sd: 7 };
+        let (ets, esf) = (at(bursts, "ets"), at(bursts, "esf"));
+        let unstable = |r: &Row| r.metric("response_time_us_stream2");
+        let stable = |r: &Row| r.metric("response_time_us_stream1");
+        assert!(unstable(&ets) > 5.0 * stable(&ets), "ETS: the bursty stream runs short: {ets:?}");
+        assert!(unstable(&esf) < 0.8 * unstable(&ets), "ESF helps it: {esf:?} against {ets:?}");
+        let pauses = at(Case::DeviationsH2 { sd: 7 }, "ets");
+        assert!(unstable(&pauses) < 1.5 * stable(&pauses), "pauses never run short: {pauses:?}");
+    }
 }
