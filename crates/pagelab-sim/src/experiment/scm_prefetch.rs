@@ -862,12 +862,12 @@ impl<'a> Analysis<'a> {
              its requests come in clusters of about cv² between pauses, so within a prefetch's lead time (a \
              disk request takes {:.1} ms on average here) it can ask for more than its trigger distance holds. \
              Under ETS, which gives both streams the same trigger distance, it answers in {} against the stable \
-             stream's {}; the slides' \"large improvement for unstable stream\" under ESF needs one that runs short \
-             under ETS. Drawn \
-             with the same mean and cv from a balanced two-phase hyperexponential instead (the `deviations-h2` \
-             rows, a diagnostic), whose variance lies in rare long pauses and which is Poisson at about twice \
-             its mean rate between them, the unstable stream answers in {} under ETS, no slower than the stable one, \
-             and ESF's average response time is {} against ETS's: ESF has something to do only where the \
+             stream's {}; the slides' \"large improvement for unstable stream\" under ESF needs one that runs \
+             short under ETS. Drawn with the same mean and cv from a balanced two-phase hyperexponential \
+             instead (the `deviations-h2` rows, a diagnostic), whose variance lies in rare long pauses and \
+             which is Poisson at about twice its mean rate between them, the unstable stream answers in {} \
+             under ETS, no slower than the stable one, and ESF's average response time is {} against ETS's: \
+             ESF has something to do only where the \
              demand is bursty at the scale of a lead time, and the slides describe their unstable stream by its \
              SD alone. The slides do not give the rates either; with the unstable stream at \
              {DEVIATIONS_FAST_RATE} pages/s instead of 1,000 (the `deviations-5000` rows, a diagnostic), ESF's \
