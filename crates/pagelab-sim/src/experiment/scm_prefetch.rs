@@ -846,7 +846,6 @@ impl<'a> Analysis<'a> {
                 .collect::<Vec<_>>()
                 .join(" / "),
         );
-        let fast_dev = self.reductions("deviations-5000", "sd_factor", "response_time_us", "esf", "ets");
         let per = |exp: &str, col: &str| self.reductions(exp, "sd_factor", col, "esf", "ets");
         let flip = |v: Vec<(f64, f64)>| v.into_iter().map(|(x, r)| (x, -r)).collect::<Vec<_>>();
         let ets_us = |exp: &str, col: &str| {
@@ -877,7 +876,7 @@ impl<'a> Analysis<'a> {
             ets_us("deviations", "response_time_us_stream1"),
             ets_us("deviations-h2", "response_time_us_stream2"),
             percents(&flip(per("deviations-h2", "response_time_us")), "× SD"),
-            percents(&flip(fast_dev), "× SD"),
+            percents(&flip(per("deviations-5000", "response_time_us")), "× SD"),
             percents(&flip(per("deviations-5000", "response_time_us_stream2")), "× SD"),
             percents(&flip(per("deviations-5000", "response_time_us_stream1")), "× SD"),
         );
