@@ -293,7 +293,8 @@ impl FrameTable {
     fn occupy<const SHADOWS: bool>(&mut self, id: FrameId, key: u64, hash: KeyHash) {
         self.keys[id as usize] = key;
         self.set_state::<SHADOWS>(id, state::RESIDENT);
-        self.index.insert(hash.0, id);
+        let keys = &self.keys;
+        self.index.insert(hash.0, id, |id| mix64(keys[id as usize]));
     }
 
     /// Drop the index entry of the resident `frame`.

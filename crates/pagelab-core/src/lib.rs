@@ -46,3 +46,13 @@ pub use time::Nanos;
 /// The engine's page size. Traces may be expanded with another page size (`--page-size`), but the buffer
 /// cache, its prefetchers and the simulator work in 4 KiB pages, as the papers' Linux kernels did.
 pub const PAGE_SIZE_BYTES: u64 = 4096;
+
+/// `n` values of all-zero bytes, allocated zeroed: the system maps the pages on first touch, so per-frame
+/// state sized for a large simulated memory costs what a run touches of it (`vec!` writes every value,
+/// except for a few primitive types). As `vec!` fails when the memory cannot be had: the allocator's abort,
+/// naming the size (the CLI checks first that a memory's frames fit this machine).
+pub(crate) fn zeroed_vec<T: bytemuck::Zeroable>(n: usize) -> Vec<T> {
+    bytemuck::allocation::try_zeroed_vec(n).unwrap_or_else(|_| {
+        std::alloc::handle_alloc_error(std::alloc::Layout::array::<T>(n).expect("a per-frame array's layout"))
+    })
+}

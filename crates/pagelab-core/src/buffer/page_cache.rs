@@ -169,13 +169,7 @@ impl PageCache {
         PageCache {
             table,
             policy,
-            // As `vec!` fails: the allocator's own abort, naming the size (the CLI checks first that a
-            // memory's frames fit this machine).
-            meta: bytemuck::allocation::try_zeroed_vec(ids).unwrap_or_else(|_| {
-                std::alloc::handle_alloc_error(
-                    std::alloc::Layout::array::<FrameMeta>(ids).expect("frame records"),
-                )
-            }),
+            meta: crate::zeroed_vec(ids),
             writing: KeyMap::default(),
             stale_writing: Vec::new(),
             in_flight: 0,

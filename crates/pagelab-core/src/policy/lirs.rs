@@ -75,8 +75,9 @@ use crate::list::{Links, List};
 
 /// What an id holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 enum Status {
-    Free,
+    Free = 0,
     /// Non-resident HIR entry: in S and in the non-resident list, a shadow entry of the driver's table.
     NonResident,
     /// In S, not in Q.
@@ -90,6 +91,9 @@ enum Status {
     /// Likewise, its key a non-resident entry in S when it came back: its first use is case 3a.
     PrefetchedInStack,
 }
+
+// SAFETY: a `u8`-represented enum whose zero discriminant is `Free`.
+unsafe impl bytemuck::Zeroable for Status {}
 
 /// LIRS's meanings of [`History`].
 mod hist {
@@ -146,7 +150,8 @@ impl Lirs {
             stack: List::new(),
             queue: List::new(),
             nonresident: List::new(),
-            status: vec![Status::Free; ids as usize],
+            // Zeroed is `Free` (a large memory costs the ids a run uses: `crate::zeroed_vec`).
+            status: crate::zeroed_vec(ids as usize),
             lir_len: 0,
         }
     }

@@ -11,9 +11,10 @@ use crate::policy::FrameId;
 
 /// Where a frame's page is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(super) enum Section {
     /// Not in the sections (untracked, or kept by the host: Linux's active list).
-    Out,
+    Out = 0,
     Buffer,
     Bank,
     Evicting,
@@ -49,6 +50,11 @@ struct FrameState {
 
 const OUT: FrameState =
     FrameState { section: Section::Out, lbn: 0, group: 0, arrival: 0, seq: NIL, prev_stamp: 0 };
+
+// SAFETY: integers and a `u8`-represented enum whose zero discriminant is `Section::Out`. A frame never
+// admitted reads as zeroed: `Out`, as [`OUT`] (its `seq` differs, and is read only in the evicting
+// section), so the frames' states are allocated zeroed (`crate::zeroed_vec`).
+unsafe impl bytemuck::Zeroable for FrameState {}
 
 #[derive(Clone, Debug)]
 pub(super) struct DualSections {
@@ -95,7 +101,7 @@ impl DualSections {
             links: Links::new(capacity),
             buffer: List::new(),
             bank: List::new(),
-            frames: vec![OUT; capacity as usize],
+            frames: crate::zeroed_vec(capacity as usize),
             arrivals: 0,
             seqs: Vec::new(),
             seq_links: Links::new(0),
