@@ -439,17 +439,20 @@ fn a_cache_beyond_the_footprint_needs_no_more_memory_than_the_footprint() {
 /// (the system maps it on first touch) or grows with the frames in use (the frame index). A 1-s run at
 /// 64 GiB (16.8 million frames) peaked at 65 bytes a frame when every record was written before the first
 /// event (12 s and 4.3 GB at 256 GiB), then at 19 while the frame index and the policy's lists still were
-/// (1.9 GB at 400 GiB); now at about one, the program itself. Every policy a server runs, since each keeps
-/// per-frame state of its own. The peak is the child's own (`wait4`).
+/// (1.9 GB at 400 GiB); now at about one, the program itself. Every policy a server runs, and the prefetch
+/// cache, since each keeps per-frame state of its own. The peak is the child's own (`wait4`).
 #[cfg(unix)]
 #[test]
 #[allow(clippy::zombie_processes)] // reaped by `wait4`, which `Child::wait` cannot replace (no rusage)
 fn a_large_simulated_memory_costs_only_what_the_run_touches() {
     const FRAMES: u64 = 64 << 30 >> 12;
     const BYTES_PER_FRAME_MAX: u64 = 3;
-    for policy in ["linux", "lru", "fifo", "clock", "arc", "2q", "lirs", "dulo"] {
+    let runs =
+        ["linux", "lru", "fifo", "clock", "arc", "2q", "lirs", "dulo", "linux --prefetch-cache pc-coldest+"];
+    for policy in runs {
         let child = Command::new(exe())
-            .args(["simulate", "--memory", "64GiB", "--duration", "1s", "--json", "--policy", policy])
+            .args(["simulate", "--memory", "64GiB", "--duration", "1s", "--json", "--policy"])
+            .args(policy.split(' '))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -499,6 +499,29 @@ mod tests {
         assert_eq!(idx.len(), 13);
     }
 
+    /// An index for 10,000 entries starts at 64 buckets and grows eightfold as entries arrive, to the
+    /// 1,667 buckets its capacity needs, every entry still found.
+    #[test]
+    fn grows_eightfold_to_its_full_size() {
+        let mut idx = BucketIndex::with_capacity(10_000);
+        let h = |v: u32| crate::hash::mix64(v as u64 + 1);
+        assert_eq!(idx.buckets.len(), 64);
+        let mut sizes = vec![64];
+        for v in 0..10_000 {
+            idx.insert(h(v), v, h);
+            if *sizes.last().unwrap() != idx.buckets.len() {
+                sizes.push(idx.buckets.len());
+            }
+        }
+        assert_eq!(sizes, vec![64, 512, 1667], "grown at 384 and 3,072 entries, then capped");
+        idx.check(h);
+        assert!((0..10_000).all(|v| idx.find(h(v), |x| x == v) == Some(v)));
+        assert!(
+            std::panic::catch_unwind(|| idx.clone().insert(h(10_000), 10_000, h)).is_err(),
+            "capacity is enforced"
+        );
+    }
+
     /// Overflow chains wrap from the last bucket to the first.
     #[test]
     fn chains_wrap_around() {

@@ -212,7 +212,8 @@ pub struct SpaceOverhead {
 pub struct PrefetchCache {
     order: ReclaimOrder,
     partitioner: Partitioner,
-    /// By frame: the stream it is in, or `NIL`.
+    /// By frame: the stream it is in, or `NIL`. Only as long as the highest frame ever inserted (a frame
+    /// beyond is in no stream): a cache sized for a large memory costs the frames a run uses.
     stream_of: Vec<u32>,
     /// Stream page lists, by frame.
     page_links: Links,
@@ -248,7 +249,7 @@ impl PrefetchCache {
         PrefetchCache {
             order: config.order,
             partitioner: Partitioner::new(config.partition, total_pages, usable_pages, config.seed),
-            stream_of: vec![NIL; frame_ids as usize],
+            stream_of: Vec::new(),
             page_links: Links::new(frame_ids),
             fifo_links: Links::new(frame_ids),
             fifo: List::new(),
@@ -295,7 +296,7 @@ impl PrefetchCache {
     }
     #[inline]
     pub fn contains(&self, frame: FrameId) -> bool {
-        self.stream_of[frame as usize] != NIL
+        self.stream_of.get(frame as usize).is_some_and(|&s| s != NIL)
     }
 
     /// Space per page of memory, as the paper counts it and as pagelab spends it.
@@ -309,7 +310,7 @@ impl PrefetchCache {
         let entry = crate::history::EvictionHistory::<bool>::ENTRY_BYTES as f64;
         let entries = self.partitioner.history_capacity() as f64;
         let pagelab =
-            (per_frame * self.stream_of.len() as f64 + entry * entries) / (total_pages as f64 * page);
+            (per_frame * self.page_links.capacity() as f64 + entry * entries) / (total_pages as f64 * page);
         SpaceOverhead { paper_fraction: paper, pagelab_fraction: pagelab }
     }
 
@@ -348,7 +349,12 @@ impl PrefetchCache {
         let s = self.stream_for(owner, file, owner_open, owner_cpu_ns, now);
         let stream = &mut self.streams[s as usize];
         self.page_links.push_front(&mut stream.pages, frame);
-        self.stream_of[frame as usize] = s;
+        let f = frame as usize;
+        if f >= self.stream_of.len() {
+            // Frames are handed out in order, so this grows by a frame or a few (`Vec` doubles).
+            self.stream_of.resize(f + 1, NIL);
+        }
+        self.stream_of[f] = s;
         match self.order {
             ReclaimOrder::AccessHistory => self.fifo_links.push_front(&mut self.fifo, frame),
             ReclaimOrder::Optimal if !self.will_read(owner, file, index) => {
@@ -417,7 +423,7 @@ impl PrefetchCache {
     /// The first use of the page in `frame` at `now`: it leaves the prefetch cache (for the policy), and its
     /// stream was accessed. Returns whether the page was in the prefetch cache.
     pub fn take_out(&mut self, frame: FrameId, now: Nanos) -> bool {
-        let s = self.stream_of[frame as usize];
+        let s = self.stream_of.get(frame as usize).copied().unwrap_or(NIL);
         if s == NIL {
             return false;
         }
