@@ -14,6 +14,9 @@
 //!   state never allocates.
 //! - **Any number of buckets.** The home bucket is the hash's high bits scaled to the bucket count
 //!   (Lemire's multiply-shift range reduction), so the table is sized for its load, not to a power of two.
+//! - **Grown as it fills.** A table starts at 64 buckets and grows eightfold (filing every entry again) when
+//!   its entries reach the design load, up to the size its capacity needs: a cache sized for a large
+//!   memory costs what a run puts in it. A full table is the one sized up front, and churn never grows it.
 //!
 //! Measured against `hashbrown::HashTable<u32>` (the previous index, SwissTable control bytes in one array,
 //! values in another, tombstones on delete) with the same keys and the same policy code: LRU on the ARC
