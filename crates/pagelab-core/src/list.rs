@@ -32,11 +32,18 @@ unsafe impl bytemuck::Zeroable for Link {}
 
 const UNLINKED: Link = Link { prev: NO_SLOT, next: NO_SLOT };
 
-/// The slot of `node`.
+/// The slot of `node`, as a link stores it. [`NIL`] has none: it would wrap to [`NO_SLOT`], so every
+/// operation first indexes the arena at [`at`]`(node)`, which for `NIL` is out of bounds and panics, as an
+/// index of `NIL` did before slots.
 #[inline(always)]
 fn slot(node: u32) -> u32 {
-    debug_assert!(node != NIL, "NIL is no node");
-    node + 1
+    node.wrapping_add(1)
+}
+
+/// The arena index of `node`'s slot (computed without wrapping: `NIL`'s is past any arena).
+#[inline(always)]
+fn at(node: u32) -> usize {
+    node as usize + 1
 }
 
 /// The node in `slot`, or `None` for [`NO_SLOT`].
@@ -109,9 +116,9 @@ impl Links {
     #[inline]
     pub fn push_front(&mut self, list: &mut List, node: u32) {
         debug_assert!(!self.is_linked(list, node), "node {node} pushed twice");
-        let s = slot(node);
         let old = list.head;
-        self.links[s as usize] = Link { prev: NO_SLOT, next: old };
+        self.links[at(node)] = Link { prev: NO_SLOT, next: old };
+        let s = slot(node);
         if old == NO_SLOT {
             list.tail = s;
         } else {
@@ -125,9 +132,9 @@ impl Links {
     #[inline]
     pub fn push_back(&mut self, list: &mut List, node: u32) {
         debug_assert!(!self.is_linked(list, node), "node {node} pushed twice");
-        let s = slot(node);
         let old = list.tail;
-        self.links[s as usize] = Link { prev: old, next: NO_SLOT };
+        self.links[at(node)] = Link { prev: old, next: NO_SLOT };
+        let s = slot(node);
         if old == NO_SLOT {
             list.head = s;
         } else {
@@ -142,14 +149,14 @@ impl Links {
     #[inline]
     pub fn insert_after(&mut self, list: &mut List, at: u32, node: u32) {
         debug_assert!(!self.is_linked(list, node), "node {node} inserted twice");
-        let a = slot(at);
-        let next = self.links[a as usize].next;
+        let next = self.links[self::at(at)].next;
         if next == NO_SLOT {
             self.push_back(list, node);
             return;
         }
+        let a = slot(at);
+        self.links[self::at(node)] = Link { prev: a, next };
         let s = slot(node);
-        self.links[s as usize] = Link { prev: a, next };
         self.links[a as usize].next = s;
         self.links[next as usize].prev = s;
         list.len += 1;
@@ -159,8 +166,8 @@ impl Links {
     #[inline]
     pub fn remove(&mut self, list: &mut List, node: u32) {
         debug_assert!(list.len > 0, "remove from an empty list");
+        let Link { prev, next } = self.links[at(node)];
         let s = slot(node);
-        let Link { prev, next } = self.links[s as usize];
         if prev == NO_SLOT {
             debug_assert_eq!(list.head, s, "node {node} is not in this list");
             list.head = next;
@@ -173,7 +180,7 @@ impl Links {
         } else {
             self.links[next as usize].prev = prev;
         }
-        self.links[s as usize] = UNLINKED;
+        self.links[at(node)] = UNLINKED;
         list.len -= 1;
     }
 
@@ -210,13 +217,13 @@ impl Links {
     /// The node after `node` towards the back, if any.
     #[inline]
     pub fn next(&self, node: u32) -> Option<u32> {
-        self::node(self.links[slot(node) as usize].next)
+        self::node(self.links[at(node)].next)
     }
 
     /// The node before `node` towards the front, if any.
     #[inline]
     pub fn prev(&self, node: u32) -> Option<u32> {
-        self::node(self.links[slot(node) as usize].prev)
+        self::node(self.links[at(node)].prev)
     }
 
     /// Nodes from front (MRU) to back; bounded by the list length.
@@ -260,9 +267,8 @@ impl Links {
 
     /// Whether `node` is linked into some list, or is `list`'s only node.
     fn is_linked(&self, list: &List, node: u32) -> bool {
-        let s = slot(node);
-        let l = self.links[s as usize];
-        l.prev != NO_SLOT || l.next != NO_SLOT || list.head == s
+        let l = self.links[at(node)];
+        l.prev != NO_SLOT || l.next != NO_SLOT || list.head == slot(node)
     }
 }
 
@@ -327,5 +333,29 @@ mod tests {
         }
         assert!(a.is_empty() && (a.front(), a.back()) == (None, None));
         assert!(links.links.iter().all(|l| *l == UNLINKED), "removed nodes are unlinked again");
+    }
+
+    /// `NIL` is no node: every operation on it panics, as it did when it indexed the arena directly
+    /// (its slot would wrap to "no node").
+    #[test]
+    fn nil_is_refused_by_every_operation() {
+        let mut links = Links::new(4);
+        let mut a = List::new();
+        links.push_back(&mut a, 1);
+        let refused = |f: &dyn Fn(&mut Links, &mut List)| {
+            let (mut l, mut list) = (links.clone(), a);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut l, &mut list))).is_err()
+        };
+        assert!(refused(&|l, list| l.push_front(list, NIL)));
+        assert!(refused(&|l, list| l.push_back(list, NIL)));
+        assert!(refused(&|l, list| l.insert_after(list, 1, NIL)));
+        assert!(refused(&|l, list| l.insert_after(list, NIL, 2)));
+        assert!(refused(&|l, list| l.remove(list, NIL)));
+        assert!(refused(&|l, _| {
+            let _ = l.next(NIL);
+        }));
+        assert!(refused(&|l, list| {
+            let _ = l.in_list(list, NIL);
+        }));
     }
 }
