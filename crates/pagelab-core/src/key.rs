@@ -80,6 +80,17 @@ impl PageKey {
         assert!(index <= Self::INDEX_MAX, "page index {index} does not fit in a PageKey");
         PageKey(((file.0 as u64) << Self::INDEX_BITS) | index)
     }
+    /// [`PageKey::new`] for a page of a call whose file and pages were asserted to fit once, for the whole
+    /// call (`ReadCursor::assert_keys_fit`): the per-page loops of the buffer cache build a key a page, and
+    /// two assertions a key were a measurable part of them. Checked again in debug builds.
+    #[inline(always)]
+    pub(crate) fn in_checked_range(file: FileId, index: u64) -> PageKey {
+        debug_assert!(
+            file.0 <= FileId::MAX && index <= Self::INDEX_MAX,
+            "page {index} of {file:?} asserted to fit"
+        );
+        PageKey(((file.0 as u64) << Self::INDEX_BITS) | index)
+    }
     pub const fn from_raw(raw: u64) -> PageKey {
         PageKey(raw)
     }

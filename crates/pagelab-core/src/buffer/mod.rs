@@ -144,6 +144,19 @@ impl ReadCursor {
         self.next >= self.last
     }
 
+    /// Every page the call may read or read ahead (below its last page and below the file's end) has a
+    /// [`PageKey`]: asserted once a call ([`BufferCache::read`]) and once a window ([`BufferCache::submit`]),
+    /// so that the per-page loops build their keys without asserting again.
+    #[inline]
+    fn assert_keys_fit(&self) {
+        let pages = self.last.max(self.file_pages);
+        assert!(
+            self.file.0 <= FileId::MAX && pages <= PageKey::INDEX_MAX + 1,
+            "{:?}: {pages} pages do not fit in page keys",
+            self.file
+        );
+    }
+
     /// The same call, allocating in `GFP_NOFS` context (a file system reading its own metadata blocks).
     pub fn no_fs(self) -> ReadCursor {
         ReadCursor { gfp: Gfp::NoFs, ..self }
@@ -750,6 +763,7 @@ impl<O: Observer> BufferCache<O> {
     /// [`ReadStatus::Done`] before: that call told the prefetcher the read was done, and a second would again.
     pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
         out.clear();
+        cursor.assert_keys_fit();
         self.begin_allocating(cursor.gfp);
         let bound = cursor.last.saturating_sub(cursor.next);
         for _ in 0..=bound {
@@ -767,7 +781,7 @@ impl<O: Observer> BufferCache<O> {
                 self.read_ahead(now, cursor, layout, out);
             }
             let first_encounter = cursor.counted != Some(idx);
-            let key = PageKey::new(cursor.file, idx);
+            let key = PageKey::in_checked_range(cursor.file, idx);
             let found = self.find(key);
             if let Some(frame) = found.filter(|&frame| self.pages.is_uptodate(frame)) {
                 // The common case, its access reported with the page's use (`deliver`).
@@ -1089,6 +1103,11 @@ impl<O: Observer> BufferCache<O> {
         if pages.is_empty() {
             return;
         }
+        cursor.assert_keys_fit();
+        debug_assert!(
+            pages.end <= cursor.last.max(cursor.file_pages),
+            "a window beyond the call and the file"
+        );
         let marker_page = window.marker_page(cursor.file_pages);
         // A synchronous window brings the rest of the reader's call as demand pages (Linux reads them
         // through readahead too, but they are accessed by this very call: not prefetched).
@@ -1196,7 +1215,7 @@ impl<O: Observer> BufferCache<O> {
         let mut open: Option<Fetch> = None;
         for i in 0..run.pages {
             let idx = run.file_page + i;
-            let key = PageKey::new(cursor.file, idx);
+            let key = PageKey::in_checked_range(cursor.file, idx);
             let is_demand = demanded.contains(&idx);
             let lbn = Lbn(run.lbn.0 + i);
             let had = first.take_if(|&mut (page, _)| page == idx).map(|(_, frame)| frame);

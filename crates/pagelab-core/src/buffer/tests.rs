@@ -916,3 +916,14 @@ fn prefetched_pages_wait_in_the_prefetch_cache_and_go_first() {
     assert_eq!(stats(&c).evicted_unused, 4);
     c.check_table();
 }
+
+/// A cursor whose pages do not fit in page keys (its fields are public; `begin_read` refuses such a call) is
+/// refused at the call's start: the per-page loops build keys without asserting each.
+#[test]
+#[should_panic(expected = "do not fit in page keys")]
+fn a_cursor_beyond_page_keys_is_refused_at_the_call() {
+    let mut c = cache(8, "none");
+    let mut cur = begin(&mut c, 1, 2, 0, 1);
+    cur.file_pages = crate::key::PageKey::INDEX_MAX + 2;
+    c.read(Nanos(0), &mut cur, &Flat, &mut ReadOutcome::default());
+}
