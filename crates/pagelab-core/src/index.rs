@@ -279,6 +279,13 @@ impl BucketIndex {
         if self.len >= self.grow_at {
             self.grow(hash_of);
         }
+        self.file(hash, value);
+    }
+
+    /// Put `value` in `hash`'s probe chain: its home bucket, or the first with a free slot after it. Caller
+    /// guarantees the table has room.
+    #[inline(always)]
+    fn file(&mut self, hash: u64, value: u32) {
         let tag = tag_of(hash);
         let home = self.home(hash);
         self.len += 1;
@@ -307,11 +314,7 @@ impl BucketIndex {
                         bucket.tags[slot],
                         "value {value} filed under another hash"
                     );
-                    let (tag, home) = (tag_of(hash), self.home(hash));
-                    self.len += 1;
-                    if !self.buckets[home].put(tag, value) {
-                        self.insert_past(home, tag, value);
-                    }
+                    self.file(hash, value);
                 }
             }
         }

@@ -78,7 +78,7 @@ impl PageKey {
     pub fn new(file: FileId, index: u64) -> PageKey {
         assert!(file.0 <= FileId::MAX, "file id {} does not fit in a PageKey", file.0);
         assert!(index <= Self::INDEX_MAX, "page index {index} does not fit in a PageKey");
-        PageKey(((file.0 as u64) << Self::INDEX_BITS) | index)
+        Self::in_checked_range(file, index)
     }
     /// [`PageKey::new`] for a page of a call whose file and pages were asserted to fit once, for the whole
     /// call (`ReadCursor::assert_keys_fit`): the per-page loops of the buffer cache build a key a page, and

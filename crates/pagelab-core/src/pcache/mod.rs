@@ -296,7 +296,13 @@ impl PrefetchCache {
     }
     #[inline]
     pub fn contains(&self, frame: FrameId) -> bool {
-        self.stream_of.get(frame as usize).is_some_and(|&s| s != NIL)
+        self.stream_of(frame) != NIL
+    }
+
+    /// The stream the page in `frame` is in, or `NIL` (also for a frame beyond the array: never inserted).
+    #[inline]
+    fn stream_of(&self, frame: FrameId) -> u32 {
+        self.stream_of.get(frame as usize).copied().unwrap_or(NIL)
     }
 
     /// Space per page of memory, as the paper counts it and as pagelab spends it.
@@ -423,7 +429,7 @@ impl PrefetchCache {
     /// The first use of the page in `frame` at `now`: it leaves the prefetch cache (for the policy), and its
     /// stream was accessed. Returns whether the page was in the prefetch cache.
     pub fn take_out(&mut self, frame: FrameId, now: Nanos) -> bool {
-        let s = self.stream_of.get(frame as usize).copied().unwrap_or(NIL);
+        let s = self.stream_of(frame);
         if s == NIL {
             return false;
         }
