@@ -52,6 +52,10 @@ pub struct MountArgs {
     /// reaches it (the kernel's own dentry cache answers the rest).
     #[arg(long, default_value = "none", value_name = "RECLAIM")]
     pub metadata: String,
+    /// Split reclaim of the metadata cache with papers/004's ratio P of memory for metadata (its Md = C·P/O):
+    /// the same as --metadata split:p=P.
+    #[arg(long, value_name = "P", conflicts_with = "metadata")]
+    pub metadata_ratio: Option<String>,
     /// Make every miss also wait for a simulated disk (hdd, ultrastar36lzx, wd1200bb, st3500320as, ssd,
     /// simple, or a FILE.toml) behind the simulator's I/O scheduler, so the papers' seek and scheduling
     /// effects show on a fast machine. Stats and the startup line say it is emulated.
@@ -112,14 +116,23 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-fn spec(a: &MountArgs) -> LiveSpec {
+/// The metadata cache's spec: `--metadata`, or split reclaim at `--metadata-ratio`.
+fn metadata_spec(a: &MountArgs) -> Result<String> {
+    let Some(ratio) = &a.metadata_ratio else { return Ok(a.metadata.clone()) };
+    match ratio.trim().trim_end_matches('%').parse::<u32>() {
+        Ok(percent) if (1..=100).contains(&percent) => Ok(format!("split:p={percent}%")),
+        _ => Err(anyhow!("--metadata-ratio {ratio}: expected a whole percentage of memory, 1% to 100%")),
+    }
+}
+
+fn spec(a: &MountArgs, metadata: String) -> LiveSpec {
     LiveSpec {
         memory: a.memory.clone(),
         memory_model: a.memory_model.clone(),
         policy: a.policy.clone(),
         prefetch: a.prefetch.clone(),
         prefetch_cache: a.prefetch_cache.clone(),
-        metadata: a.metadata.clone(),
+        metadata,
         whatif: match a.whatif.as_str() {
             "off" => None,
             "on" => Some(String::new()),
@@ -137,7 +150,8 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
     let memory_bytes = crate::simulate::memory_bytes(&a.memory)?;
     // The frames are real memory here: a budget beyond the machine's would end in the OOM killer.
     ensure_fits_memory(&format!("--memory {}", a.memory), memory_bytes as u128)?;
-    let spec = spec(a);
+    let metadata = metadata_spec(a)?;
+    let spec = spec(a, metadata.clone());
     let engine = spec.engine_config()?;
     let attr_ttl = Duration::from_nanos(parse_duration_ns(&a.attr_ttl).context("--attr-ttl")?);
     if !(1..=256).contains(&a.fuse_threads) {
@@ -174,9 +188,15 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
         a.policy,
         a.prefetch,
         a.prefetch_cache,
-        if a.metadata == "none" { String::new() } else { format!(", metadata {}", a.metadata) },
+        if metadata == "none" { String::new() } else { format!(", metadata {metadata}") },
         device.map_or(String::new(), |d| format!("; EMULATED device {d}: every miss also waits for it")),
     ));
+    if !mount::everyone_may_read() {
+        note(
+            "pagelab: only you may read through this mount (not root, and /etc/fuse.conf has no \
+             user_allow_other): a server that drops privileges cannot read it",
+        );
+    }
     note(&format!(
         "pagelab: stop with Ctrl-C, SIGTERM or `pagelab umount {}`; `pagelab stats {}` shows what it does",
         mounted.mountpoint().display(),

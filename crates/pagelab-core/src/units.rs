@@ -93,6 +93,8 @@ pub fn parse_duration_ns(text: &str) -> Result<u64> {
         "s" => 1e9,
         "m" | "min" => 60e9,
         "h" => 3600e9,
+        // Zero is zero in any unit (`--attr-ttl 0`).
+        "" if value == 0.0 => return Ok(0),
         "" => return Err(bad("duration", format!("`{text}`: missing unit (ns, us, ms, s, m, h)"))),
         other => {
             return Err(bad(
@@ -288,6 +290,9 @@ mod tests {
         assert_eq!(parse_duration_ns("500us").unwrap(), 500_000);
         assert_eq!(parse_duration_ns("2.5ms").unwrap(), 2_500_000);
         assert!(parse_duration_ns("120").unwrap_err().to_string().contains("missing unit"));
+        assert_eq!(parse_duration_ns("0").unwrap(), 0, "zero needs no unit");
+        assert_eq!(parse_duration_ns("0.0").unwrap(), 0);
+        assert!(parse_duration_ns("0.5").unwrap_err().to_string().contains("missing unit"));
     }
 
     /// A user's float echoed back is at most a few dozen characters (`1e-300` used to print 300 digits), and

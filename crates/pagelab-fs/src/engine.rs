@@ -25,7 +25,7 @@
 use crate::arena::Arena;
 use crate::io::{Clock, EmulatedDevice, Ticket};
 use crate::source::{LayoutSource, SourceFile};
-use crate::stats::{LiveStats, PageStats, WhatIfPoint};
+use crate::stats::{LiveStats, MetadataWork, PageStats, PrefetchCacheWork, WhatIfPoint};
 use pagelab_core::buffer::{
     BufferCache, BufferCacheConfig, Counters, Fetch, Pin, ReadCursor, ReadOutcome, ReadStatus, Slot,
     ThrashDetector,
@@ -147,6 +147,8 @@ struct Inner {
     opens_buffered: u64,
     opens_fiemap: u64,
     opens_fallback: u64,
+    /// A reading thread's CPU time given to its stream (Coldest+'s ranking), as the core accepted it.
+    stream_cpu_samples: u64,
 }
 
 pub struct Engine {
@@ -176,6 +178,33 @@ pub struct Engine {
 
 /// Lock `m`, surviving a thread that panicked while holding it (its state is checked by the core's
 /// assertions on the next call).
+/// The prefetch cache's counters for `pagelab stats` (zeros without one).
+fn prefetch_cache_work(cache: &BufferCache<Obs>, stream_cpu_samples: u64) -> PrefetchCacheWork {
+    let s = cache.prefetch_cache().map(|pc| pc.stats()).unwrap_or_default();
+    PrefetchCacheWork {
+        inserted: s.inserted,
+        used: s.used,
+        reclaimed_exited: s.reclaimed_exited,
+        reclaimed_ordered: s.reclaimed_ordered,
+        stream_cpu_samples,
+    }
+}
+
+/// The metadata cache's counters for `pagelab stats` (zeros without one).
+fn metadata_work(cache: &BufferCache<Obs>) -> MetadataWork {
+    let s = cache.metadata_stats().unwrap_or_default();
+    MetadataWork {
+        lookups: s.lookups,
+        hits: s.hits,
+        objects_max: s.objects_max,
+        shrinker_freed_objects: s.shrinker.objects_freed,
+        iswapd_steps: s.iswapd_steps,
+        iswapd_freed_objects: s.iswapd.objects_freed,
+        metadata_reclaims: s.metadata_reclaims,
+        metadata_reclaim_freed_objects: s.metadata_reclaim.objects_freed,
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -204,6 +233,7 @@ impl Engine {
             opens_buffered: 0,
             opens_fiemap: 0,
             opens_fallback: 0,
+            stream_cpu_samples: 0,
         };
         let engine = Arc::new(Engine {
             inner: Mutex::new(inner),
@@ -355,7 +385,10 @@ impl Engine {
     pub fn stream_cpu(&self, stream: StreamId, cpu_ns: u64) {
         let mut g = lock(&self.inner);
         let now = self.clock.now();
-        let _ = g.cache.stream_cpu(now, stream, cpu_ns); // a closed stream's late report is dropped
+        // A closed stream's late report is dropped (and not counted).
+        if g.cache.stream_cpu(now, stream, cpu_ns).is_ok() {
+            g.stream_cpu_samples += 1;
+        }
     }
 
     /// A lookup or getattr of `ino`: a hit in the metadata cache, or its object cached now (`false` also when
@@ -801,8 +834,10 @@ impl Engine {
             memory_filled: g.cache.memory_filled(),
             prefetch_cache_bytes: mem.prefetch_cache as u64 * page,
             prefetch_cache_allocation_bytes: mem.prefetch_cache_allocation as u64 * page,
+            prefetch_cache_work: prefetch_cache_work(&g.cache, g.stream_cpu_samples),
             metadata_bytes: mem.metadata as u64 * page,
             metadata_objects: g.cache.metadata().map_or(0, |m| m.objects()),
+            metadata_work: metadata_work(&g.cache),
             kswapd_freed_pages: g.cache.memory_stats().kswapd.freed,
             direct_reclaims: g.cache.memory_stats().direct_reclaims,
             opens_direct: g.opens_direct,

@@ -109,8 +109,9 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
         MountOption::NoAtime,
         MountOption::DefaultPermissions,
     ];
-    // Servers drop privileges (nginx's workers run as www-data): everyone may read, as on the source.
-    options.acl = SessionACL::All;
+    // Servers drop privileges (nginx's workers run as www-data): everyone may read, as on the source,
+    // where the mounting user may allow it.
+    options.acl = if everyone_may_read() { SessionACL::All } else { SessionACL::Owner };
     options.n_threads = Some(config.fuse_threads.max(1));
     options.clone_fd = true;
     let session = match Session::new(fs, &mountpoint, &options) {
@@ -218,13 +219,52 @@ pub fn abort_and_detach(mountpoint: &Path) {
     let _ = umount2(mountpoint, libc::MNT_DETACH);
 }
 
+/// Unmount `path` (`flags`: 0, or `MNT_DETACH`). A user who is not root mounted through the setuid
+/// fusermount3 and may not call umount2 (EPERM): fusermount3 unmounts for them, as libfuse's
+/// `fuse_unmount` does, and its failures are mapped back to the errno umount2 would have given.
 fn umount2(path: &Path, flags: libc::c_int) -> std::io::Result<()> {
     let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
     // SAFETY: a valid C string.
     if unsafe { libc::umount2(c.as_ptr(), flags) } == 0 {
-        Ok(())
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    // SAFETY: geteuid cannot fail.
+    if e.raw_os_error() != Some(libc::EPERM) || unsafe { libc::geteuid() } == 0 {
+        return Err(e);
+    }
+    fusermount_unmount(path, flags & libc::MNT_DETACH != 0)
+}
+
+/// `fusermount3 -u [-z] PATH` (or fuse 2's `fusermount`), for a mount its user made without root.
+fn fusermount_unmount(path: &Path, lazy: bool) -> std::io::Result<()> {
+    let mut last = std::io::Error::from_raw_os_error(libc::EPERM);
+    for bin in ["fusermount3", "fusermount"] {
+        let mut cmd = std::process::Command::new(bin);
+        cmd.arg("-u").args(lazy.then_some("-z")).arg("--").arg(path);
+        let out = match cmd.stdin(std::process::Stdio::null()).output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        if out.status.success() {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        last = fusermount_error(&text);
+        break;
+    }
+    Err(last)
+}
+
+/// The errno umount2 would have given for fusermount's complaint `text` (its strerror is in the text).
+fn fusermount_error(text: &str) -> std::io::Error {
+    if text.contains("Device or resource busy") {
+        std::io::Error::from_raw_os_error(libc::EBUSY)
+    } else if text.contains("Invalid argument") || text.contains("not found in") {
+        std::io::Error::from_raw_os_error(libc::EINVAL)
     } else {
-        Err(std::io::Error::last_os_error())
+        std::io::Error::other(format!("fusermount3: {text}"))
     }
 }
 
@@ -341,21 +381,54 @@ fn check_dev_fuse() -> Result<(), FsError> {
     check_fuse_device(Path::new("/dev/fuse"))
 }
 
+/// Whether a mount by this process lets every user read through it (`allow_other`): always as root; for
+/// another user only where /etc/fuse.conf has `user_allow_other`, without which fusermount3 refuses the
+/// option (and then only the mounting user may read).
+pub fn everyone_may_read() -> bool {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    root || fuse_conf_allows_other(&std::fs::read_to_string("/etc/fuse.conf").unwrap_or_default())
+}
+
+/// Whether this process can mount a pagelab file system, or why not: /dev/fuse opens for reading and
+/// writing, and the process is root (mount(2)) or has fusermount3 on its PATH (the setuid helper fuser
+/// mounts through otherwise). The live tests run where this holds and say why where it does not.
+pub fn mount_possible() -> Result<(), String> {
+    check_dev_fuse().map_err(|e| e.to_string())?;
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if root || std::env::split_paths(&path).any(|dir| dir.join("fusermount3").is_file()) {
+        Ok(())
+    } else {
+        Err("not root, and no fusermount3 on PATH (apt-get install fuse3)".into())
+    }
+}
+
+/// /etc/fuse.conf's text has an uncommented `user_allow_other`.
+fn fuse_conf_allows_other(text: &str) -> bool {
+    text.lines().any(|line| line.split('#').next().unwrap_or_default().trim() == "user_allow_other")
+}
+
 /// The FUSE device at `path` opens for reading and writing; else why not, and what to do.
 fn check_fuse_device(path: &Path) -> Result<(), FsError> {
-    match std::fs::OpenOptions::new().read(true).write(true).open(path) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FsError::Fuse(
+    std::fs::OpenOptions::new().read(true).write(true).open(path).map(drop).map_err(fuse_device_error)
+}
+
+/// Why the FUSE device would not open, and what to do.
+fn fuse_device_error(e: std::io::Error) -> FsError {
+    match e {
+        e if e.kind() == std::io::ErrorKind::NotFound => FsError::Fuse(
             "/dev/fuse does not exist: load the fuse module (modprobe fuse), or in a container pass the device \
              (docker run --device /dev/fuse --cap-add SYS_ADMIN)"
                 .into(),
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(FsError::Permission(
+        ),
+        e if e.kind() == std::io::ErrorKind::PermissionDenied => FsError::Permission(
             "no permission to open /dev/fuse: run as root, or install fuse3 (apt-get install fuse3) so \
              fusermount3 can mount for you"
                 .into(),
-        )),
-        Err(e) => Err(FsError::Fuse(format!("/dev/fuse: {e}"))),
+        ),
+        e => FsError::Fuse(format!("/dev/fuse: {e}")),
     }
 }
 
@@ -443,11 +516,32 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = check_fuse_device(dir.path()).unwrap_err(); // a directory does not open read-write
         assert!(matches!(err, FsError::Fuse(_)), "{err}");
+        // As root a mode-0600 device opens anyway, so the refusal a user meets is checked by its errno.
+        let err = fuse_device_error(std::io::Error::from_raw_os_error(libc::EACCES));
+        assert!(matches!(err, FsError::Permission(_)) && err.to_string().contains("fusermount3"), "{err}");
         let refused = mount_failed(Path::new("/mnt/x"), std::io::Error::from_raw_os_error(libc::EPERM));
         assert!(
             matches!(refused, FsError::Permission(_)) && refused.to_string().contains("root"),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn only_an_uncommented_user_allow_other_lets_everyone_read() {
+        assert!(fuse_conf_allows_other("# comment\nuser_allow_other\n"));
+        assert!(fuse_conf_allows_other("  user_allow_other  # why\n"));
+        assert!(!fuse_conf_allows_other("#user_allow_other\nmount_max = 1000\n"));
+        assert!(!fuse_conf_allows_other(""));
+    }
+
+    #[test]
+    fn fusermounts_complaints_map_to_umount2s_errnos() {
+        let busy = fusermount_error("fusermount3: failed to unmount /mnt/x: Device or resource busy");
+        assert_eq!(busy.raw_os_error(), Some(libc::EBUSY));
+        let gone = fusermount_error("fusermount3: entry for /mnt/x not found in /etc/mtab");
+        assert_eq!(gone.raw_os_error(), Some(libc::EINVAL));
+        let other = fusermount_error("fusermount3: something else");
+        assert!(other.raw_os_error().is_none() && other.to_string().contains("something else"), "{other}");
     }
 
     #[test]

@@ -43,6 +43,39 @@ pub struct WhatIfPoint {
     pub miss_ratio: f64,
 }
 
+/// Li & Shen's prefetch cache at work (zeros without one): where its reclaimed pages came from.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct PrefetchCacheWork {
+    /// Prefetched pages that entered it, and those a first read moved out to the policy.
+    pub inserted: u64,
+    pub used: u64,
+    /// Pages reclaimed because their stream's handle was released (heuristic #1: the owner exited), and
+    /// pages reclaimed by the order itself (Longest, Coldest, Coldest+, FIFO).
+    pub reclaimed_exited: u64,
+    pub reclaimed_ordered: u64,
+    /// CPU-time samples of reading threads given to their streams (`/proc/TID/schedstat`; Coldest+ ranks
+    /// streams by them).
+    pub stream_cpu_samples: u64,
+}
+
+/// The metadata cache at work (zeros without one).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MetadataWork {
+    /// Lookups and getattrs that reached the cache, and those it answered.
+    pub lookups: u64,
+    pub hits: u64,
+    /// The most objects cached at once.
+    pub objects_max: u64,
+    /// Objects the shrinker freed (kswapd and, under conventional reclaim, direct reclaim).
+    pub shrinker_freed_objects: u64,
+    /// Split reclaim's background reclaimer (iswapd): its steps and the objects they freed.
+    pub iswapd_steps: u64,
+    pub iswapd_freed_objects: u64,
+    /// Split reclaim's metadata reclaims at allocation (above `Md`) and the objects they freed.
+    pub metadata_reclaims: u64,
+    pub metadata_reclaim_freed_objects: u64,
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct LiveStats {
     pub policy: String,
@@ -69,8 +102,12 @@ pub struct LiveStats {
     /// Li & Shen's prefetch cache section and its allocation (0 without one).
     pub prefetch_cache_bytes: u64,
     pub prefetch_cache_allocation_bytes: u64,
+    #[serde(default)]
+    pub prefetch_cache_work: PrefetchCacheWork,
     pub metadata_bytes: u64,
     pub metadata_objects: u64,
+    #[serde(default)]
+    pub metadata_work: MetadataWork,
     pub kswapd_freed_pages: u64,
     pub direct_reclaims: u64,
     /// Opens whose source descriptor bypasses the kernel's page cache (O_DIRECT), and those that could
@@ -131,19 +168,38 @@ impl LiveStats {
             mib(self.free_bytes)
         );
         if self.prefetch_cache != "access-history" {
+            let w = &self.prefetch_cache_work;
             let _ = writeln!(
                 s,
                 "prefetch mem  {:.1} MiB prefetched and unused (allocation {:.1} MiB)",
                 mib(self.prefetch_cache_bytes),
                 mib(self.prefetch_cache_allocation_bytes)
             );
-        }
-        if self.metadata != "none" {
             let _ = writeln!(
                 s,
-                "metadata mem  {:.1} MiB, {} objects",
+                "              {} pages in, {} used; reclaimed {} of closed handles, {} by the order; {} CPU-time samples",
+                w.inserted, w.used, w.reclaimed_exited, w.reclaimed_ordered, w.stream_cpu_samples
+            );
+        }
+        if self.metadata != "none" {
+            let w = &self.metadata_work;
+            let _ = writeln!(
+                s,
+                "metadata mem  {:.1} MiB, {} objects ({} at most); {} lookups, {} hits",
                 mib(self.metadata_bytes),
-                self.metadata_objects
+                self.metadata_objects,
+                w.objects_max,
+                w.lookups,
+                w.hits
+            );
+            let _ = writeln!(
+                s,
+                "              freed {} objects by the shrinker, {} by iswapd ({} steps), {} by {} metadata reclaims",
+                w.shrinker_freed_objects,
+                w.iswapd_freed_objects,
+                w.iswapd_steps,
+                w.metadata_reclaim_freed_objects,
+                w.metadata_reclaims
             );
         }
         let _ = writeln!(
@@ -230,6 +286,40 @@ impl LiveStats {
         metric("free_bytes", "gauge", "Free memory of the budget", self.free_bytes as f64);
         metric("prefetch_cache_bytes", "gauge", "Prefetched, unused pages", self.prefetch_cache_bytes as f64);
         metric("metadata_bytes", "gauge", "Metadata cache slab memory", self.metadata_bytes as f64);
+        metric("metadata_objects", "gauge", "Metadata objects cached", self.metadata_objects as f64);
+        let w = &self.metadata_work;
+        metric(
+            "metadata_lookups_total",
+            "counter",
+            "Lookups and getattrs that reached the cache",
+            w.lookups as f64,
+        );
+        metric("metadata_hits_total", "counter", "Lookups and getattrs the cache answered", w.hits as f64);
+        metric(
+            "metadata_iswapd_freed_objects_total",
+            "counter",
+            "Objects split reclaim's background reclaimer freed",
+            w.iswapd_freed_objects as f64,
+        );
+        metric(
+            "metadata_reclaims_total",
+            "counter",
+            "Split reclaim's metadata reclaims at allocation",
+            w.metadata_reclaims as f64,
+        );
+        let pc = &self.prefetch_cache_work;
+        metric(
+            "prefetch_cache_reclaimed_exited_pages_total",
+            "counter",
+            "Prefetch cache pages reclaimed because their handle was released",
+            pc.reclaimed_exited as f64,
+        );
+        metric(
+            "prefetch_cache_reclaimed_ordered_pages_total",
+            "counter",
+            "Prefetch cache pages reclaimed by the order",
+            pc.reclaimed_ordered as f64,
+        );
         metric(
             "emulated_device_busy_seconds_total",
             "counter",
