@@ -71,9 +71,15 @@ def run(cmd, cwd=None, capture=True):
 
 
 def build(tree, target_dir):
-    print(f"building {tree} (release) ...", flush=True)
-    run(["cargo", "build", "--release", "--quiet", "-p", "pagelab-cli", "--target-dir", target_dir],
-        cwd=tree, capture=False)
+    print(f"building {tree} (release, one codegen unit) ...", flush=True)
+    # Both builds with this tree's release profile's one codegen unit (Cargo.toml says why): the baseline's
+    # own profile had four, which moves its instruction count by about 0.3 %.
+    env = dict(os.environ, CARGO_PROFILE_RELEASE_CODEGEN_UNITS="1")
+    result = subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "-p", "pagelab-cli", "--target-dir", target_dir],
+        cwd=tree, env=env)
+    if result.returncode != 0:
+        fail(f"the build of {tree} exited with {result.returncode}")
     binary = os.path.join(target_dir, "release", "pagelab")
     if not os.access(binary, os.X_OK):
         fail(f"the build of {tree} left no binary at {binary}")
