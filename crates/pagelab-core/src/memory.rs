@@ -136,14 +136,18 @@ impl KernelReserve {
 /// CPU time of reclaim work. Stated here once; every reclaim path (kswapd, direct reclaim, and the
 /// sections to come) is charged by it.
 ///
-/// pagelab's estimate for 2.6's `shrink_list()` on the papers' 2 GHz Xeons, for clean unmapped page-cache
-/// pages: examining a page (taking it off the LRU under `zone->lru_lock`, `page_referenced()`, the page
-/// lock) about 500 cycles, 0.25 µs; freeing it (`remove_from_page_cache()` under `mapping->tree_lock`, a
-/// radix-tree delete, returning it to the per-CPU free lists) about 1,500 cycles more, 0.75 µs. These are
-/// estimates from the code paths' work, not measurements: a modern kernel reclaims large folios in one step,
-/// so timing one here would not measure 2.6. A reclaim that frees its 32-page batch costs 32 µs; the
-/// papers' disk-bound servers spend far more waiting for I/O, which is why the estimate's precision matters
-/// little there and the costs are stated for the papers (papers/004) that are about reclaim time.
+/// **Pages: an estimate, with no measured source.** pagelab's estimate for 2.6's `shrink_list()` on the
+/// papers' 2 GHz Xeons, for clean unmapped page-cache pages, is a count of cycles from reading the code
+/// path, not a measurement: examining a page (taking it off the LRU under `zone->lru_lock`,
+/// `page_referenced()`, the page lock) about 500 cycles, 0.25 µs; freeing it (`remove_from_page_cache()`
+/// under `mapping->tree_lock`, a radix-tree delete, returning it to the per-CPU free lists) about 1,500
+/// cycles more, 0.75 µs. No measured per-page cost is available to this project: papers/004 gives none
+/// (Figure 2 times whole reclaims, not pages), the reference notes (`refault-and-shrinkers.md`) give the
+/// shrinker's arithmetic and no costs, and `tools/measure/` times the metadata caches only. Nor can one be
+/// taken here: a modern kernel reclaims large folios in one step, so timing one would not measure 2.6. A
+/// reclaim that frees its 32-page batch costs 32 µs; the papers' disk-bound servers spend far more waiting
+/// for I/O, which is why the estimate's precision matters little there and the costs are stated for the
+/// papers (papers/004) that are about reclaim time.
 ///
 /// Metadata objects (papers/004), measured on the machines pagelab is built on (Linux 6.18, ext4, `echo 2 >
 /// /proc/sys/vm/drop_caches` timed after `stat`ing every file; `tools/measure/metadata_free_cost.py`): a
@@ -153,6 +157,14 @@ impl KernelReserve {
 /// a dentry costs 0.55 µs to free and its inode the rest of the file's 1.94 µs, 1.39 µs (its
 /// `iput_final()` included): a file whose dentry and inode go together costs 1.94 µs as before, and one
 /// whose inode is examined apart (3.x's inode LRU) 2.14 µs, within what the drop of a million files took.
+///
+/// **Examining an object: an estimate, with no measured source.** The 0.1 µs per object examined (200
+/// cycles at 2 GHz) is pagelab's estimate, not a measurement, put at a few list operations as the pages'
+/// are read from the code: a `list_lru` isolate takes the object's lock, tests its referenced bit and
+/// frees it or moves it on the list; no finer count of it was made. The `drop_caches` measurement above
+/// cannot separate it, since every object it examines it also frees; it bounds it only from above, by the
+/// 0.65 µs a dentry took in all. No other source available here gives it: papers/004 states no per-object
+/// figure, and the reference notes and `tools/measure/` have none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReclaimCosts {
     /// Per page examined (victims included).

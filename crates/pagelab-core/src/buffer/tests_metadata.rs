@@ -173,12 +173,23 @@ fn concurrent_metadata_reclaim_waits_for_the_lock() {
 
 /// No reclaim path can livelock with memory nearly all metadata and a page cache competing for it: every
 /// call returns (each reclaim loop is bounded), the budget holds, and the daemons go to sleep.
+///
+/// The test is only worth what its scenario is, so it checks the scenario too: under each policy metadata
+/// fills memory as far as the policy lets it, and direct reclaims and the daemons run while it does. A
+/// setup that stopped filling memory with metadata fails here instead of passing on an easy case.
 #[test]
 fn memory_nearly_all_metadata_never_livelocks() {
-    for reclaim in [
-        MetadataReclaim::Conventional,
-        MetadataReclaim::Split { ratio_p_percent: 99 },
-        MetadataReclaim::Split { ratio_p_percent: 40 },
+    // Each policy, with the share of usable memory (per cent) metadata must hold while the reclaims run;
+    // `None`: as much as `Mb`, split reclaim's own bound below `Md`.
+    for (reclaim, floor_percent) in [
+        // The shrinker takes metadata in step with the page cache's scan, so with every read a miss the two
+        // settle near three quarters metadata; memory above `min` is 90 %.
+        (MetadataReclaim::Conventional, Some(70)),
+        // `Md` (199 objects) is more than memory above `min` holds (180 pages): only memory bounds it.
+        (MetadataReclaim::Split { ratio_p_percent: 99 }, Some(80)),
+        // `Md` = 80 objects, 40 % of C: metadata reclaim at allocation holds it there, and iswapd brings it
+        // to `Mb` (64): no more than that share is reachable.
+        (MetadataReclaim::Split { ratio_p_percent: 40 }, None),
     ] {
         let mut config =
             BufferCacheConfig::new(memory_model(true, 200), PolicyKind::TwoList, "none".parse().unwrap());
@@ -189,8 +200,17 @@ fn memory_nearly_all_metadata_never_livelocks() {
             ..MetadataConfig::linux(reclaim)
         });
         let mut c = BufferCache::new(config).unwrap();
+        let thresholds = c.metadata().unwrap().thresholds();
+        let floor = match (floor_percent, thresholds) {
+            (Some(percent), _) => c.memory().usable * percent / 100,
+            (None, Some(t)) => t.mb as u32,
+            (None, None) => unreachable!("{reclaim:?} has no thresholds"),
+        };
         let mut out = ReadOutcome::default();
+        // Iterations whose calls reclaimed directly, and daemon runs, with metadata at `floor` or above.
+        let (mut full_direct, mut full_daemons, mut most) = (0, 0, 0);
         for i in 0..2_000u64 {
+            let (before, direct) = (c.memory(), c.memory_stats().direct_reclaims);
             // One object per page: every insert needs a page. Alternate with page-cache reads.
             stat(&mut c, i, i % 500, &mut out);
             let mut cur = c.begin_read(Nanos(i), StreamId(1), FileId(0), i % 300, i % 300 + 1, 1000).unwrap();
@@ -204,11 +224,38 @@ fn memory_nearly_all_metadata_never_livelocks() {
                     break;
                 }
             }
-            if i % 7 == 0 {
+            if before.metadata >= floor && c.memory_stats().direct_reclaims > direct {
+                full_direct += 1;
+            }
+            // The daemons run now and then, not after every call: in between, allocations take memory down
+            // to `min` and reclaim directly, and split reclaim's metadata climbs past `Mb` to `Md`.
+            if i % 50 == 0 {
+                if c.kswapd_awake() && c.memory().metadata >= floor {
+                    full_daemons += 1;
+                }
                 run_daemons(&mut c, i);
             }
             let m = c.memory();
+            most = most.max(m.metadata);
             assert!(m.free + m.metadata + m.resident + m.in_flight <= m.usable, "{reclaim:?}: {m:?}");
+        }
+        let m = c.memory();
+        assert!(
+            full_direct >= 10,
+            "{reclaim:?}: {full_direct} iterations reclaimed directly with {floor} metadata pages or more \
+             (at most {most} of {} usable)",
+            m.usable
+        );
+        assert!(full_daemons >= 1, "{reclaim:?}: kswapd never ran with {floor} metadata pages or more");
+        // Where memory above `min` can hold `Md`, metadata reaches it: as full as P lets memory be.
+        if let Some(t) = thresholds.filter(|t| t.md < (m.usable - m.watermarks.min) as u64) {
+            let reclaims = c.metadata_stats().unwrap().metadata_reclaims;
+            assert!(
+                most as u64 >= t.md && reclaims > 0,
+                "{reclaim:?}: {most} pages at most, {reclaims} \
+                 metadata reclaims: never reached Md = {}",
+                t.md
+            );
         }
         c.check();
     }
