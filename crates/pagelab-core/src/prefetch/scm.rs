@@ -52,7 +52,12 @@
 //!   `period=`) of the driver's time, checked at each hook, and at the next hook when a stream starts or
 //!   stops reading sequentially, settles, or closes. A new stream runs at the default T (24) until [`DemandEstimate::SETTLE_SAMPLES`] (256) gaps
 //!   and [`DemandEstimate::SETTLE_WINDOWS`] (16) windows are known, and the budget of the settled
-//!   streams is `T_total` less the defaults of the unsettled.
+//!   streams is `T_total` less the defaults of the unsettled. A stream that arrives therefore leaves the
+//!   settled streams' T_i as they were until it has settled, and the recompute at that hook gives all of
+//!   them their shares of the larger budget (tested). A stream whose miss is random gives its share back
+//!   and keeps its last T_i: if it reads sequentially again, its first window takes that T_i (merged to
+//!   2P when it is P) until the next hook's recompute. A random reader that Linux's context test takes for
+//!   a stream's start does so (the scm-prefetch experiment's `Equal memory` paragraph).
 //! - **The range of T_i**: `1..=P`. The marker of the next window sits inside the window just issued (the
 //!   on-demand protocol), so T cannot exceed P. A share above P is capped at P and the excess is
 //!   redistributed over the other streams in proportion to their shares (water-filling), so the budget is
@@ -703,6 +708,53 @@ mod tests {
         assert_eq!(d.window_start, Some(Nanos::from_secs(3600)));
     }
 
+    /// A Poisson stream at 1,000 pages/s (exponential gaps, seeded): at 200 checkpoints 4,000 requests
+    /// apart (far beyond either weight's memory, so nearly independent), the estimated rate has the
+    /// spread the module doc states, one standard deviation of sqrt(w / (2 − w)) = 4.4 % for the gaps'
+    /// weight w = 1/256, and no bias; the 10-ms windows' counts are Poisson(10), whose SD is
+    /// sqrt(rate × window) = sqrt(10) = 3.16 pages, and over 100 ms the estimate scales to sqrt(100) =
+    /// 10. Tolerances: the mean over the checkpoints within 1.5 % (rate; its standard error is 0.3 %)
+    /// and 4 % (SD: the exponentially weighted variance of about 127 windows has a relative standard
+    /// error near 13 %, so each SD estimate about 6.4 %, their mean 0.5 %, plus the small downward bias
+    /// of a square root); the rate's spread between 3.5 and 5.5 % (its own estimate is good to about
+    /// 5 %); every single SD within 30 % (more than four of its standard deviations).
+    #[test]
+    fn the_estimator_recovers_rate_and_deviation_of_a_poisson_stream() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let (rate_pages_s, checkpoints, between) = (1000.0f64, 200usize, 4000usize);
+        let mut rng = StdRng::seed_from_u64(16);
+        let mut d = DemandEstimate::default();
+        let mut t_ns = 0.0f64;
+        let (mut rates, mut sds) = (Vec::new(), Vec::new());
+        for _ in 0..checkpoints {
+            for _ in 0..between {
+                t_ns += -1e9 / rate_pages_s * (1.0 - rng.gen::<f64>()).ln();
+                d.record(Nanos(t_ns.round() as u64), 1);
+            }
+            assert!(d.settled());
+            rates.push(d.rate_pages_s().unwrap() / rate_pages_s - 1.0);
+            sds.push(d.demand_sd_pages(DemandEstimate::WINDOW).unwrap());
+            let sd100 = d.demand_sd_pages(Nanos::from_ms(100)).unwrap();
+            assert!((sd100 / sds.last().unwrap() - 10f64.sqrt()).abs() < 1e-9, "{sd100}");
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let rate_bias = mean(&rates);
+        let rate_spread = (rates.iter().map(|r| r * r).sum::<f64>() / rates.len() as f64).sqrt();
+        let expected_spread = (DemandEstimate::WEIGHT / (2.0 - DemandEstimate::WEIGHT)).sqrt();
+        assert!((expected_spread - 0.0442).abs() < 1e-4, "the doc's ±4.4 %: {expected_spread}");
+        assert!(rate_bias.abs() < 0.015, "rate bias {rate_bias}");
+        assert!((0.035..0.055).contains(&rate_spread), "rate spread {rate_spread}");
+        let sd_expected = (rate_pages_s * DemandEstimate::WINDOW.as_secs_f64()).sqrt();
+        assert!(
+            (mean(&sds) / sd_expected - 1.0).abs() < 0.04,
+            "mean SD {} against {sd_expected}",
+            mean(&sds)
+        );
+        for sd in &sds {
+            assert!((sd / sd_expected - 1.0).abs() < 0.3, "SD {sd} against {sd_expected}");
+        }
+    }
+
     /// Drives two one-page readers at 1,000 and 7,000 pages/s through ETS: once settled, their windows
     /// carry T = 6 and 42, and every window is P = 48 pages.
     #[test]
@@ -732,6 +784,52 @@ mod tests {
         d.now = Nanos::from_ms(500);
         d.read_page(fast, fg, next.1);
         assert_eq!(d.pf.trigger_pages(fast, fg), Some(24));
+    }
+
+    /// A stream that arrives changes the settled streams' T_i at the first recompute after it settles
+    /// (module doc: until then it runs at the default and the settled share what is left). By hand, ETS
+    /// with T = 24: streams at 1,000 and 5,000 pages/s share 2 × 24 = 48 pages as 8 and 40; a third at
+    /// 2,000 pages/s arrives and runs at 24 while the two keep 8 and 40 (72 − 24 = 48 left to them); once
+    /// it has settled the three share 72 as 72 × 1/8, 5/8, 2/8 = 9, 45 and 18. The period is an hour, so
+    /// every recompute here is the stream set's change, none the clock's. Gaps are exact multiples of
+    /// 100 µs: the estimated rates are exact.
+    #[test]
+    fn a_stream_that_arrives_moves_the_settled_streams_triggers() {
+        let pf = ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE).with_period(Nanos::from_secs(3600));
+        let mut d = Driver::new(pf);
+        let streams =
+            [(StreamId(1), FileId(1), 10u64), (StreamId(2), FileId(2), 2), (StreamId(3), FileId(3), 5)];
+        let mut next = [0u64; 3];
+        // One tick of 100 µs: each present stream reads its next page when its period (in ticks) is up.
+        let mut tick = |d: &mut Driver<ScmPrefetcher>, t: u64, present: usize| {
+            d.now = Nanos(t * 100_000);
+            for (i, &(s, f, every)) in streams.iter().enumerate().take(present) {
+                if t.is_multiple_of(every) {
+                    d.read_page(s, f, next[i]);
+                    next[i] += 1;
+                }
+            }
+        };
+        let triggers = |d: &Driver<ScmPrefetcher>| streams.map(|(s, f, _)| d.pf.trigger_pages(s, f));
+        // 0.5 s of the first two: 500 and 2,500 reads, both settled.
+        for t in 0..5000 {
+            tick(&mut d, t, 2);
+        }
+        assert_eq!(triggers(&d), [Some(8), Some(40), None]);
+        // The third arrives: the default for it, the settled two unchanged.
+        let mut t = 5000;
+        tick(&mut d, t, 3);
+        assert_eq!(triggers(&d), [Some(8), Some(40), Some(24)]);
+        let settled =
+            |d: &Driver<ScmPrefetcher>| d.pf.states.get(StreamId(3), FileId(3)).unwrap().demand.settled();
+        while !settled(&d) {
+            assert_eq!(triggers(&d), [Some(8), Some(40), Some(24)], "before the third settles, at tick {t}");
+            t += 1;
+            tick(&mut d, t, 3);
+        }
+        // The read that settled it recomputed: 72 pages by rate.
+        assert_eq!(triggers(&d), [Some(9), Some(45), Some(18)], "settled at tick {t}");
+        assert!(t * 100_000 < Nanos::from_ms(700).0, "it settles within 200 ms: tick {t}");
     }
 
     /// Before a stream settles it runs 24-48: the first window is [0, 48) with the mark on page 24.

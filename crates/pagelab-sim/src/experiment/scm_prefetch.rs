@@ -72,15 +72,33 @@
 //! streams), so that reading of the rates does not give the slides' 6–53 % either: it needs streams the
 //! disk cannot serve, which paced video streams are not until they fall behind for good.
 //!
+//! Equal memory, measured (2026-12-06; the report's `Equal memory` paragraph computes it from each run).
+//! The issue's rule is counted run by run, each policy's run against 32-32's of the same case and seed, as
+//! "every run" says; a seed mean can hide a run outside. The sequential streams' own memory is the budget's
+//! whatever the split: a reader that never waits holds T_i + P/2 on average and Σ T_i = T_total, so ETS
+//! and ESF hold 48 pages a stream like 24-48 and 32-32 (T = P = 32). Two things move a run off it. A reader
+//! waiting on windows in flight holds all of them: P pages, and under 32-32, whose mark is a window's first
+//! page, 2P; where the elevator holds 32-32's slow stream back (7,000 pages/s under the anticipatory
+//! elevator, 5,000 and 7,000 under CFQ) 32-32 holds 8–16 % more than 24-48, and under deadline it
+//! does not. In the vod runs the TPC-H-like reader's random 16-KiB reads sometimes pass Linux's sequential
+//! tests: traced with a temporary print in `ScmPrefetcher::on_sync_miss` (seed 2, ESF, 8 streams), five
+//! reads were `Context { history: 8 }` or `{ history: 48 }` (the pages before them cached) and opened
+//! windows of 48 and 96 pages (96 once the reader's T_i was P). Nobody reads those pages again and 16 GiB
+//! never evicts them, so one such read early in a run adds tens of pages to the run's average, and which
+//! seeds get one is chance. pagelab keeps Linux's tests for every reader (a kernel cannot tell a random
+//! reader apart either), so the report says where each difference lies and the claims drop comparisons
+//! that held more. The explanations read metrics that `results.csv` leaves out ([`REPORT_ONLY_METRICS`]).
+//!
 //! Response time is measured from a page
 //! request's paced arrival to its delivery (the data copied to the reader).
 
-use super::{signed_pct, Chart, Check, Experiment, Findings, Job, Row, Verdict};
+use super::{finite_range, signed_pct, Chart, Check, Experiment, Findings, Job, Row, Verdict};
 use crate::config::{SimConfig, Warmup};
 use crate::device::{spec::ST3500320AS, DeviceSpec};
 use crate::error::SimError;
 use crate::metrics::{RunMetrics, StreamMetrics};
 use crate::server::simulate;
+use crate::workload::scm::RANDOM_BLOCK_DEFAULT_BYTES;
 use crate::workload::spec::parse_workload;
 use pagelab_core::prefetch::AnyPrefetcher;
 use pagelab_core::{Nanos, PAGE_SIZE_BYTES};
@@ -99,6 +117,12 @@ const SD_FACTORS_QUICK: [u64; 2] = [3, 7];
 const VOD_STREAMS: [u64; 7] = [8, 12, 16, 20, 24, 28, 32];
 const VOD_STREAMS_QUICK: [u64; 2] = [8, 32];
 const SLOW_RATE: u64 = 1000;
+/// The trigger distance of 24-48, and ETS's and ESF's default and average (their specs' `24-`).
+const T_DEFAULT_PAGES: u64 = 24;
+/// The prefetch degree of 24-48, ETS and ESF (their specs' `-48`).
+const P_PAGES: u64 = 48;
+/// 32-32's prefetch degree once its ramp is up.
+const P_3232_PAGES: u64 = 32;
 /// The unstable stream's rate in the `deviations-5000` diagnostic.
 const DEVIATIONS_FAST_RATE: u64 = 5000;
 /// The capacity diagnostic's rate per stream: far beyond any 2009 disk.
@@ -108,6 +132,17 @@ const CAPACITY_RATE: u64 = 20_000;
 const SEEDS: u64 = 3;
 /// Fairness: a policy's prefetch memory within this fraction of 32-32's (the issue's 5 %).
 const MEMORY_TOLERANCE: f64 = 0.05;
+/// Metrics of a row that the report reads to explain its numbers (where a difference in memory lies, which
+/// stream ran short) and that `results.csv` leaves out ([`ScmPrefetch::result_rows`]): its columns are the
+/// issue's and the counts they come from, and sweeps are compared byte for byte across changes.
+const REPORT_ONLY_METRICS: [&str; 6] = [
+    "prefetch_memory_pages_random",
+    "random_pages_beyond_blocks",
+    "shortages_stream1",
+    "shortages_stream2",
+    "requests_stream1",
+    "requests_stream2",
+];
 
 #[derive(Clone, Copy, Debug)]
 enum Case {
@@ -265,6 +300,21 @@ impl Experiment for ScmPrefetch {
         let summary = a.summary();
         Findings { summary, charts: a.charts(), checks, markdown: a.markdown() }
     }
+
+    /// The rows without [`REPORT_ONLY_METRICS`].
+    fn result_rows(&self, rows: &[Row]) -> Vec<Row> {
+        rows.iter()
+            .map(|r| Row {
+                metrics: r
+                    .metrics
+                    .iter()
+                    .filter(|(k, _)| !REPORT_ONLY_METRICS.contains(&k.as_str()))
+                    .cloned()
+                    .collect(),
+                ..r.clone()
+            })
+            .collect()
+    }
 }
 
 fn run(case: Case, name: &str, spec: &str, quick: bool, seed: u64) -> Result<Row, SimError> {
@@ -315,6 +365,11 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
     };
     let page_mib = PAGE_SIZE_BYTES as f64 / (1 << 20) as f64;
     let seq_pages_s = sequential.iter().fold(0.0, |sum, s| sum + s.throughput_pages_s);
+    // A random reader's fetch is its block unless a read looked sequential and opened a window: what it
+    // fetched beyond one block a fetch is what such windows brought in (less what was cached already).
+    let block_pages = RANDOM_BLOCK_DEFAULT_BYTES / PAGE_SIZE_BYTES;
+    let random_beyond: f64 =
+        random.iter().map(|s| s.pages_fetched as f64 - (block_pages * s.prefetch_cycles) as f64).sum();
     Row {
         params: vec![
             ("experiment".into(), case.experiment().into()),
@@ -330,7 +385,10 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
             ("response_time_us_stream2".into(), of(1, |s| s.response_time_us_mean)),
             ("esc".into(), esc),
             // The slides' FR = 1 − ESC / Q with Q = P, the policy's prefetch degree (32 for 32-32, else 48).
-            ("fill_rate".into(), 1.0 - ratio(esc, if name == "32-32" { 32.0 } else { 48.0 })),
+            (
+                "fill_rate".into(),
+                1.0 - ratio(esc, if name == "32-32" { P_3232_PAGES } else { P_PAGES } as f64),
+            ),
             (
                 "prefetch_memory_pages_mean".into(),
                 m.memory.prefetched_unused_bytes_mean / PAGE_SIZE_BYTES as f64,
@@ -354,16 +412,70 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
                 "response_time_us_max".into(),
                 sequential.iter().map(|s| s.response_time_us_max).fold(0.0, f64::max),
             ),
+            // REPORT_ONLY_METRICS from here.
+            (
+                "prefetch_memory_pages_random".into(),
+                random.iter().fold(0.0, |sum, s| sum + s.prefetch_memory_pages_mean),
+            ),
+            ("random_pages_beyond_blocks".into(), random_beyond),
+            ("shortages_stream1".into(), of(0, |s| s.shortages as f64)),
+            ("shortages_stream2".into(), of(1, |s| s.shortages as f64)),
+            ("requests_stream1".into(), of(0, |s| s.requests as f64)),
+            ("requests_stream2".into(), of(1, |s| s.requests as f64)),
         ],
         series: Vec::new(),
     }
 }
 
+/// One compared run's prefetch memory against 32-32's run of the same case and seed: the issue's "within
+/// 5 % of 32-32's in every run that is compared", run by run.
+#[derive(Clone, Debug)]
+struct MemoryRun {
+    experiment: String,
+    /// The swept value, as the rows hold it.
+    x: f64,
+    /// The case and policy as the report names them (`vod 8 streams (esf)`), as [`Analysis::memory_ratios`].
+    label: String,
+    prefetch: String,
+    seed: f64,
+    /// (this run's memory − 32-32's) / 32-32's; NaN without a 32-32 run to compare with.
+    change: f64,
+}
+
+/// Cases outside the fairness tolerance whose difference is one stream waiting on its windows: the
+/// policy whose memory is off (`dev`), the stream, and the policies (with the seeds of their runs outside)
+/// compared with it.
+#[derive(Clone, Debug)]
+struct Waiting {
+    exp: String,
+    x: f64,
+    dev: String,
+    stream: usize,
+    streams: f64,
+    others: Vec<(String, Vec<f64>)>,
+}
+
+/// Outside the fairness tolerance, or not comparable.
+fn memory_outside(change: f64) -> bool {
+    change.is_nan() || change.abs() > MEMORY_TOLERANCE
+}
+
+/// Which policy to name first and which second in a percentage: every percentage in the report is the
+/// change (a − b) / b of the first against the second, and a claim says which direction is better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Better {
+    Lower,
+    Higher,
+}
+
 struct Analysis<'a> {
     rows: &'a [Row],
-    /// [`Analysis::memory_ratios`], computed on first use: the fairness check, the budget rule of every
-    /// claim, the summary and the report all read it.
+    /// [`Analysis::memory_ratios`], computed on first use: the fairness check, the summary and the report
+    /// all read it.
     memory: OnceCell<Vec<(String, f64)>>,
+    /// [`Analysis::memory_runs`], computed on first use: the fairness check and the budget rule of every
+    /// claim read it.
+    memory_runs: OnceCell<Vec<MemoryRun>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -430,6 +542,12 @@ impl<'a> Analysis<'a> {
             .collect()
     }
 
+    /// (x, a/b − 1) over an experiment's sweep: the change of `a`'s metric against `b`'s, the report's one
+    /// sign convention (negative: `a` is lower).
+    fn changes(&self, exp: &str, key: &str, metric: &str, a: &str, b: &str) -> Vec<(f64, f64)> {
+        self.reductions(exp, key, metric, a, b).into_iter().map(|(x, r)| (x, -r)).collect()
+    }
+
     /// (x, 1 − a/b) over an experiment's sweep: how much lower `a`'s metric is than `b`'s.
     fn reductions(&self, exp: &str, key: &str, metric: &str, a: &str, b: &str) -> Vec<(f64, f64)> {
         self.xs(exp, key)
@@ -439,12 +557,12 @@ impl<'a> Analysis<'a> {
     }
 
     fn ets_response(&self) -> Check {
-        let cuts = self.reductions("rates", "fast_rate_pages_s", "response_time_us", "ets", "32-32");
+        let changes = self.changes("rates", "fast_rate_pages_s", "response_time_us", "ets", "32-32");
         range_check(
             "ETS: 19–25 % lower average response time than 32-32 with two streams of different rates",
             "papers/002 slide 20",
-            &cuts,
-            "pages/s",
+            ("ETS against 32-32", &changes, "pages/s"),
+            Better::Lower,
             (0.19, 0.25),
         )
     }
@@ -457,15 +575,35 @@ impl<'a> Analysis<'a> {
             let m = |p, k| self.metric("rates", p, "fast_rate_pages_s", x, k);
             let (c_ets, c_2448) = (m("ets", "prefetch_cycles"), m("24-48", "prefetch_cycles"));
             let (e_ets, e_3232) = (m("ets", "esc"), m("32-32", "esc"));
-            // "The same number of cycles": within 5 %; "similar ESC": within a quarter.
+            // "The same number of cycles": within 5 %.
             cycles_ok &= (c_ets / c_2448 - 1.0).abs() <= 0.05;
-            // Two ESCs of (nearly) zero are similar.
-            esc_ok &= (e_ets - e_3232).abs() <= 0.25 * e_3232.max(e_ets).max(1e-6);
+            esc_ok &= esc_similar(e_ets, e_3232);
+            // Four decimals: at 3,000 pages/s the ESCs are a few thousandths, and two decimals hid them.
             parts.push(format!(
-                "{x:.0} pages/s: cycles ETS {c_ets:.0} / 24-48 {c_2448:.0} / 32-32 {:.0}; ESC ETS {e_ets:.2} / 32-32 {e_3232:.2} / 24-48 {:.2}",
+                "{x:.0} pages/s: cycles ETS {c_ets:.0} / 24-48 {c_2448:.0} / 32-32 {:.0}; ESC ETS {e_ets:.4} / 32-32 {e_3232:.4} / 24-48 {:.4}",
                 m("32-32", "prefetch_cycles"),
                 m("24-48", "esc")
             ));
+        }
+        // Why the ESCs differ, where they do: the same rates under deadline, which never holds a stream's
+        // request back for the other's (`The elevator` in the report).
+        let main = self.esc_changes("rates");
+        let deadline = self.esc_changes("rates-deadline");
+        let mut measured = parts.join("; ");
+        if !main.is_empty() && !deadline.is_empty() {
+            let show = |v: &[(f64, f64, bool)]| {
+                percents(&v.iter().map(|&(x, c, _)| (x, c)).collect::<Vec<_>>(), "pages/s")
+            };
+            let _ = write!(
+                measured,
+                "; ETS's ESC against 32-32's: {} (anticipatory), {} (deadline, the `rates-deadline` rows)",
+                show(&main),
+                show(&deadline)
+            );
+            if !esc_ok && deadline.iter().all(|d| d.2) {
+                measured += ": similar at every rate under deadline, so the difference is the anticipatory \
+                             elevator's waits (`The elevator` below)";
+            }
         }
         Check {
             claim:
@@ -473,18 +611,30 @@ impl<'a> Analysis<'a> {
                     32-32's (here: within 25 %)"
                     .into(),
             source: "papers/002 slide 20".into(),
-            measured: parts.join("; "),
+            measured,
             verdict: halves(cycles_ok, esc_ok),
         }
     }
 
+    /// (x, ETS's ESC against 32-32's, whether the two are similar) over the rates of `experiment`.
+    fn esc_changes(&self, experiment: &str) -> Vec<(f64, f64, bool)> {
+        self.xs(experiment, "fast_rate_pages_s")
+            .into_iter()
+            .map(|x| {
+                let m = |p| self.metric(experiment, p, "fast_rate_pages_s", x, "esc");
+                let (ets, base) = (m("ets"), m("32-32"));
+                (x, ets / base - 1.0, esc_similar(ets, base))
+            })
+            .collect()
+    }
+
     fn esf_response(&self) -> Check {
-        let cuts = self.reductions("deviations", "sd_factor", "response_time_us", "esf", "ets");
+        let changes = self.changes("deviations", "sd_factor", "response_time_us", "esf", "ets");
         range_check(
             "ESF: 20–35 % lower average response time than ETS when one stream is unstable (SD 3–7 × mean)",
             "papers/002 slide 21",
-            &cuts,
-            "× SD",
+            ("ESF against ETS", &changes, "× SD"),
+            Better::Lower,
             (0.20, 0.35),
         )
     }
@@ -492,6 +642,7 @@ impl<'a> Analysis<'a> {
     fn esf_per_stream(&self) -> Check {
         let xs = self.xs("deviations", "sd_factor");
         let mut parts = Vec::new();
+        let mut absolute = Vec::new();
         let (mut gain, mut small_loss) = (!xs.is_empty(), !xs.is_empty());
         for &x in &xs {
             let m = |p, k| self.metric("deviations", p, "sd_factor", x, k);
@@ -509,28 +660,36 @@ impl<'a> Analysis<'a> {
                 m("ets", "response_time_us_stream1"),
                 m("esf", "response_time_us_stream1"),
             ));
+            let delta = |k| m("esf", k) - m("ets", k);
+            absolute.push(format!(
+                "{x:.0} × SD: stable {:+.1} µs, unstable {:+.1} µs",
+                delta("response_time_us_stream1"),
+                delta("response_time_us_stream2")
+            ));
         }
+        // The verdict stays on the percentages; the microseconds are the reason a large percentage can be
+        // a small loss (`The unstable stream` in the report).
         Check {
             claim: "ESF against ETS: a large improvement for the unstable stream (here: ≥ 20 %), a small \
                     degradation for the stable one (here: smaller than the gain)"
                 .into(),
             source: "papers/002 slide 21".into(),
-            measured: parts.join("; "),
+            measured: format!(
+                "ESF against ETS: {}; in µs: {} (why: `The unstable stream` below)",
+                parts.join("; "),
+                absolute.join("; ")
+            ),
             verdict: halves(gain, small_loss),
         }
     }
 
     fn vod_throughput(&self) -> Check {
-        let gains: Vec<(f64, f64)> = self
-            .reductions("vod", "streams", "stream_throughput_pages_s", "32-32", "ets")
-            .into_iter()
-            .map(|(x, r)| (x, 1.0 / (1.0 - r) - 1.0))
-            .collect();
+        let changes = self.changes("vod", "streams", "stream_throughput_pages_s", "ets", "32-32");
         range_check(
             "SPC-2-VOD-like: ETS 6–53 % higher aggregate throughput than 32-32 (8 to 32 streams)",
             "papers/002 slide 22",
-            &gains,
-            "streams",
+            ("ETS against 32-32", &changes, "streams"),
+            Better::Higher,
             (0.06, 0.53),
         )
     }
@@ -547,11 +706,18 @@ impl<'a> Analysis<'a> {
         let mean = gains.iter().map(|g| g.1).sum::<f64>() / gains.len().max(1) as f64;
         // "Never worse": no run more than 1 % below 32-32 (a run's own noise); "about 2.5 %": 0 to 5 %.
         let never_worse = !gains.is_empty() && gains.iter().all(|g| g.1 >= -0.01);
+        let fixed = self.changes("vod", "streams", "random_throughput_pages_s", "24-48", "32-32");
         Check {
             claim: "TPC-H-like beside the streams: ETS never worse than 32-32, about 2.5 % better on average"
                 .into(),
             source: "papers/002 slide 22".into(),
-            measured: format!("{}; mean {}", percents(&gains, "streams"), signed_pct(mean, 1)),
+            measured: format!(
+                "ETS against 32-32: {}; mean {}; 24-48 against 32-32, the same P = 48 without a split: {} \
+                 (why: `The TPC-H-like reader` below)",
+                percents(&gains, "streams"),
+                signed_pct(mean, 1),
+                percents(&fixed, "streams")
+            ),
             verdict: match (never_worse, (0.0..=0.05).contains(&mean)) {
                 (true, true) => Verdict::Reproduced,
                 (true, false) => Verdict::Partial,
@@ -561,7 +727,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn new(rows: &'a [Row]) -> Analysis<'a> {
-        Analysis { rows, memory: OnceCell::new() }
+        Analysis { rows, memory: OnceCell::new(), memory_runs: OnceCell::new() }
     }
 
     /// [`Analysis::memory_ratios`], once.
@@ -588,36 +754,105 @@ impl<'a> Analysis<'a> {
         v
     }
 
-    /// "A result that needs more memory does not count": a claim whose compared runs of `policies` in
-    /// `experiment` held more than 5 % more prefetch memory than 32-32's is at best partly reproduced.
-    fn within_budget(&self, mut check: Check, experiment: &str, policies: &[&str]) -> Check {
-        let over: Vec<String> = self
-            .memory()
+    /// [`Analysis::memory_runs_all`], once.
+    fn memory_runs(&self) -> &[MemoryRun] {
+        self.memory_runs.get_or_init(|| self.memory_runs_all())
+    }
+
+    /// Every compared run's prefetch memory against 32-32's run of the same case and seed.
+    fn memory_runs_all(&self) -> Vec<MemoryRun> {
+        let compared =
+            |r: &&Row| r.text("prefetch") != "32-32" && !r.text("experiment").starts_with("capacity");
+        self.rows
             .iter()
-            .filter(|(label, d)| {
-                *d > MEMORY_TOLERANCE
-                    && label.starts_with(&format!("{experiment} "))
-                    && policies.iter().any(|p| label.ends_with(&format!("({p})")))
+            .filter(compared)
+            .map(|r| {
+                let (exp, p, seed) = (r.text("experiment"), r.text("prefetch"), r.num("seed"));
+                let (key, x) = (x_key(exp), r.num(x_key(exp)));
+                let base = self
+                    .runs(exp, "32-32", key, x)
+                    .find(|b| b.num("seed") == seed)
+                    .map_or(f64::NAN, |b| b.metric("prefetch_memory_pages_mean"));
+                MemoryRun {
+                    experiment: exp.into(),
+                    x,
+                    label: format!("{exp} {} ({p})", case_x(r)),
+                    prefetch: p.into(),
+                    seed,
+                    change: r.metric("prefetch_memory_pages_mean") / base - 1.0,
+                }
             })
-            .map(|(label, d)| format!("{label} {}", signed_pct(*d, 1)))
+            .collect()
+    }
+
+    /// "A result that needs more memory does not count": a claim's comparison at an x where one of
+    /// `policies` held more than 5 % more prefetch memory than 32-32 in any seed's run is named in the
+    /// claim's row as not counted. Its value stays beside the others, since a policy that loses with more
+    /// memory loses all the more, but it cannot support the claim: the verdict is at most "partly", and
+    /// "not reproduced" when no x is left to count.
+    fn within_budget(&self, mut check: Check, experiment: &str, policies: &[&str]) -> Check {
+        let over: Vec<&MemoryRun> = self
+            .memory_runs()
+            .iter()
+            .filter(|r| {
+                r.experiment == experiment
+                    && policies.contains(&r.prefetch.as_str())
+                    && r.change > MEMORY_TOLERANCE
+            })
             .collect();
-        if !over.is_empty() {
-            check.measured += &format!("; not counted, more memory than 32-32: {}", over.join(", "));
-            if check.verdict == Verdict::Reproduced {
-                check.verdict = Verdict::Partial;
+        if over.is_empty() {
+            return check;
+        }
+        let mut xs: Vec<f64> = Vec::new();
+        for r in &over {
+            if !xs.contains(&r.x) {
+                xs.push(r.x);
             }
         }
+        let parts: Vec<String> = xs
+            .iter()
+            .map(|&x| {
+                let runs: Vec<String> = over
+                    .iter()
+                    .filter(|r| r.x == x)
+                    .map(|r| format!("{} seed {:.0}: {}", r.prefetch, r.seed, signed_pct(r.change, 1)))
+                    .collect();
+                format!("{x:.0} {} ({})", x_unit(experiment), runs.join(", "))
+            })
+            .collect();
+        let _ = write!(
+            check.measured,
+            "; does not count, more than 5 % more prefetch memory than 32-32 in a run: {}",
+            parts.join("; ")
+        );
+        let all = self.xs(experiment, x_key(experiment)).len();
+        check.verdict = if xs.len() >= all {
+            Verdict::NotReproduced
+        } else if check.verdict == Verdict::Reproduced {
+            Verdict::Partial
+        } else {
+            check.verdict
+        };
         check
     }
 
+    /// The issue's fairness rule, run by run: every compared run's prefetch memory within 5 % of 32-32's
+    /// run of the same case and seed (the seed means are counted too, and the report's table shows them).
     fn fairness(&self) -> Check {
-        let ratios = self.memory();
-        let outside: Vec<String> = ratios
+        let runs = self.memory_runs();
+        let outside: Vec<&MemoryRun> = runs.iter().filter(|r| memory_outside(r.change)).collect();
+        let more = outside.iter().filter(|r| r.change > MEMORY_TOLERANCE).count();
+        let cases = self.memory();
+        let cases_outside = cases.iter().filter(|(_, d)| memory_outside(*d)).count();
+        let listed: Vec<String> = cases
             .iter()
-            .filter(|(_, d)| d.abs() > MEMORY_TOLERANCE || d.is_nan())
-            .map(|(l, d)| format!("{l} {}", signed_pct(*d, 1)))
+            .filter_map(|(label, mean)| {
+                let of_case = runs.iter().filter(|r| r.label == *label).count();
+                let out = outside.iter().filter(|r| r.label == *label).count();
+                (out > 0).then(|| format!("{label} {} ({out} of {of_case} runs)", signed_pct(*mean, 1)))
+            })
             .collect();
-        let worst = ratios.iter().map(|r| r.1.abs()).fold(0.0, f64::max);
+        let worst = runs.iter().map(|r| r.change.abs()).fold(0.0, f64::max);
         Check {
             claim:
                 "equal memory: each policy's average unaccessed prefetched memory within 5 % of 32-32's in \
@@ -625,22 +860,30 @@ impl<'a> Analysis<'a> {
                     .into(),
             source: "papers/002 slide 18 (\"maintaining same memory consumption\")".into(),
             measured: if outside.is_empty() {
-                format!("all {} runs within {:.1} %", ratios.len(), 100.0 * worst)
-            } else {
-                let above = ratios.iter().filter(|(_, d)| *d > MEMORY_TOLERANCE).count();
                 format!(
-                    "{} of {} runs outside ({above} with more memory than 32-32, {} with less): {}",
+                    "all {} runs within {:.1} % of 32-32's run of the same case and seed ({} cases)",
+                    runs.len(),
+                    100.0 * worst,
+                    cases.len()
+                )
+            } else {
+                format!(
+                    "{} of {} runs outside, each against 32-32's run of the same case and seed ({more} with \
+                     more memory than 32-32, {} with less); over the seed means {cases_outside} of {} cases. \
+                     The cases with a run outside (seed mean; runs outside): {}. Where the \
+                     difference lies: `Equal memory` under Results",
                     outside.len(),
-                    ratios.len(),
-                    outside.len() - above,
-                    outside.join(", ")
+                    runs.len(),
+                    outside.len() - more,
+                    cases.len(),
+                    listed.join("; ")
                 )
             },
-            verdict: if ratios.is_empty() {
+            verdict: if runs.is_empty() {
                 Verdict::NotReproduced
             } else if outside.is_empty() {
                 Verdict::Reproduced
-            } else if outside.len() * 2 <= ratios.len() {
+            } else if outside.len() * 2 <= runs.len() {
                 Verdict::Partial
             } else {
                 Verdict::NotReproduced
@@ -671,6 +914,14 @@ impl<'a> Analysis<'a> {
             (
                 "prefetch_memory_deviation_max".into(),
                 self.memory().iter().map(|r| r.1.abs()).fold(0.0, f64::max),
+            ),
+            (
+                "prefetch_memory_deviation_max_per_run".into(),
+                self.memory_runs().iter().map(|r| r.change.abs()).fold(0.0, f64::max),
+            ),
+            (
+                "prefetch_memory_runs_outside".into(),
+                self.memory_runs().iter().filter(|r| memory_outside(r.change)).count() as f64,
             ),
         ]
     }
@@ -793,6 +1044,468 @@ impl<'a> Analysis<'a> {
         ]
     }
 
+    /// One run: a case, a policy and a seed.
+    fn seed_row(&self, exp: &str, prefetch: &str, x: f64, seed: f64) -> Option<&'a Row> {
+        let key = x_key(exp);
+        self.rows.iter().find(|r| {
+            r.text("experiment") == exp
+                && r.text("prefetch") == prefetch
+                && r.num(key) == x
+                && r.num("seed") == seed
+        })
+    }
+
+    /// `metric`'s mean over the runs of `seeds` (a case's runs outside the tolerance).
+    fn over_seeds(&self, exp: &str, prefetch: &str, x: f64, seeds: &[f64], metric: &str) -> f64 {
+        let v: Vec<f64> = seeds
+            .iter()
+            .filter_map(|&s| self.seed_row(exp, prefetch, x, s))
+            .map(|r| r.metric(metric))
+            .collect();
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    }
+
+    /// The elevator's part in the misses (the ESC claim): each stream's shortages under the anticipatory
+    /// elevator and under deadline, which never holds one stream's request back for the other's.
+    fn elevator_misses(&self) -> String {
+        let xs = self.xs("rates", "fast_rate_pages_s");
+        if xs.is_empty() || self.xs("rates-deadline", "fast_rate_pages_s").is_empty() {
+            return String::new();
+        }
+        let count = |exp: &str, p: &str, stream: &str, x: f64| {
+            self.metric(exp, p, "fast_rate_pages_s", x, &format!("shortages_{stream}"))
+        };
+        let per = |p: &str, stream: &str| {
+            xs.iter()
+                .map(|&x| {
+                    format!(
+                        "{x:.0} pages/s: {:.0} and {:.0}",
+                        count("rates", p, stream, x),
+                        count("rates-deadline", p, stream, x)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let esc = |exp: &str| {
+            percents(&self.esc_changes(exp).iter().map(|&(x, c, _)| (x, c)).collect::<Vec<_>>(), "pages/s")
+        };
+        format!(
+            "It changes the misses too, and with them the ESC claim. Shortages a run, under the anticipatory \
+             elevator and under deadline: 32-32's slow stream (stream 1) {}; its fast stream {}; ETS's slow \
+             stream {}; ETS's fast stream {}. ETS's ESC against 32-32's is {} under the anticipatory elevator \
+             and {} under deadline.\n\n",
+            per("32-32", "stream1"),
+            per("32-32", "stream2"),
+            per("ets", "stream1"),
+            per("ets", "stream2"),
+            esc("rates"),
+            esc("rates-deadline"),
+        )
+    }
+
+    /// Why the stable stream loses under ESF: the safety inventory ESF moves to the unstable stream, and
+    /// the shortages the stable one then has (the per-stream claim's reason).
+    fn stable_stream_paragraph(&self) -> String {
+        let xs = self.xs("deviations", "sd_factor");
+        if xs.is_empty() {
+            return String::new();
+        }
+        let half_p = P_PAGES as f64 / 2.0;
+        let m = |p: &str, x: f64, k: &str| self.metric("deviations", p, "sd_factor", x, k);
+        let mut parts = Vec::new();
+        let (mut late, mut moved, mut no_wait) = (true, true, true);
+        for &x in &xs {
+            let (inv_ets, inv_esf) =
+                (m("ets", x, "prefetch_memory_pages_stream1"), m("esf", x, "prefetch_memory_pages_stream1"));
+            moved &= inv_esf < inv_ets
+                && m("esf", x, "prefetch_memory_pages_stream2")
+                    > m("ets", x, "prefetch_memory_pages_stream2");
+            let (short_ets, short_esf) = (m("ets", x, "shortages_stream1"), m("esf", x, "shortages_stream1"));
+            let added_us = (m("esf", x, "response_time_us_stream1")
+                - m("ets", x, "response_time_us_stream1"))
+                * m("esf", x, "requests_stream1");
+            // The response time ESF adds over the shortages it adds: what each new shortage waits.
+            let wait_ms =
+                if short_esf > short_ets { added_us / (short_esf - short_ets) / 1e3 } else { f64::NAN };
+            let service_ms = m("esf", x, "mean_service_ms");
+            late &= wait_ms > 2.0 * service_ms;
+            no_wait &= short_ets < 1.0;
+            parts.push(format!(
+                "{x:.0} × SD: its inventory {inv_ets:.1} → {inv_esf:.1} pages (T_i ≈ {:.0} → {:.0} pages, {:.1} ms \
+                 of its demand), its shortages {short_ets:.0} → {short_esf:.0} a run, {wait_ms:.1} ms each \
+                 against a mean disk request of {service_ms:.2} ms",
+                inv_ets - half_p,
+                inv_esf - half_p,
+                (inv_esf - half_p) / SLOW_RATE as f64 * 1e3,
+            ));
+        }
+        let us = |col: &str| {
+            xs.iter()
+                .map(|&x| format!("{x:.0} × SD: {:+.1} µs", m("esf", x, col) - m("ets", x, col)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let ets_rt = xs
+            .iter()
+            .map(|&x| {
+                format!(
+                    "{x:.0} × SD: {:.1} µs with {:.0} shortages",
+                    m("ets", x, "response_time_us_stream1"),
+                    m("ets", x, "shortages_stream1")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "**The stable stream under ESF**{} {}. (T_i is the inventory less P/2 = {half_p:.0}, what a reader \
+             that does not wait holds on average; the wait a shortage is the response time ESF adds, summed \
+             over the stream's requests, over the shortages it adds.){} Under ETS the stable stream answered in \
+             {ets_rt}{}: in µs, ESF against ETS, it loses {} where the unstable stream gains {}.\n\n",
+            if moved {
+                " gives up safety inventory to the unstable one, whose inventory grows, and then runs short:"
+            } else {
+                ":"
+            },
+            parts.join("; "),
+            if late {
+                " The windows that now arrive late are those that took several disk requests' time, which the \
+                 trigger distances above no longer cover."
+            } else {
+                ""
+            },
+            if no_wait { ", a response with no wait, so that any shortage is a large percentage of it" } else { "" },
+            us("response_time_us_stream1"),
+            us("response_time_us_stream2"),
+        )
+    }
+
+    /// Why the random reader gains under every policy of P = 48: its share of a saturated disk (the TPC-H
+    /// claim's reason).
+    fn tpch_paragraph(&self) -> String {
+        let xs = self.xs("vod", "streams");
+        let (Some(&first), Some(&last)) = (xs.first(), xs.last()) else {
+            return String::new();
+        };
+        let block = (RANDOM_BLOCK_DEFAULT_BYTES / PAGE_SIZE_BYTES) as f64;
+        let m = |p: &str, x: f64, k: &str| self.metric("vod", p, "streams", x, k);
+        // The disk's requests a second: its busy fraction over the mean request's service time.
+        let requests_s = |p: &str, x: f64| m(p, x, "disk_busy") / (m(p, x, "mean_service_ms") / 1e3);
+        let streams_share =
+            |p: &str, x: f64| 1.0 - m(p, x, "random_throughput_pages_s") / block / requests_s(p, x);
+        let vod: Vec<&Row> = self.rows.iter().filter(|r| r.text("experiment") == "vod").collect();
+        let busy = finite_range(vod.iter().map(|r| r.metric("disk_busy"))).unwrap_or((f64::NAN, f64::NAN));
+        let disk =
+            finite_range(vod.iter().map(|r| r.metric("disk_busy") / (r.metric("mean_service_ms") / 1e3)))
+                .unwrap_or((f64::NAN, f64::NAN));
+        let cycles = finite_range(
+            xs.iter().map(|&x| m("ets", x, "prefetch_cycles") / m("32-32", x, "prefetch_cycles")),
+        )
+        .unwrap_or((f64::NAN, f64::NAN));
+        let change = |a: &str, b: &str| self.changes("vod", "streams", "random_throughput_pages_s", a, b);
+        let ets = change("ets", "32-32");
+        let split = change("ets", "24-48");
+        let split_max = split.iter().map(|c| c.1.abs()).fold(0.0, f64::max);
+        let shares: Vec<f64> = xs.iter().map(|&x| streams_share("32-32", x)).collect();
+        let grows = ets.windows(2).zip(shares.windows(2)).all(|(g, s)| (g[1].1 > g[0].1) == (s[1] > s[0]));
+        let cycles_text = if format!("{:.2}", cycles.0) == format!("{:.2}", cycles.1) {
+            format!("{:.2}", cycles.0)
+        } else {
+            format!("{:.2} to {:.2}", cycles.0, cycles.1)
+        };
+        // Saturated: busy all but a few per cent of the time, so that one reader's requests are the others'
+        // loss.
+        let saturated = busy.0 >= 0.95;
+        format!(
+            "**The TPC-H-like reader**{} In every vod run the disk is busy {:.2} to {:.2} of the time and \
+             completes {:.0} to {:.0} requests a second; the streams' fetches take {:.0} % of them under 32-32 \
+             at {first:.0} streams and {:.0} % at {last:.0}. With P = 48 the streams fetch the same pages in \
+             {cycles_text} times as many windows as 32-32's (ETS's prefetch cycles against 32-32's), and the \
+             random reader's throughput changes by ETS against 32-32: {}; 24-48 against 32-32: {}; ESF against \
+             32-32: {}. ETS against 24-48, the same P with a split: {}{}{}\n\n",
+            if saturated { " gets what the streams leave of a saturated disk." } else { ":" },
+            busy.0,
+            busy.1,
+            disk.0,
+            disk.1,
+            100.0 * streams_share("32-32", first),
+            100.0 * streams_share("32-32", last),
+            percents(&ets, "streams"),
+            percents(&change("24-48", "32-32"), "streams"),
+            percents(&change("esf", "32-32"), "streams"),
+            percents(&split, "streams"),
+            if split_max <= MEMORY_TOLERANCE {
+                format!(
+                    ", within {:.1} % at every count: the gain is the larger P's fewer fetches, not the split's.",
+                    100.0 * split_max
+                )
+            } else {
+                ".".into()
+            },
+            if grows && xs.len() > 2 {
+                " It grows with the streams' share of the disk's requests."
+            } else {
+                ""
+            },
+        )
+    }
+
+    /// One [`Waiting`] group as the report tells it, from the means over the runs outside.
+    fn waiting_text(&self, w: &Waiting) -> String {
+        let (exp, x, dev, k) = (w.exp.as_str(), w.x, w.dev.as_str(), w.stream);
+        let mut seeds: Vec<f64> = Vec::new();
+        for (_, s) in &w.others {
+            for &seed in s {
+                if !seeds.contains(&seed) {
+                    seeds.push(seed);
+                }
+            }
+        }
+        let at = |policy: &str, metric: &str| self.over_seeds(exp, policy, x, &seeds, metric);
+        let of = |policy: &str, what: &str| at(policy, &format!("{what}_stream{}", k + 1));
+        let names: Vec<&str> = w.others.iter().map(|(p, _)| p.as_str()).collect();
+        let join = |f: &dyn Fn(&str) -> String| names.iter().map(|p| f(p)).collect::<Vec<_>>().join(", ");
+        let never: Vec<f64> = std::iter::once(dev).chain(names.iter().copied()).map(no_wait_pages).collect();
+        let never_text = if never.iter().all(|&v| v == never[0]) {
+            format!(
+                "{:.0} pages for {:.0} readers that never wait, under each",
+                w.streams * never[0],
+                w.streams
+            )
+        } else {
+            format!(
+                "readers that never wait: {}",
+                never.iter().map(|v| format!("{:.0}", w.streams * v)).collect::<Vec<_>>().join(", ")
+            )
+        };
+        format!(
+            "{exp} {x:.0} {} ({}), seed {}: {dev} holds {:.1} pages, {} ({never_text}); {dev}'s stream {} holds \
+             {:.1} and answers in {:.2} ms (a disk request takes {:.2} ms), {}",
+            x_unit(exp),
+            names.join(", "),
+            seeds.iter().map(|s| format!("{s:.0}")).collect::<Vec<_>>().join(", "),
+            at(dev, "prefetch_memory_pages_mean"),
+            join(&|p| format!("{p} {:.1}", at(p, "prefetch_memory_pages_mean"))),
+            k + 1,
+            of(dev, "prefetch_memory_pages"),
+            of(dev, "response_time_us") / 1e3,
+            at(dev, "mean_service_ms"),
+            join(&|p| format!(
+                "{p}'s {:.1} in {:.2} ms",
+                of(p, "prefetch_memory_pages"),
+                of(p, "response_time_us") / 1e3
+            )),
+        )
+    }
+
+    /// `Equal memory`: the runs outside the tolerance, and where each difference lies, from the runs' own
+    /// per-stream numbers (means over a case's runs outside).
+    fn memory_paragraph(&self) -> String {
+        let runs = self.memory_runs();
+        let outside: Vec<&MemoryRun> = runs.iter().filter(|r| memory_outside(r.change)).collect();
+        let more = outside.iter().filter(|r| r.change > MEMORY_TOLERANCE).count();
+        let cases = self.memory();
+        let cases_outside = cases.iter().filter(|(_, d)| memory_outside(*d)).count();
+        let mut md = format!(
+            "**Equal memory.** Counted run by run, each policy's run against 32-32's run of the same case and \
+             seed, {} of {} compared runs are more than 5 % away from 32-32's unaccessed prefetched memory ({more} \
+             above it, {} below); over the seed means, {cases_outside} of {} cases (the table's `vs 32-32` \
+             column, with the range of its runs).",
+            outside.len(),
+            runs.len(),
+            outside.len() - more,
+            cases.len()
+        );
+        if outside.is_empty() {
+            md += "\n\n";
+            return md;
+        }
+        let mut labels: Vec<&str> = Vec::new();
+        for r in &outside {
+            if !labels.contains(&r.label.as_str()) {
+                labels.push(&r.label);
+            }
+        }
+        let mut random = Vec::new();
+        let mut waiting: Vec<Waiting> = Vec::new();
+        let mut other = Vec::new();
+        let mut stream_changes = Vec::new();
+        for label in labels {
+            let case: Vec<&&MemoryRun> = outside.iter().filter(|r| r.label == label).collect();
+            let (exp, p, x) = (case[0].experiment.as_str(), case[0].prefetch.as_str(), case[0].x);
+            let seeds: Vec<f64> = case.iter().map(|r| r.seed).collect();
+            let seed_text = seeds.iter().map(|s| format!("{s:.0}")).collect::<Vec<_>>().join(", ");
+            let at = |policy: &str, metric: &str| self.over_seeds(exp, policy, x, &seeds, metric);
+            let diff = |metric: &str| at(p, metric) - at("32-32", metric);
+            let total = diff("prefetch_memory_pages_mean");
+            let rand = diff("prefetch_memory_pages_random");
+            let per_stream = [diff("prefetch_memory_pages_stream1"), diff("prefetch_memory_pages_stream2")];
+            if rand.is_finite() && 2.0 * rand.abs() > total.abs() {
+                for &s in &seeds {
+                    let streams = |policy: &str| {
+                        self.seed_row(exp, policy, x, s).map_or(f64::NAN, |r| {
+                            r.metric("prefetch_memory_pages_mean") - r.metric("prefetch_memory_pages_random")
+                        })
+                    };
+                    stream_changes.push(streams(p) / streams("32-32") - 1.0);
+                }
+                random.push(format!(
+                    "{label}, seed {seed_text}: {:.1} pages against 32-32's {:.1}, {:.0} pages fetched beyond its \
+                     blocks against {:.0}",
+                    at(p, "prefetch_memory_pages_random"),
+                    at("32-32", "prefetch_memory_pages_random"),
+                    at(p, "random_pages_beyond_blocks"),
+                    at("32-32", "random_pages_beyond_blocks"),
+                ));
+                continue;
+            }
+            // Two readers that never wait hold T + P/2 each on average under every policy here (the equal
+            // memory the slides' 24-48 was chosen for): the policy whose total is further from that is the
+            // one to explain.
+            let n = self.seed_row(exp, p, x, seeds[0]).map_or(f64::NAN, |r| r.num("streams"));
+            let excess = |policy: &str| at(policy, "prefetch_memory_pages_mean") - n * no_wait_pages(policy);
+            let (dev, other_side) =
+                if excess(p).abs() > excess("32-32").abs() { (p, "32-32") } else { ("32-32", p) };
+            let of = |policy: &str, what: &str, k: usize| at(policy, &format!("{what}_stream{}", k + 1));
+            // The stream that holds the excess: under a fixed T the one furthest from T + P/2; under ETS or
+            // ESF, whose streams' T_i differ, the slower one.
+            let k = if dev == "32-32" || dev == "24-48" {
+                let off = |k| (of(dev, "prefetch_memory_pages", k) - no_wait_pages(dev)).abs();
+                usize::from(off(1) > off(0))
+            } else {
+                usize::from(of(dev, "response_time_us", 1) > of(dev, "response_time_us", 0))
+            };
+            let service_ms = at(dev, "mean_service_ms");
+            if of(dev, "response_time_us", k) / 1e3 > service_ms {
+                // The cases that 32-32's same stream explains are told once, with each policy beside it.
+                let same = waiting.iter_mut().find(|w: &&mut Waiting| {
+                    dev == "32-32" && w.dev == dev && w.exp == exp && w.x == x && w.stream == k
+                });
+                match same {
+                    Some(w) => w.others.push((other_side.to_string(), seeds.clone())),
+                    None => waiting.push(Waiting {
+                        exp: exp.to_string(),
+                        x,
+                        dev: dev.to_string(),
+                        stream: k,
+                        streams: n,
+                        others: vec![(other_side.to_string(), seeds.clone())],
+                    }),
+                }
+            } else {
+                other.push(format!(
+                    "{label}, seed {seed_text}: {:+.1} pages in all, stream 1 {:+.1}, stream 2 {:+.1}, the random \
+                     reader {:+.1}",
+                    total, per_stream[0], per_stream[1], rand
+                ));
+            }
+        }
+        md += " Where each difference lies, from the runs' per-stream numbers (means over a case's runs outside):";
+        if !random.is_empty() {
+            let streams = finite_range(stream_changes.iter().copied()).unwrap_or((f64::NAN, f64::NAN));
+            let all_vod = finite_range(runs.iter().filter(|r| r.experiment == "vod").filter_map(|r| {
+                let m = |policy: &str| {
+                    self.seed_row("vod", policy, r.x, r.seed).map(|row| {
+                        row.metric("prefetch_memory_pages_mean") - row.metric("prefetch_memory_pages_random")
+                    })
+                };
+                Some(m(&r.prefetch)? / m("32-32")? - 1.0)
+            }))
+            .unwrap_or((f64::NAN, f64::NAN));
+            let _ = write!(
+                md,
+                "\n\n- *The TPC-H-like reader's windows.* In these runs the sequential streams' own memory is {} \
+                 to {} against 32-32's streams' ({} to {} over all {} compared vod runs), and the rest of the \
+                 difference is the random reader's: {}. A random read of {} KiB is taken for a stream's start \
+                 when more pages right before it are cached than it reads (Linux's context readahead), or when it \
+                 reads its file's first page or the page after its previous read. 24-48, ETS and ESF then fetch a \
+                 window of P = {P_PAGES} pages, {} when ETS or ESF has given the reader a trigger distance of P \
+                 (its first window is merged with the next); 32-32's ramp starts smaller. The reader seldom comes back to those pages \
+                 and 16 GiB never evicts them, so they stay in the average for the rest of the run: how many such \
+                 reads a run has, and how early, is chance, which is why the excess moves from seed to seed.",
+                signed_pct(streams.0, 1),
+                signed_pct(streams.1, 1),
+                signed_pct(all_vod.0, 1),
+                signed_pct(all_vod.1, 1),
+                runs.iter().filter(|r| r.experiment == "vod").count(),
+                random.join("; "),
+                RANDOM_BLOCK_DEFAULT_BYTES >> 10,
+                2 * P_PAGES,
+            );
+        }
+        if !waiting.is_empty() {
+            let described: Vec<String> = waiting.iter().map(|w| self.waiting_text(w)).collect();
+            let control = waiting
+                .iter()
+                .filter(|w| w.exp.starts_with("rates"))
+                .filter_map(|w| {
+                    let m = |metric: &str| {
+                        let col = format!("{metric}_stream{}", w.stream + 1);
+                        self.metric("rates-deadline", &w.dev, "fast_rate_pages_s", w.x, &col)
+                    };
+                    let (memory, response) = (m("prefetch_memory_pages"), m("response_time_us"));
+                    memory.is_finite().then(|| {
+                        format!(
+                            "{}'s stream {} at {:.0} pages/s holds {memory:.1} pages and answers in {:.3} ms",
+                            w.dev,
+                            w.stream + 1,
+                            w.x,
+                            response / 1e3
+                        )
+                    })
+                })
+                .fold(Vec::<String>::new(), |mut v, t| {
+                    if !v.contains(&t) {
+                        v.push(t);
+                    }
+                    v
+                });
+            let _ = write!(
+                md,
+                "\n\n- *A reader waiting on windows in flight.* {}. A reader that waits on a window in flight \
+                 holds all of it, P pages; under 32-32 (T = P = 32) the mark is the window's first page, so \
+                 reaching it has issued the next window too, 2P = 64 pages, where a reader that does not wait \
+                 holds T + P/2 = 48 on average. Under 24-48 a waiting reader holds P = 48, its average; under \
+                 ETS and ESF, P = 48 against T_i + 24.{}",
+                described.join("; "),
+                if control.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " Under deadline (the `rates-deadline` rows), which holds neither stream back for the \
+                         other: {}.",
+                        control.join("; ")
+                    )
+                },
+            );
+        }
+        if !other.is_empty() {
+            let _ = write!(md, "\n\n- *Not explained here:* {}.", other.join("; "));
+        }
+        let mut over: Vec<&str> = Vec::new();
+        for r in outside.iter().filter(|r| r.change > MEMORY_TOLERANCE) {
+            if !over.contains(&r.label.as_str()) {
+                over.push(&r.label);
+            }
+        }
+        if !over.is_empty() {
+            let _ = write!(
+                md,
+                "\n\nA result that needs more memory does not count (the issue): a claim whose comparison at some \
+                 x had a run in which the compared policy held more than 5 % more than 32-32 names it in its row \
+                 as not counted, and is then at most partly reproduced. Cases with such a run: {}. A policy that held less \
+                 than 32-32 did what it did with less, and its comparison counts.",
+                over.join(", ")
+            );
+        }
+        md += "\n\n";
+        md
+    }
+
     fn markdown(&self) -> String {
         let mut md = String::new();
         let _ = writeln!(
@@ -803,7 +1516,10 @@ impl<'a> Analysis<'a> {
              `ets:24-48` and `esf:24-48` (T_total = 24 × streams, P = 48). Response times are from a request's \
              arrival to its delivery; ESC is shortages (accesses that found the page absent or in flight) per \
              prefetch cycle (read fetch) of the streams; the fill rate is 1 − ESC / P, the slides' FR with Q = P; \
-             memory is the time-average of prefetched, not yet accessed pages (in flight included).\n"
+             memory is the time-average of prefetched, not yet accessed pages (in flight included). Every \
+             percentage in this report, the claims' rows included, is a change (a − b) / b of the policy named \
+             first against the one named second (\"ETS against 32-32\": ETS's value less 32-32's, over \
+             32-32's): negative is lower, which for a response time is better and for a throughput worse.\n"
         );
         let ratios = self.memory();
         let capacity = |section, p| {
@@ -859,6 +1575,7 @@ impl<'a> Analysis<'a> {
                 .collect::<Vec<_>>()
                 .join(" / "),
         );
+        md += &self.elevator_misses();
         let per = |exp: &str, col: &str| self.reductions(exp, "sd_factor", col, "esf", "ets");
         let flip = |v: Vec<(f64, f64)>| v.into_iter().map(|(x, r)| (x, -r)).collect::<Vec<_>>();
         let ets_us = |exp: &str, col: &str| {
@@ -893,11 +1610,14 @@ impl<'a> Analysis<'a> {
             percents(&flip(per("deviations-5000", "response_time_us_stream2")), "× SD"),
             percents(&flip(per("deviations-5000", "response_time_us_stream1")), "× SD"),
         );
+        md += &self.stable_stream_paragraph();
         let _ = writeln!(
             md,
             "**The VOD streams** are paced at their video rates, so while the disk keeps up every policy delivers \
              the same throughput (the offered load); a difference can only show past saturation.\n"
         );
+        md += &self.tpch_paragraph();
+        md += &self.memory_paragraph();
         let seeds = self.seeds();
         let by_seed = |exp: &str, key: &str, a: &str, b: &str, unit: &str| {
             self.reductions_by_seed(exp, key, "response_time_us", a, b)
@@ -914,9 +1634,9 @@ impl<'a> Analysis<'a> {
         let _ = writeln!(
             md,
             "**Seeds.** Every number here is the mean over {} seed(s) ({}); the table gives the response time's \
-             range over them. A bursty stream's response time moves by tens of percent from seed to seed: ETS \
-             against 32-32 in the rates experiment is {}; ESF against ETS in the `deviations-5000` diagnostic \
-             is {}.\n",
+             range over them. A bursty stream's response time moves by tens of percent from seed to seed (changes, \
+             as everywhere here): ETS against 32-32 in the rates experiment is {}; ESF against ETS in the \
+             `deviations-5000` diagnostic is {}.\n",
             seeds.len(),
             seeds.iter().map(|s| format!("{s:.0}")).collect::<Vec<_>>().join(", "),
             by_seed("rates", "fast_rate_pages_s", "ets", "32-32", "pages/s"),
@@ -925,7 +1645,7 @@ impl<'a> Analysis<'a> {
         let _ = writeln!(
             md,
             "| experiment | x | prefetch | response (µs; min–max over seeds) | stream 1 (µs) | stream 2 (µs) | ESC | fill rate | \
-             cycles | prefetch memory (pages) | vs 32-32 | stream pages/s | random pages/s | disk busy |\n\
+             cycles | prefetch memory (pages) | vs 32-32 (seed mean; runs) | stream pages/s | random pages/s | disk busy |\n\
              |---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         );
         let first_seed = self.seeds().first().copied().unwrap_or(f64::NAN);
@@ -943,11 +1663,21 @@ impl<'a> Analysis<'a> {
                 String::new()
             };
             let label = format!("{} {} ({})", r.text("experiment"), case_x(r), r.text("prefetch"));
+            // The seed mean, then the range of the runs against 32-32's of their own seed.
+            let seeds: Vec<f64> =
+                self.memory_runs().iter().filter(|m| m.label == label).map(|m| m.change).collect();
             let vs =
-                ratios.iter().find(|(l, _)| *l == label).map_or("—".into(), |(_, d)| signed_pct(*d, 1));
+                ratios.iter().find(|(l, _)| *l == label).map_or("—".into(), |(_, d)| {
+                    match finite_range(seeds.iter().copied()) {
+                        Some((lo, hi)) if seeds.len() > 1 => {
+                            format!("{} ({} to {})", signed_pct(*d, 1), signed_pct(lo, 1), signed_pct(hi, 1))
+                        }
+                        _ => signed_pct(*d, 1),
+                    }
+                });
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {:.1}{spread} | {:.1} | {:.1} | {:.2} | {:.3} | {:.0} | {:.1} | {vs} | {:.0} | {:.0} | {:.2} |",
+                "| {} | {} | {} | {:.1}{spread} | {:.1} | {:.1} | {:.4} | {:.3} | {:.0} | {:.1} | {vs} | {:.0} | {:.0} | {:.2} |",
                 exp,
                 case_x(r),
                 p,
@@ -988,6 +1718,30 @@ fn case_x(r: &Row) -> String {
     }
 }
 
+/// What one stream holds on average when it never waits for a window: T + P/2 (32-32 at its ramp's top,
+/// T = P = 32; the others T_total / n = 24 on average with P = 48).
+fn no_wait_pages(policy: &str) -> f64 {
+    if policy == "32-32" {
+        1.5 * P_3232_PAGES as f64
+    } else {
+        T_DEFAULT_PAGES as f64 + P_PAGES as f64 / 2.0
+    }
+}
+
+/// The unit of an experiment's swept value, as the report writes it after the number.
+fn x_unit(experiment: &str) -> &'static str {
+    match x_key(experiment) {
+        "fast_rate_pages_s" => "pages/s",
+        "sd_factor" => "× SD",
+        _ => "streams",
+    }
+}
+
+/// Two ESCs are similar within a quarter of the larger; two of (nearly) zero are similar.
+fn esc_similar(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 0.25 * a.max(b).max(1e-6)
+}
+
 /// A claim of two parts: reproduced when both hold, partly when one does.
 fn halves(a: bool, b: bool) -> Verdict {
     match (a, b) {
@@ -1003,11 +1757,22 @@ fn percents(values: &[(f64, f64)], unit: &str) -> String {
 
 /// A claim of a range of improvements: reproduced when every value is inside it (5 points of slack each
 /// way), partly when every value improves but some fall outside, not when any does not improve.
-fn range_check(claim: &str, source: &str, values: &[(f64, f64)], unit: &str, range: (f64, f64)) -> Check {
+///
+/// `measured` is (who against whom, the changes, the unit of x); `range` is the improvement the claim
+/// states (a fraction lower for [`Better::Lower`], higher for [`Better::Higher`]).
+fn range_check(
+    claim: &str,
+    source: &str,
+    measured: (&str, &[(f64, f64)], &str),
+    better: Better,
+    range: (f64, f64),
+) -> Check {
+    let (who, changes, unit) = measured;
+    let improvement = |change: f64| if better == Better::Lower { -change } else { change };
     let inside = |v: f64| v >= range.0 - 0.05 && v <= range.1 + 0.05;
-    let verdict = if values.is_empty() || values.iter().any(|v| v.1.is_nan() || v.1 <= 0.0) {
+    let verdict = if changes.is_empty() || changes.iter().any(|c| c.1.is_nan() || improvement(c.1) <= 0.0) {
         Verdict::NotReproduced
-    } else if values.iter().all(|v| inside(v.1)) {
+    } else if changes.iter().all(|c| inside(improvement(c.1))) {
         Verdict::Reproduced
     } else {
         Verdict::Partial
@@ -1015,7 +1780,7 @@ fn range_check(claim: &str, source: &str, values: &[(f64, f64)], unit: &str, ran
     Check {
         claim: format!("{claim} (here: each within 5 points of the range)"),
         source: source.into(),
-        measured: percents(values, unit),
+        measured: format!("{who}: {}", percents(changes, unit)),
         verdict,
     }
 }
@@ -1042,6 +1807,68 @@ mod tests {
             assert!((r.metric("pages_per_cycle") - 48.0).abs() < 1.0, "{r:?}");
         }
         assert!(rows[0].metric("pages_per_cycle") < 40.0, "32-32's cycles are 32 pages: {:?}", rows[0]);
+    }
+
+    /// Fairness is counted run by run, and a comparison that needs more memory does not count. Two seeds of
+    /// two VOD cases: ETS holds 2 % less than 32-32 in seed 1 and 10 % more in seed 2 at 8 streams (a seed
+    /// mean of +4 %, inside the tolerance), the same as 32-32 at 16. The fairness check counts the one run
+    /// outside, which the seed means would hide; the throughput claim, every value inside its range, names
+    /// 8 streams as not counted and is only partly reproduced, and with 16 streams over too nothing is left
+    /// to count.
+    #[test]
+    fn fairness_counts_each_run_and_more_memory_does_not_count() {
+        let row = |p: &str, streams: u64, seed: u64, memory: f64| Row {
+            params: vec![
+                ("experiment".into(), "vod".into()),
+                ("prefetch".into(), p.into()),
+                ("streams".into(), streams.into()),
+                ("fast_rate_pages_s".into(), f64::NAN.into()),
+                ("sd_factor".into(), 1.0.into()),
+                ("seed".into(), seed.into()),
+            ],
+            metrics: vec![
+                ("prefetch_memory_pages_mean".into(), memory),
+                // ETS 20 % above 32-32: inside the claim's 6–53 %.
+                ("stream_throughput_pages_s".into(), if p == "ets" { 1200.0 } else { 1000.0 }),
+            ],
+            series: Vec::new(),
+        };
+        let rows = |at_16_seed_1: f64| {
+            vec![
+                row("32-32", 8, 1, 100.0),
+                row("ets", 8, 1, 98.0),
+                row("32-32", 16, 1, 100.0),
+                row("ets", 16, 1, at_16_seed_1),
+                row("32-32", 8, 2, 100.0),
+                row("ets", 8, 2, 110.0),
+                row("32-32", 16, 2, 100.0),
+                row("ets", 16, 2, 100.0),
+            ]
+        };
+        let rows_one = rows(100.0);
+        let a = Analysis::new(&rows_one);
+        let fair = a.fairness();
+        assert!(fair.measured.starts_with("1 of 4 runs outside"), "{}", fair.measured);
+        assert!(fair.measured.contains("over the seed means 0 of 2 cases"), "{}", fair.measured);
+        assert_eq!(fair.verdict, Verdict::Partial);
+        assert_eq!(a.vod_throughput().verdict, Verdict::Reproduced);
+        let claim = a.within_budget(a.vod_throughput(), "vod", &["ets"]);
+        assert!(claim.measured.contains("does not count"), "{}", claim.measured);
+        assert!(claim.measured.contains("8 streams (ets seed 2: +10.0 %)"), "{}", claim.measured);
+        assert!(!claim.measured.contains("16 streams (ets"), "{}", claim.measured);
+        assert_eq!(claim.verdict, Verdict::Partial);
+        // Less memory than 32-32 is outside the tolerance but does not take a comparison out.
+        let mut rows_less = rows(100.0);
+        rows_less[5].metrics[0].1 = 80.0;
+        let less = Analysis::new(&rows_less);
+        assert!(less.fairness().measured.starts_with("1 of 4 runs outside"));
+        assert_eq!(less.within_budget(less.vod_throughput(), "vod", &["ets"]).verdict, Verdict::Reproduced);
+        let rows_both = rows(106.0);
+        let both = Analysis::new(&rows_both);
+        assert_eq!(
+            both.within_budget(both.vod_throughput(), "vod", &["ets"]).verdict,
+            Verdict::NotReproduced
+        );
     }
 
     /// What the deviations experiment rests on (the workload's module doc), in quick runs at 7 × SD: the
