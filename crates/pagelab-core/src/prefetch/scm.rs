@@ -55,9 +55,11 @@
 //!   streams is `T_total` less the defaults of the unsettled. A stream that arrives therefore leaves the
 //!   settled streams' T_i as they were until it has settled, and the recompute at that hook gives all of
 //!   them their shares of the larger budget (tested). A stream whose miss is random gives its share back
-//!   and keeps its last T_i: if it reads sequentially again, its first window takes that T_i (merged to
-//!   2P when it is P) until the next hook's recompute. A random reader that Linux's context test takes for
-//!   a stream's start does so (the scm-prefetch experiment's `Equal memory` paragraph).
+//!   and its T_i returns to the default: if it reads sequentially again, its first window is 24-48's, as a
+//!   new stream's, until the next hook's recompute. (Until 2026-12-06 it kept its last T_i, and a random
+//!   reader that Linux's context test took for a stream's start opened a window of 2P pages where its
+//!   share had been P: most of the scm-prefetch experiment's VOD runs with more prefetch memory than
+//!   32-32's.)
 //! - **The range of T_i**: `1..=P`. The marker of the next window sits inside the window just issued (the
 //!   on-demand protocol), so T cannot exceed P. A share above P is capped at P and the excess is
 //!   redistributed over the other streams in proportion to their shares (water-filling), so the budget is
@@ -492,9 +494,14 @@ impl Prefetcher for ScmPrefetcher {
         let mut s = *self.states.open(ctx.stream, ctx.file, fresh);
         let kind = classify_miss(&s.ra, ctx, view, p, page_size);
         let sequential = !matches!(kind, MissKind::Random);
-        // A stream takes a share of the budget while it reads sequentially; a random miss gives it back.
+        // A stream takes a share of the budget while it reads sequentially; a random miss gives it back,
+        // and its T_i with it: a run that starts again later starts as a new stream does, at the default
+        // (2.6's readahead, too, begins a run after random reads from its initial window, not the last).
         if std::mem::replace(&mut s.sequential, sequential) != sequential {
             self.stale = true;
+            if !sequential {
+                s.trigger = self.trigger_default_pages;
+            }
         }
         let w = if sequential {
             self.open_window(&mut s, ctx.index);
@@ -907,6 +914,38 @@ mod tests {
         assert!(!d.pf.states.get(StreamId(1), F).unwrap().sequential);
         d.read_page(StreamId(1), F, 100_001);
         assert!(d.pf.states.get(StreamId(1), F).unwrap().sequential);
+    }
+
+    /// A stream that goes random gives its T_i back with its share: settled at 40 of ETS's 48 pages beside
+    /// a slower stream, a random miss puts it at the default 24, and its next sequential run opens 24-48's
+    /// window (48 pages, the mark 24 before its end), not one merged to 96 as T = P would.
+    #[test]
+    fn a_random_miss_returns_the_trigger_to_the_default() {
+        let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
+        let (slow, fast, g, fg) = (StreamId(1), StreamId(2), FileId(1), FileId(2));
+        let mut next = (0u64, 0u64);
+        // 0.5 s at 1,000 and 5,000 pages/s: ETS gives 8 and 40.
+        for ms in 0..500u64 {
+            d.now = Nanos::from_ms(ms);
+            d.read_page(slow, g, next.0);
+            next.0 += 1;
+            for k in 0..5 {
+                d.now = Nanos(ms * 1_000_000 + k * 200_000);
+                d.read_page(fast, fg, next.1);
+                next.1 += 1;
+            }
+        }
+        assert_eq!(d.pf.trigger_pages(fast, fg), Some(40));
+        d.now = Nanos::from_ms(500);
+        let far = next.1 + 100_000;
+        let step = d.read_page(fast, fg, far);
+        assert_eq!(step.sync_windows, vec![Window::exact(far, 1)], "a random read opens no window");
+        assert_eq!(d.pf.trigger_pages(fast, fg), Some(24));
+        let step = d.read_page(fast, fg, far + 1);
+        assert_eq!(step.sync_windows.len(), 1, "{step:?}");
+        assert_eq!((step.sync_windows[0].start, step.sync_windows[0].size), (far + 1, 48), "{step:?}");
+        let w = d.pf.ra_state(fast, fg).unwrap();
+        assert_eq!((w.size, w.async_size), (48, 24), "{w:?}");
     }
 
     /// A random reader opens no window and takes no share of the budget.

@@ -83,7 +83,9 @@
 //! does not. In the vod runs the TPC-H-like reader's random 16-KiB reads sometimes pass Linux's sequential
 //! tests: traced with a temporary print in `ScmPrefetcher::on_sync_miss` (seed 2, ESF, 8 streams), five
 //! reads were `Context { history: 8 }` or `{ history: 48 }` (the pages before them cached) and opened
-//! windows of 48 and 96 pages (96 once the reader's T_i was P). Nobody reads those pages again and 16 GiB
+//! windows of 48 and 96 pages (96 once the reader's T_i was P: a random miss then left a stream its last
+//! T_i, and since the same day it returns it to the default, which brought ESF's excess at 8 VOD streams
+//! from +21.4 to +8.8 % and the runs over 32-32's memory from 10 to 8). Nobody reads those pages again and 16 GiB
 //! never evicts them, so one such read early in a run adds tens of pages to the run's average, and which
 //! seeds get one is chance. pagelab keeps Linux's tests for every reader (a kernel cannot tell a random
 //! reader apart either), so the report says where each difference lies and the claims drop comparisons
@@ -1423,8 +1425,9 @@ impl<'a> Analysis<'a> {
                  difference is the random reader's: {}. A random read of {} KiB is taken for a stream's start \
                  when more pages right before it are cached than it reads (Linux's context readahead), or when it \
                  reads its file's first page or the page after its previous read. 24-48, ETS and ESF then fetch a \
-                 window of P = {P_PAGES} pages, {} when ETS or ESF has given the reader a trigger distance of P \
-                 (its first window is merged with the next); 32-32's ramp starts smaller. The reader seldom comes back to those pages \
+                 window of P = {P_PAGES} pages ({} if ETS or ESF gave the reader a trigger distance of P while it \
+                 looked sequential: its next run's first window is merged with the second); 32-32's ramp starts \
+                 smaller. The reader seldom comes back to those pages \
                  and 16 GiB never evicts them, so they stay in the average for the rest of the run: how many such \
                  reads a run has, and how early, is chance, which is why the excess moves from seed to seed.",
                 signed_pct(streams.0, 1),
