@@ -62,7 +62,10 @@ impl WorkDir {
     /// A new directory in `parent` whose name starts with `prefix`. Its path is absolute and canonical, as
     /// `/proc/self/mountinfo` spells the mounts a benchmark makes inside it.
     pub fn new_in(parent: &Path, prefix: &str) -> std::io::Result<WorkDir> {
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(std::fs::canonicalize(parent)?)?;
+        // The error names the directory: "No such file or directory" alone does not say which.
+        let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", parent.display()));
+        let parent = std::fs::canonicalize(parent).map_err(named)?;
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(&parent).map_err(named)?;
         let path = dir.path().to_path_buf();
         let _remove = on_signal(move || {
             let _ = std::fs::remove_dir_all(&path);

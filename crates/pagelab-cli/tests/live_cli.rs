@@ -303,6 +303,10 @@ fn an_interrupted_live_benchmark_unmounts_and_removes_its_work() {
         eprintln!("SKIPPED: the live benchmarks need root");
         return;
     }
+    // A work directory that is not there is named in the error.
+    let out = pagelab(&["bench", "--live", "overhead", "--quick", "--dir", "/nonexistent/work"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("/nonexistent/work: No such file"), "{}", stderr(&out));
     let dir = tempfile::tempdir().unwrap();
     for (signal, mounts) in [(libc::SIGTERM, 1), (libc::SIGINT, 3)] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_pagelab"))
