@@ -297,12 +297,22 @@ fn random_4k(files: &[PathBuf], size: u64, reads: u32, seed: u64) -> Result<f64>
     Ok(start.elapsed().as_secs_f64() / reads as f64)
 }
 
+/// Make the directory `path` inside a benchmark's work directory, or keep it if it is there. Not
+/// `create_dir_all`: once a signal's undo has moved the work directory aside, that would make it again, and
+/// what the benchmark then wrote would outlive it (`interrupt::WorkDir`).
+fn work_subdir(path: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        done => done,
+    }
+}
+
 fn overhead(o: &LiveOptions) -> Result<OverheadReport> {
     let (files, file_bytes, rounds, rand_reads, memory) =
         if o.quick { (8, 4u64 << 20, 1, 2_000, "64MiB") } else { (16, 16u64 << 20, 11, 20_000, "512MiB") };
     let work = WorkDir::new_in(&o.dir, "pagelab-bench-live")?;
     let src = work.path().join("src");
-    std::fs::create_dir_all(&src)?;
+    work_subdir(&src)?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let mut data = vec![0u8; file_bytes as usize];
     let names: Vec<String> = (0..files).map(|i| format!("f{i:02}")).collect();
@@ -314,7 +324,7 @@ fn overhead(o: &LiveOptions) -> Result<OverheadReport> {
     let mut dirs = vec![src.clone()];
     for backend in ["passthrough", "naive", "engine"] {
         let mp = work.path().join(backend);
-        std::fs::create_dir_all(&mp)?;
+        work_subdir(&mp)?;
         mounts.push(live_mount(&src, &mp, &spec(memory, "linux", "access-history", None), backend)?);
         dirs.push(mp);
     }
@@ -652,14 +662,14 @@ fn nginx(o: &LiveOptions) -> Result<NginxReport> {
     };
     let work = WorkDir::new_in(&o.dir, "pagelab-bench-nginx")?;
     let src = work.path().join("clips");
-    std::fs::create_dir_all(&src)?;
+    work_subdir(&src)?;
     let lua = work.path().join("clips.lua");
     note(&format!("bench --live nginx: writing {} clips", scale.files));
     let dataset_bytes = nginx_dataset(&scale, &src, &lua)?;
     let mut servers = Vec::new();
     for policy in POLICIES {
         let root = work.path().join(policy);
-        std::fs::create_dir_all(&root)?;
+        work_subdir(&root)?;
         servers.push((free_port()?, root));
     }
     let conf = work.path().join("nginx.conf");
@@ -799,7 +809,7 @@ fn hit_ratio_between(before: &PageStats, after: &PageStats) -> f64 {
 /// the paper's 512 KB depth, every miss paced by the emulated Ultrastar 36LZX.
 fn policy_mount(dir: &Path, src: &Path, memory: &str, policy: &str) -> Result<BenchMount> {
     let mp = dir.join(policy);
-    std::fs::create_dir_all(&mp)?;
+    work_subdir(&mp)?;
     let s = spec(memory, "linux-2.6:512KiB", policy, Some("ultrastar36lzx"));
     live_mount(src, &mp, &s, "engine")
 }
@@ -1041,7 +1051,7 @@ fn two_rand(o: &LiveOptions) -> Result<TwoRandReport> {
     };
     let work = WorkDir::new_in(&o.dir, "pagelab-bench-tworand")?;
     let src = work.path().join("files");
-    std::fs::create_dir_all(&src)?;
+    work_subdir(&src)?;
     note(&format!("bench --live two-rand: writing {} files of 4 MiB", scale.files));
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let mut data = vec![0u8; 4 << 20];

@@ -67,14 +67,29 @@ impl WorkDir {
         let parent = std::fs::canonicalize(parent).map_err(named)?;
         let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(&parent).map_err(named)?;
         let path = dir.path().to_path_buf();
-        let _remove = on_signal(move || {
-            let _ = std::fs::remove_dir_all(&path);
-        });
+        let _remove = on_signal(move || remove_while_in_use(&path));
         Ok(WorkDir { dir, _remove })
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// Remove the directory `path` and everything in it while the command's other threads, still running
+/// when a signal's undo actions run, may be creating entries in it (the next target's mount point, a
+/// dataset's next file): one made between `remove_dir_all`'s listing and its last `rmdir` left the
+/// directory behind. So it is first renamed aside, after which whatever they create by its path fails,
+/// and then removed; a few bounded retries cover an entry created through a handle opened before.
+fn remove_while_in_use(path: &Path) {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".removing");
+    let target = if std::fs::rename(path, &aside).is_ok() { Path::new(&aside) } else { path };
+    for _ in 0..20 {
+        if std::fs::remove_dir_all(target).is_ok() || !target.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
@@ -222,6 +237,40 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
+
+    /// A work directory goes, whole, while another thread keeps making entries in it by path (a
+    /// benchmark's next mount point): nothing of it is left, under its name or the one it was moved to.
+    #[test]
+    fn a_work_directory_in_use_is_removed_whole() {
+        let parent = tempfile::tempdir().unwrap();
+        let work = parent.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        for i in 0..200 {
+            std::fs::write(work.join(format!("f{i}")), b"x").unwrap();
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let maker = {
+            let (work, stop) = (work.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut made = 0u32;
+                // Bounded: the test stops it, or 100,000 attempts.
+                for i in 0..100_000 {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    made += std::fs::create_dir(work.join(format!("d{i}"))).is_ok() as u32;
+                }
+                made
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        remove_while_in_use(&work);
+        stop.store(true, Ordering::SeqCst);
+        assert!(maker.join().unwrap() > 0, "the other thread made entries while the directory was there");
+        let left: Vec<_> =
+            std::fs::read_dir(parent.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "left: {left:?}");
+    }
 
     fn listed(id: u64) -> bool {
         UNDO.lock().unwrap().iter().any(|(i, _)| *i == id)
