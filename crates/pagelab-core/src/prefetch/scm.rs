@@ -762,25 +762,36 @@ mod tests {
         }
     }
 
+    /// The slow and the fast reader of the two-reader tests, and their files.
+    const TWO_READERS: (StreamId, StreamId, FileId, FileId) =
+        (StreamId(1), StreamId(2), FileId(1), FileId(2));
+
+    /// Half a second of [`TWO_READERS`]: the slow one reads a page every millisecond, the fast one
+    /// `fast_per_ms` pages a millisecond, evenly spaced. The next page of each.
+    fn read_two_for_half_a_second(d: &mut Driver<ScmPrefetcher>, fast_per_ms: u64) -> (u64, u64) {
+        let (slow, fast, g, fg) = TWO_READERS;
+        let mut next = (0u64, 0u64);
+        for ms in 0..500u64 {
+            d.now = Nanos::from_ms(ms);
+            d.read_page(slow, g, next.0);
+            next.0 += 1;
+            for k in 0..fast_per_ms {
+                d.now = Nanos(ms * 1_000_000 + k * 1_000_000 / fast_per_ms);
+                d.read_page(fast, fg, next.1);
+                next.1 += 1;
+            }
+        }
+        next
+    }
+
     /// Drives two one-page readers at 1,000 and 7,000 pages/s through ETS: once settled, their windows
     /// carry T = 6 and 42, and every window is P = 48 pages.
     #[test]
     fn ets_moves_triggers_once_the_streams_settle() {
         let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
-        let (slow, fast) = (StreamId(1), StreamId(2));
-        let (g, fg) = (FileId(1), FileId(2));
-        let mut next = (0u64, 0u64);
+        let (slow, fast, g, fg) = TWO_READERS;
         // 0.5 s of reading: 500 and 3,500 pages.
-        for ms in 0..500u64 {
-            d.now = Nanos::from_ms(ms);
-            d.read_page(slow, g, next.0);
-            next.0 += 1;
-            for k in 0..7 {
-                d.now = Nanos(ms * 1_000_000 + k * 142_857);
-                d.read_page(fast, fg, next.1);
-                next.1 += 1;
-            }
-        }
+        let next = read_two_for_half_a_second(&mut d, 7);
         assert_eq!(d.pf.trigger_pages(slow, g), Some(6));
         assert_eq!(d.pf.trigger_pages(fast, fg), Some(42));
         let w = d.pf.ra_state(fast, fg).unwrap();
@@ -922,19 +933,9 @@ mod tests {
     #[test]
     fn a_random_miss_returns_the_trigger_to_the_default() {
         let mut d = Driver::new(ScmPrefetcher::new(ScmRule::Ets, 24, 48, PAGE));
-        let (slow, fast, g, fg) = (StreamId(1), StreamId(2), FileId(1), FileId(2));
-        let mut next = (0u64, 0u64);
+        let (_, fast, _, fg) = TWO_READERS;
         // 0.5 s at 1,000 and 5,000 pages/s: ETS gives 8 and 40.
-        for ms in 0..500u64 {
-            d.now = Nanos::from_ms(ms);
-            d.read_page(slow, g, next.0);
-            next.0 += 1;
-            for k in 0..5 {
-                d.now = Nanos(ms * 1_000_000 + k * 200_000);
-                d.read_page(fast, fg, next.1);
-                next.1 += 1;
-            }
-        }
+        let next = read_two_for_half_a_second(&mut d, 5);
         assert_eq!(d.pf.trigger_pages(fast, fg), Some(40));
         d.now = Nanos::from_ms(500);
         let far = next.1 + 100_000;
