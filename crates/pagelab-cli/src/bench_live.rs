@@ -147,8 +147,9 @@ impl std::ops::Deref for BenchMount {
     }
 }
 
-/// Held while a benchmark mounts: a signal's detach waits for a mount under way.
-static MOUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Held while a benchmark mounts: a signal's detach waits for a mount under way. It guards whether a
+/// signal's undo has begun (`true`): from then on no mount starts, so none can outlive the process.
+static MOUNTING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
 
 fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) -> Result<BenchMount> {
     let pages = (pagelab_core::units::parse_bytes(&spec.memory)? / pagelab_core::PAGE_SIZE_BYTES) as u32;
@@ -157,10 +158,20 @@ fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) 
     // mount and its registration left it behind.
     let path = mountpoint.to_path_buf();
     let _detach = on_signal(move || {
-        let _mounting = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ending = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
+        *ending = true;
         pagelab_fs::mount::abort_and_detach(&path);
     });
-    let _mounting = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
+    let ending = MOUNTING.lock().unwrap_or_else(|p| p.into_inner());
+    if *ending {
+        // A signal's undo ran while this mount waited: a mount made now would be left behind, and an error
+        // returned now could end the process before the undo has finished. The signal thread ends the
+        // process; this thread waits for that, as a registration made during the undo does.
+        drop(ending);
+        loop {
+            std::thread::park();
+        }
+    }
     let mounted = mount(MountConfig {
         source: source.to_path_buf(),
         mountpoint: mountpoint.to_path_buf(),
@@ -171,6 +182,7 @@ fn live_mount(source: &Path, mountpoint: &Path, spec: &LiveSpec, backend: &str) 
         stats_addr: None,
         backend,
     })?;
+    drop(ending);
     Ok(BenchMount { mounted, _detach })
 }
 
