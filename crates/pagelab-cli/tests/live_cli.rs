@@ -34,11 +34,41 @@ fn mounted(path: &Path) -> bool {
 }
 
 /// Start `pagelab mount` (8 MiB) and wait (bounded) until the mount is there.
-fn start(src: &Path, mnt: &Path, extra: &[&str]) -> Child {
+/// A running `pagelab mount`. Dropped while it still runs (a failed assertion before [`finish`]), it
+/// stops the daemon with SIGTERM, which unmounts, so a failing test leaves no daemon serving a mount.
+struct Daemon(Option<Child>);
+
+impl Daemon {
+    fn id(&self) -> u32 {
+        self.0.as_ref().expect("a running daemon").id()
+    }
+
+    fn child(&mut self) -> &mut Child {
+        self.0.as_mut().expect("a running daemon")
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let Some(mut child) = self.0.take() else { return };
+        if !matches!(child.try_wait(), Ok(None)) {
+            return; // exited (and reaped: its pid may be another process's now)
+        }
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+fn start(src: &Path, mnt: &Path, extra: &[&str]) -> Daemon {
     start_with_memory(src, mnt, "8MiB", extra)
 }
 
-fn start_with_memory(src: &Path, mnt: &Path, memory: &str, extra: &[&str]) -> Child {
+fn start_with_memory(src: &Path, mnt: &Path, memory: &str, extra: &[&str]) -> Daemon {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pagelab"))
         .args(["mount", src.to_str().unwrap(), mnt.to_str().unwrap(), "--memory", memory])
         .args(extra)
@@ -52,14 +82,18 @@ fn start_with_memory(src: &Path, mnt: &Path, memory: &str, extra: &[&str]) -> Ch
             let out = child.wait_with_output().unwrap();
             panic!("pagelab mount exited with {} before mounting: {}", out.status, stderr(&out));
         }
-        assert!(Instant::now() < deadline, "not mounted after 20 s");
+        if Instant::now() > deadline {
+            drop(Daemon(Some(child)));
+            panic!("not mounted after 20 s");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    child
+    Daemon(Some(child))
 }
 
 /// Wait (bounded) for the daemon to exit; its output.
-fn finish(mut child: Child) -> Output {
+fn finish(mut daemon: Daemon) -> Output {
+    let mut child = daemon.0.take().expect("a running daemon");
     let deadline = Instant::now() + Duration::from_secs(20);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -99,7 +133,7 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
         "--stats",
         &addr,
     ];
-    let child = start(src.path(), mnt.path(), &args);
+    let daemon = start(src.path(), mnt.path(), &args);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
     // The Prometheus endpoint serves the same numbers.
     let mut conn = std::net::TcpStream::connect(&addr).unwrap();
@@ -134,8 +168,8 @@ fn the_daemon_serves_the_source_and_stops_cleanly_on_sigterm() {
         text.contains("reclaimed") && text.contains("CPU-time samples"),
         "the prefetch cache's work: {text}"
     );
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = finish(child);
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
+    let out = finish(daemon);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("EMULATED"), "the startup line says the device is emulated");
     assert!(
@@ -154,14 +188,14 @@ fn ctrl_c_unmounts_too() {
     }
     let (src, data) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let child = start(src.path(), mnt.path(), &["--metadata-ratio", "40%", "--attr-ttl", "0"]);
+    let daemon = start(src.path(), mnt.path(), &["--metadata-ratio", "40%", "--attr-ttl", "0"]);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
     let stats = pagelab(&["stats", mnt.path().to_str().unwrap(), "--json"]);
     let json: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(json["metadata"].as_str(), Some("split:p=40%"), "--metadata-ratio is split reclaim at P");
     assert!(json["metadata_work"]["lookups"].as_u64().unwrap() > 0, "{json}");
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = finish(child);
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGINT) };
+    let out = finish(daemon);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("signal 2: unmounted"), "{}", stderr(&out));
     assert!(!mounted(mnt.path()), "SIGINT unmounts");
@@ -174,14 +208,14 @@ fn pagelab_umount_stops_the_daemon_and_refuses_what_is_not_a_pagelab_mount() {
     }
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let child = start(src.path(), mnt.path(), &[]);
+    let daemon = start(src.path(), mnt.path(), &[]);
     // A second mount on top is refused, not stacked.
     let again = pagelab(&["mount", src.path().to_str().unwrap(), mnt.path().to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(2));
     assert!(stderr(&again).contains("already a mount point"), "{}", stderr(&again));
     let um = pagelab(&["umount", mnt.path().to_str().unwrap()]);
     assert!(um.status.success(), "{}", stderr(&um));
-    let out = finish(child);
+    let out = finish(daemon);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!mounted(mnt.path()));
     let um = pagelab(&["umount", mnt.path().to_str().unwrap()]);
@@ -258,9 +292,9 @@ fn a_mount_whose_daemon_was_killed_is_named_and_removed_by_pagelab_umount() {
     }
     let (src, _) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let mut child = start(src.path(), mnt.path(), &[]);
-    child.kill().unwrap(); // SIGKILL: no clean unmount
-    child.wait().unwrap();
+    let mut daemon = start(src.path(), mnt.path(), &[]);
+    daemon.child().kill().unwrap(); // SIGKILL: no clean unmount
+    daemon.child().wait().unwrap();
     assert!(mounted(mnt.path()), "a killed daemon leaves its mount behind");
     let m = mnt.path().to_str().unwrap();
     let again = pagelab(&["mount", src.path().to_str().unwrap(), m]);
@@ -351,17 +385,17 @@ fn an_idle_mount_does_not_hold_its_whole_memory() {
     }
     let (src, data) = source();
     let mnt = tempfile::tempdir().unwrap();
-    let child = start_with_memory(src.path(), mnt.path(), "1GiB", &[]);
+    let daemon = start_with_memory(src.path(), mnt.path(), "1GiB", &[]);
     assert_eq!(std::fs::read(mnt.path().join("clip")).unwrap(), data);
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{}/status", daemon.id())).unwrap();
     let rss_kib: u64 = status
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
         .expect("VmRSS");
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = finish(child);
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
+    let out = finish(daemon);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(rss_kib < 256 << 10, "an idle 1 GiB mount holds {} MiB", rss_kib >> 10);
 }
