@@ -114,7 +114,8 @@ pub struct Verdict {
 fn render_verdicts(s: &mut String, verdicts: &[Verdict]) {
     for v in verdicts {
         let verdict = if v.pass { "PASS" } else { "FAIL" };
-        let _ = writeln!(s, "{verdict}  {}: {:.2} (target {})", v.what, v.value, v.target);
+        // Three decimals: at two, a ratio of 1.002 read "1.00 (target > 1.00)" beside its PASS.
+        let _ = writeln!(s, "{verdict}  {}: {:.3} (target {})", v.what, v.value, v.target);
     }
 }
 
