@@ -247,7 +247,7 @@ fn lookups_go_through_the_metadata_cache_with_split_reclaim() {
 /// past `Mb`, so its background reclaimer (iswapd, on the engine's reclaim thread) frees objects, the cache
 /// stays near `Md`, and every stat is still answered.
 #[test]
-fn split_reclaim_frees_metadata_in_the_background_and_at_allocation() {
+fn split_reclaims_background_reclaimer_holds_the_cache_near_md() {
     if !fuse_available() {
         return;
     }
