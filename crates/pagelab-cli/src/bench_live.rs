@@ -71,7 +71,7 @@ pub struct LiveOptions {
 }
 
 pub fn run(o: &LiveOptions) -> Result<()> {
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = pagelab_fs::mount::running_as_root();
     let dev = std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse").is_ok();
     if !(root && dev) {
         bail!("the live benchmarks mount FUSE file systems: they need root and /dev/fuse (root: {root}, /dev/fuse usable: {dev})");

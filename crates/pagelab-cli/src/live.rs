@@ -119,9 +119,10 @@ pub struct StatsArgs {
 /// The metadata cache's spec: `--metadata`, or split reclaim at `--metadata-ratio`.
 fn metadata_spec(a: &MountArgs) -> Result<String> {
     let Some(ratio) = &a.metadata_ratio else { return Ok(a.metadata.clone()) };
-    match ratio.trim().trim_end_matches('%').parse::<u32>() {
-        Ok(percent) if (1..=100).contains(&percent) => Ok(format!("split:p={percent}%")),
-        _ => Err(anyhow!("--metadata-ratio {ratio}: expected a whole percentage of memory, 1% to 100%")),
+    use pagelab_sim::config::{parse_ratio_percent, RATIO_PERCENT_EXPECTED};
+    match parse_ratio_percent(ratio) {
+        Some(percent) if (1..=100).contains(&percent) => Ok(format!("split:p={percent}%")),
+        _ => Err(anyhow!("--metadata-ratio {ratio}: {RATIO_PERCENT_EXPECTED}")),
     }
 }
 

@@ -332,7 +332,7 @@ fn an_interrupted_live_benchmark_unmounts_and_removes_its_work() {
     if !fuse_available() {
         return;
     }
-    if unsafe { libc::geteuid() } != 0 {
+    if !pagelab_fs::mount::running_as_root() {
         // The live benchmarks drop the kernel's caches and run nginx: they refuse to start without root.
         eprintln!("SKIPPED: the live benchmarks need root");
         return;

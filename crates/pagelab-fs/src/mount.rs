@@ -229,8 +229,7 @@ fn umount2(path: &Path, flags: libc::c_int) -> std::io::Result<()> {
         return Ok(());
     }
     let e = std::io::Error::last_os_error();
-    // SAFETY: geteuid cannot fail.
-    if e.raw_os_error() != Some(libc::EPERM) || unsafe { libc::geteuid() } == 0 {
+    if e.raw_os_error() != Some(libc::EPERM) || running_as_root() {
         return Err(e);
     }
     fusermount_unmount(path, flags & libc::MNT_DETACH != 0)
@@ -381,13 +380,19 @@ fn check_dev_fuse() -> Result<(), FsError> {
     check_fuse_device(Path::new("/dev/fuse"))
 }
 
+/// Whether this process runs as root (mounts with mount(2), unmounts with umount2).
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    euid == 0
+}
+
 /// Whether a mount by this process lets every user read through it (`allow_other`): always as root; for
 /// another user only where /etc/fuse.conf has `user_allow_other`, without which fusermount3 refuses the
 /// option (and then only the mounting user may read).
 pub fn everyone_may_read() -> bool {
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    root || fuse_conf_allows_other(&std::fs::read_to_string("/etc/fuse.conf").unwrap_or_default())
+    running_as_root()
+        || fuse_conf_allows_other(&std::fs::read_to_string("/etc/fuse.conf").unwrap_or_default())
 }
 
 /// Whether this process can mount a pagelab file system, or why not: /dev/fuse opens for reading and
@@ -395,10 +400,8 @@ pub fn everyone_may_read() -> bool {
 /// mounts through otherwise). The live tests run where this holds and say why where it does not.
 pub fn mount_possible() -> Result<(), String> {
     check_dev_fuse().map_err(|e| e.to_string())?;
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    if root || std::env::split_paths(&path).any(|dir| dir.join("fusermount3").is_file()) {
+    if running_as_root() || std::env::split_paths(&path).any(|dir| dir.join("fusermount3").is_file()) {
         Ok(())
     } else {
         Err("not root, and no fusermount3 on PATH (apt-get install fuse3)".into())

@@ -183,6 +183,14 @@ pub fn parse_online_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool),
 /// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks) and `inode_lru=` (`own`,
 /// the default: 3.0–3.11 put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
 /// dentry and inode are freed together).
+/// What split reclaim's ratio P must be (the core refuses 0 and more than 100).
+pub const RATIO_PERCENT_EXPECTED: &str = "expected a whole percentage of memory, 1% to 100%";
+
+/// Split reclaim's ratio P as written (`50%`, `50`): the whole percentage, unchecked for its range.
+pub fn parse_ratio_percent(text: &str) -> Option<u32> {
+    text.trim().trim_end_matches('%').trim().parse().ok()
+}
+
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let e = SimError::Core;
@@ -192,9 +200,8 @@ pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
             let p = spec.string("p").ok_or_else(|| {
                 SimError::invalid(text, "split reclaim needs its metadata cache ratio: split:p=50%")
             })?;
-            let percent = p.trim().trim_end_matches('%').trim().parse::<u32>().map_err(|_| {
-                SimError::invalid(format!("p={p}"), "expected a whole percentage of memory, 1% to 100%")
-            })?;
+            let percent = parse_ratio_percent(&p)
+                .ok_or_else(|| SimError::invalid(format!("p={p}"), RATIO_PERCENT_EXPECTED))?;
             MetadataReclaim::Split { ratio_p_percent: percent }
         }
         other => return Err(SimError::invalid(other, "expected none, conventional or split:p=PERCENT")),
