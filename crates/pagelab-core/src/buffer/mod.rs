@@ -837,6 +837,34 @@ impl<O: Observer> BufferCache<O> {
         let from_swap = fetch.file == FileId::SWAP;
         // A file read's pages are its pages in order (the fetch is as issued); a swap read's, the slots' owners.
         let first_key = if from_swap { 0 } else { PageKey::new(fetch.file, fetch.first_page).raw() };
+        // The common case: a file read with no page invalidated in flight and no prefetch cache to take its
+        // readahead pages. Every page joins the policy, in one call for the read.
+        let plain = !from_swap
+            && self.pages.pc.is_none()
+            && frames.iter().all(|&frame| {
+                self.check_in_flight(frame, fetch);
+                self.pages.meta[frame as usize].flags & flag::STALE == 0
+            });
+        if plain {
+            let observer = &mut self.observer;
+            self.pages.complete_read(&frames, first_key, |key, owner, prefetched| {
+                observer.inserted(now, PageKey::from_raw(key), owner, prefetched)
+            });
+        } else {
+            self.complete_each(now, fetch, &frames, first_key);
+        }
+        self.in_flight.recycle(frames);
+        let pages = fetch.first_page..fetch.first_page + u64::from(fetch.pages);
+        self.prefetcher.fetch_done(now, fetch.owner, fetch.file, pages);
+        self.observer.fetch_done(now, fetch);
+        self.check();
+        Ok(())
+    }
+
+    /// The pages of a finished read, one by one: a swap read's (their keys are the slots' owners), a read
+    /// with pages invalidated in flight (dropped), or one whose readahead pages go to the prefetch cache.
+    fn complete_each(&mut self, now: Nanos, fetch: &Fetch, frames: &[FrameId], first_key: u64) {
+        let from_swap = fetch.file == FileId::SWAP;
         for (i, &frame) in frames.iter().enumerate() {
             self.check_in_flight(frame, fetch);
             let (flags, owner) =
@@ -862,12 +890,6 @@ impl<O: Observer> BufferCache<O> {
                 self.observer.swapped_in(now, key, !prefetched);
             }
         }
-        self.in_flight.recycle(frames);
-        let pages = fetch.first_page..fetch.first_page + u64::from(fetch.pages);
-        self.prefetcher.fetch_done(now, fetch.owner, fetch.file, pages);
-        self.observer.fetch_done(now, fetch);
-        self.check();
-        Ok(())
     }
 
     /// A fetch failed (an I/O error): its pages leave the cache and their memory is free. The readers

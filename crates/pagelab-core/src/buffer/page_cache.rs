@@ -100,6 +100,17 @@ pub(super) struct FrameMeta {
     pub history: History,
 }
 
+impl FrameMeta {
+    /// The page's fetch completed: its contents are valid. Returns whether it is a readahead page (no
+    /// reader demanded it), which is how it joins the policy.
+    #[inline(always)]
+    fn arrive(&mut self) -> bool {
+        debug_assert_eq!(self.flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
+        self.flags |= flag::UPTODATE;
+        self.flags & flag::DEMANDED == 0
+    }
+}
+
 // SAFETY: every field is an integer or a newtype of one, for which all-zero bytes are a valid value. A
 // record is meaningful only while its frame is in use (`take_frame` writes it whole), so the records are
 // allocated zeroed ([`PageCache::meta`]).
@@ -312,8 +323,7 @@ impl PageCache {
     #[inline]
     pub fn complete(&mut self, frame: FrameId, key: u64, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
-        debug_assert_eq!(self.meta[f].flags & (flag::UPTODATE | flag::STALE), 0, "completing a page twice");
-        self.meta[f].flags |= flag::UPTODATE;
+        self.meta[f].arrive();
         self.in_flight -= 1;
         if let Some(pc) = self.pc.as_mut().filter(|_| self.meta[f].flags & flag::PREFETCHED != 0) {
             let key = PageKey::from_raw(key);
@@ -322,6 +332,31 @@ impl PageCache {
             return;
         }
         self.join_policy(frame, key, self.meta[f].flags & flag::DEMANDED == 0);
+    }
+
+    /// The read of `frames`, a file's pages from `first_key` on in order, completed: each page becomes
+    /// valid and joins the policy as [`PageCache::complete`] has it do, in one call of the policy for the
+    /// whole read (`on_insert_each`). `arrived(key, owner, prefetched)` hears of each page before it joins.
+    /// Caller guarantees no prefetch cache, and every page in flight and not stale.
+    #[inline(always)]
+    pub fn complete_read(
+        &mut self,
+        frames: &[FrameId],
+        first_key: u64,
+        mut arrived: impl FnMut(u64, StreamId, bool),
+    ) {
+        debug_assert!(self.pc.is_none(), "a prefetch cache takes readahead pages one by one");
+        let PageCache { policy, meta, table, vtime, in_flight, .. } = self;
+        let pages = frames.iter().enumerate().map(|(i, &frame)| {
+            let key = first_key + i as u64;
+            let m = &mut meta[frame as usize];
+            let prefetched = m.arrive();
+            *in_flight -= 1;
+            arrived(key, m.owner, prefetched);
+            *vtime += 1;
+            (frame, policy_access(key, *vtime, m.lbn, prefetched), std::mem::take(&mut m.history))
+        });
+        policy.on_insert_each(pages, &mut table.shadows());
     }
 
     /// A reader referenced the resident page `key` in `frame`.

@@ -177,6 +177,21 @@ pub trait Replacement {
     /// `on_miss`, which returned `history`.
     fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>);
 
+    /// The pages `pages` yields, `(frame, access, history)`, inserted in turn: what as many calls of
+    /// [`Replacement::on_insert`], in the same order, do (the caller guarantees for each what `on_insert`
+    /// asks). A driver that holds the policy behind a dispatch (the buffer cache's completion of a read)
+    /// pays it once a read, and the insertions are compiled into its loop.
+    #[inline(always)]
+    fn on_insert_each<I: Iterator<Item = (FrameId, Access, History)>>(
+        &mut self,
+        pages: I,
+        shadows: &mut Shadows<'_>,
+    ) {
+        for (frame, access, history) in pages {
+            self.on_insert(frame, &access, history, shadows);
+        }
+    }
+
     /// Caller guarantees the policy tracks `frame` and it holds `access.key`.
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>);
 
@@ -257,6 +272,14 @@ impl<P: Replacement> Replacement for Box<P> {
     #[inline]
     fn on_insert(&mut self, frame: FrameId, access: &Access, history: History, shadows: &mut Shadows<'_>) {
         (**self).on_insert(frame, access, history, shadows)
+    }
+    #[inline]
+    fn on_insert_each<I: Iterator<Item = (FrameId, Access, History)>>(
+        &mut self,
+        pages: I,
+        shadows: &mut Shadows<'_>,
+    ) {
+        (**self).on_insert_each(pages, shadows)
     }
     #[inline]
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
@@ -508,6 +531,14 @@ impl Replacement for AnyPolicy {
         dispatch!(self, p => hooks::on_insert(p, frame, access, history, shadows))
     }
     #[inline(always)]
+    fn on_insert_each<I: Iterator<Item = (FrameId, Access, History)>>(
+        &mut self,
+        pages: I,
+        shadows: &mut Shadows<'_>,
+    ) {
+        dispatch!(self, p => hooks::on_insert_each(p, pages, shadows))
+    }
+    #[inline(always)]
     fn on_hit(&mut self, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {
         dispatch!(self, p => hooks::on_hit(p, frame, access, shadows))
     }
@@ -557,6 +588,14 @@ mod hooks {
         shadows: &mut Shadows<'_>,
     ) {
         p.on_insert(frame, access, history, shadows)
+    }
+    #[inline(never)]
+    pub fn on_insert_each<P: Replacement, I: Iterator<Item = (FrameId, Access, History)>>(
+        p: &mut P,
+        pages: I,
+        shadows: &mut Shadows<'_>,
+    ) {
+        p.on_insert_each(pages, shadows)
     }
     #[inline(never)]
     pub fn on_hit<P: Replacement>(p: &mut P, frame: FrameId, access: &Access, shadows: &mut Shadows<'_>) {

@@ -185,9 +185,12 @@ impl Mapped {
         Mapped { by_frame: vec![false; capacity as usize], pages: 0 }
     }
 
+    /// Whether `frame` holds a mapped page. With none mapped (a file server's whole run) the frame's entry
+    /// is not read: eviction, aging and removal ask this of every page they touch, and the entries of
+    /// scattered frames would each cost a cache miss.
     #[inline]
     pub fn get(&self, frame: FrameId) -> bool {
-        self.by_frame[frame as usize]
+        self.pages > 0 && self.by_frame[frame as usize]
     }
 
     /// A page comes into the free `frame`: mapped if it was faulted in (not brought by swap readahead).
@@ -203,6 +206,9 @@ impl Mapped {
 
     #[inline]
     pub fn set(&mut self, frame: FrameId, mapped: bool) {
+        if !mapped && self.pages == 0 {
+            return; // no frame is mapped ([`Mapped::get`])
+        }
         let was = std::mem::replace(&mut self.by_frame[frame as usize], mapped);
         self.pages = self.pages + mapped as u32 - was as u32;
     }
@@ -230,16 +236,23 @@ impl Mapped {
     }
 }
 
+/// One frame's page flags ([`TwoList::bits`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct PageBits {
+    active: bool,
+    referenced: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct TwoList {
     links: Links,
     active: List,
     inactive: List,
-    /// By frame: `PageActive`.
-    active_bit: Vec<bool>,
-    /// By frame: `PG_referenced`, or for a mapped page its page-table accessed bit (`page_referenced()`
-    /// reads and clears both).
-    referenced: Vec<bool>,
+    /// By frame: `PageActive` and `PG_referenced` (for a mapped page, its page-table accessed bit:
+    /// `page_referenced()` reads and clears both). Side by side, as the kernel keeps them in one `flags`
+    /// word: every list operation reads or writes both of a frame met in replacement order, scattered in
+    /// memory, and two arrays cost two cache misses where one costs one.
+    bits: Vec<PageBits>,
     /// By frame: the page is mapped (see [`Mapped`]).
     mapped: Mapped,
     /// Active pages owed to the inactive list.
@@ -259,8 +272,7 @@ impl TwoList {
             links: Links::new(capacity),
             active: List::new(),
             inactive: List::new(),
-            active_bit: vec![false; capacity as usize],
-            referenced: vec![false; capacity as usize],
+            bits: vec![PageBits::default(); capacity as usize],
             mapped: Mapped::new(capacity),
             aging: AgingCredit::default(),
             demoted: 0,
@@ -278,12 +290,40 @@ impl TwoList {
         assert!(self.active.len() + self.inactive.len() <= self.links.capacity(), "more than c pages");
     }
 
+    /// One eviction: age the active list, then free the inactive tail (a referenced mapped page there is
+    /// activated instead, and the next pass tries again).
+    #[inline(always)]
+    fn evict_one(&mut self) -> FrameId {
+        assert!(self.active.len() + self.inactive.len() > 0, "evict from an empty two-list cache");
+        // Bounded: see `EVICT_PASSES_PER_FRAME`.
+        for _ in 0..EVICT_PASSES_PER_FRAME * self.links.capacity() as u64 + EVICT_PASSES_MIN {
+            self.age();
+            let Some(victim) = self.links.pop_back(&mut self.inactive) else {
+                continue; // aging put every page it scanned back on the active list
+            };
+            let f = victim as usize;
+            if self.mapped.get(victim) {
+                if std::mem::take(&mut self.bits[f].referenced) {
+                    // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
+                    self.activated += 1;
+                    self.bits[f].active = true;
+                    self.links.push_front(&mut self.active, victim);
+                    continue;
+                }
+                self.mapped.set(victim, false);
+            }
+            self.check();
+            return victim;
+        }
+        unreachable!("two-list eviction ran past its bound");
+    }
+
     fn format_list(&self, list: &List, table: &FrameTable) -> String {
         let marked: Vec<String> = self
             .links
             .iter(list)
             .map(|f| {
-                let star = if self.referenced[f as usize] { "*" } else { "" };
+                let star = if self.bits[f as usize].referenced { "*" } else { "" };
                 format!("{}{star}", table.key(f))
             })
             .collect();
@@ -313,13 +353,13 @@ impl ActiveAging for TwoList {
     fn demote_one(&mut self, reclaim_mapped: bool) {
         let frame = self.links.pop_back(&mut self.active).expect("demote from an empty active list");
         let f = frame as usize;
-        if self.mapped.stays_active(frame, reclaim_mapped, &mut self.referenced[f]) {
+        if self.mapped.stays_active(frame, reclaim_mapped, &mut self.bits[f].referenced) {
             self.rotated += 1;
             self.links.push_front(&mut self.active, frame);
             return;
         }
         self.demoted += 1;
-        self.active_bit[f] = false;
+        self.bits[f].active = false;
         self.links.push_front(&mut self.inactive, frame);
     }
 }
@@ -344,9 +384,9 @@ impl Replacement for TwoList {
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
         let f = frame as usize;
-        self.referenced[f] = !access.prefetch;
-        self.active_bit[f] = self.mapped.insert(frame, access);
-        let list = if self.active_bit[f] { &mut self.active } else { &mut self.inactive };
+        self.bits[f].referenced = !access.prefetch;
+        self.bits[f].active = self.mapped.insert(frame, access);
+        let list = if self.bits[f].active { &mut self.active } else { &mut self.inactive };
         self.links.push_front(list, frame);
     }
 
@@ -361,47 +401,38 @@ impl Replacement for TwoList {
         let f = frame as usize;
         if access.mapped {
             self.mapped.set(frame, true);
-            self.referenced[f] = true;
+            self.bits[f].referenced = true;
             return;
         }
-        if !self.active_bit[f] && self.referenced[f] {
-            self.active_bit[f] = true;
-            self.referenced[f] = false;
+        if !self.bits[f].active && self.bits[f].referenced {
+            self.bits[f].active = true;
+            self.bits[f].referenced = false;
             self.links.move_to_front_of(&mut self.inactive, &mut self.active, frame);
         } else {
-            self.referenced[f] = true;
+            self.bits[f].referenced = true;
         }
     }
 
     /// Age the active list, then free the inactive tail.
     #[inline]
     fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
-        assert!(!self.is_empty(), "evict from an empty two-list cache");
-        // Bounded: see `EVICT_PASSES_PER_FRAME`.
-        for _ in 0..EVICT_PASSES_PER_FRAME * self.links.capacity() as u64 + EVICT_PASSES_MIN {
-            self.age();
-            let Some(victim) = self.links.pop_back(&mut self.inactive) else {
-                continue; // aging put every page it scanned back on the active list
-            };
-            let f = victim as usize;
-            if self.mapped.get(victim) {
-                if std::mem::take(&mut self.referenced[f]) {
-                    // `shrink_list`: a referenced mapped page is in active use (`activate_locked`).
-                    self.activated += 1;
-                    self.active_bit[f] = true;
-                    self.links.push_front(&mut self.active, victim);
-                    continue;
-                }
-                self.mapped.set(victim, false);
-            }
-            self.check();
-            return victim;
+        self.evict_one()
+    }
+
+    /// `n` evictions in one call: the batch of kswapd's and direct reclaim's `shrink_list`, which the
+    /// buffer cache asks for through one dispatch; the victims are [`TwoList::evict_one`]'s, in turn (the
+    /// trait's loop, with the eviction inlined into it rather than called per victim).
+    fn evict_batch(&mut self, n: u32, _: History, _: &mut Shadows<'_>, out: &mut Vec<FrameId>) {
+        assert!(n <= self.len(), "a batch of {n} victims from {} pages", self.len());
+        out.reserve(n as usize);
+        for _ in 0..n {
+            let victim = self.evict_one();
+            out.push(victim);
         }
-        unreachable!("two-list eviction ran past its bound");
     }
 
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
-        let list = if self.active_bit[frame as usize] { &mut self.active } else { &mut self.inactive };
+        let list = if self.bits[frame as usize].active { &mut self.active } else { &mut self.inactive };
         self.links.remove(list, frame);
         self.mapped.set(frame, false);
         self.check();
@@ -687,10 +718,10 @@ mod tests {
                 }
                 let lists = cache.policy();
                 for f in lists.links.iter(&lists.active) {
-                    prop_assert!(lists.active_bit[f as usize], "frame {} active without PageActive", f);
+                    prop_assert!(lists.bits[f as usize].active, "frame {} active without PageActive", f);
                 }
                 for f in lists.links.iter(&lists.inactive) {
-                    prop_assert!(!lists.active_bit[f as usize], "frame {} inactive with PageActive", f);
+                    prop_assert!(!lists.bits[f as usize].active, "frame {} inactive with PageActive", f);
                 }
             }
         }
