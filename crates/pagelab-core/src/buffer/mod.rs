@@ -1058,10 +1058,15 @@ impl<O: Observer> BufferCache<O> {
         out: &mut ReadOutcome,
     ) {
         let f = frame as usize;
-        if first_encounter {
-            self.report_access(now, cursor.stream, key, Some(frame), cursor.id);
-        }
-        if !self.consume_own_demand(frame, cursor.id) {
+        // The call's own demanded page: its insertion was the access (the report tells, once).
+        let own = if first_encounter {
+            self.report_access(now, cursor.stream, key, Some(frame), cursor.id)
+        } else {
+            self.own_demand(frame, cursor.id)
+        };
+        if own {
+            self.clear_own_demand(frame);
+        } else {
             self.used(now, frame, key, cursor.stream);
         }
         if cursor.pin {
@@ -1574,9 +1579,14 @@ impl<O: Observer> BufferCache<O> {
     fn consume_own_demand(&mut self, frame: FrameId, id: u64) -> bool {
         let own = self.own_demand(frame, id);
         if own {
-            self.pages.meta[frame as usize].flags &= !flag::DEMANDED;
+            self.clear_own_demand(frame);
         }
         own
+    }
+
+    /// The call's own demanded page in `frame` has had its access: the mark goes.
+    fn clear_own_demand(&mut self, frame: FrameId) {
+        self.pages.meta[frame as usize].flags &= !flag::DEMANDED;
     }
 
     /// Report call `id`'s first look at page `key`, found in `frame` (valid or under I/O) or absent: a miss

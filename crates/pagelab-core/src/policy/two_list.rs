@@ -380,13 +380,12 @@ impl Replacement for TwoList {
     /// The inactive head; referenced for a demand miss, unreferenced for a readahead page. An anonymous
     /// page goes to the active head (`lru_cache_add_active`), mapped and referenced if faulted in,
     /// unmapped and unreferenced if swap readahead brought it.
-    #[inline]
+    #[inline(always)]
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         assert!(self.len() < self.capacity(), "insert into a full two-list cache");
-        let f = frame as usize;
-        self.bits[f].referenced = !access.prefetch;
-        self.bits[f].active = self.mapped.insert(frame, access);
-        let list = if self.bits[f].active { &mut self.active } else { &mut self.inactive };
+        let active = self.mapped.insert(frame, access);
+        self.bits[frame as usize] = PageBits { active, referenced: !access.prefetch };
+        let list = if active { &mut self.active } else { &mut self.inactive };
         self.links.push_front(list, frame);
     }
 
@@ -398,18 +397,17 @@ impl Replacement for TwoList {
         if access.prefetch {
             return;
         }
-        let f = frame as usize;
         if access.mapped {
             self.mapped.set(frame, true);
-            self.bits[f].referenced = true;
+            self.bits[frame as usize].referenced = true;
             return;
         }
-        if !self.bits[f].active && self.bits[f].referenced {
-            self.bits[f].active = true;
-            self.bits[f].referenced = false;
+        let bits = &mut self.bits[frame as usize];
+        if !bits.active && bits.referenced {
+            *bits = PageBits { active: true, referenced: false };
             self.links.move_to_front_of(&mut self.inactive, &mut self.active, frame);
         } else {
-            self.bits[f].referenced = true;
+            bits.referenced = true;
         }
     }
 
