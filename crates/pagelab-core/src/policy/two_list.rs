@@ -237,11 +237,15 @@ impl Mapped {
 }
 
 /// One frame's page flags ([`TwoList::bits`]).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct PageBits {
     active: bool,
     referenced: bool,
 }
+
+// SAFETY: two `bool`s, for which all-zero bytes are a valid value (`false`, as a free frame has them). The
+// array is allocated zeroed: a policy sized for a large simulated memory costs only the frames a run uses.
+unsafe impl bytemuck::Zeroable for PageBits {}
 
 #[derive(Clone, Debug)]
 pub struct TwoList {
@@ -272,7 +276,7 @@ impl TwoList {
             links: Links::new(capacity),
             active: List::new(),
             inactive: List::new(),
-            bits: vec![PageBits::default(); capacity as usize],
+            bits: crate::zeroed_vec(capacity as usize),
             mapped: Mapped::new(capacity),
             aging: AgingCredit::default(),
             demoted: 0,
