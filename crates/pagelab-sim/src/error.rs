@@ -23,6 +23,9 @@ pub enum SimError {
     /// experiment's job).
     #[error("{context}: {source}")]
     Context { context: String, source: Box<SimError> },
+    /// An error, and what the user can do instead (`the largest scale that fits is 4350`).
+    #[error("{source}; {advice}")]
+    WithAdvice { source: Box<SimError>, advice: String },
     /// Reading a file the user named failed.
     #[error("{path}: {error}")]
     Io { path: PathBuf, error: std::io::Error },

@@ -164,12 +164,12 @@ pub trait Experiment: Sync {
     fn jobs(&self, quick: bool, seed: u64) -> Vec<Job>;
     /// The sweep at a scale factor the user chose (`--scale`; papers/004's machine divided by it). `None`:
     /// [`Experiment::jobs`]. Experiments without a scaled model refuse a scale.
-    fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
+    fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, SimError> {
         match scale {
             None => Ok(self.jobs(quick, seed)),
-            Some(_) => Err(format!(
-                "--scale: experiment {} has no scale to set (only split-reclaim has)",
-                self.name()
+            Some(_) => Err(SimError::invalid(
+                "--scale",
+                format!("experiment {} has no scale to set (only split-reclaim has)", self.name()),
             )),
         }
     }

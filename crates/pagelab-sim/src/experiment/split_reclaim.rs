@@ -542,28 +542,29 @@ fn nfs_config(
 /// the kernel's own few MiB (which do not shrink with the scale), for the batch's most threads (with the
 /// largest share of memory the application-memory diagnostic holds) and for Table III's nfsd threads: checked
 /// before any run starts, with the largest scale that would do.
-fn check_scale(scale: u64, quick: bool) -> Result<(), String> {
-    let fits = |s: u64| -> Result<(), String> {
+fn check_scale(scale: u64, quick: bool) -> Result<(), SimError> {
+    let fits = |s: u64| -> Result<(), SimError> {
         if s == 0 {
-            return Err("expected a factor of at least 1 (1: the paper's machine)".into());
+            return Err(SimError::Config("expected a factor of at least 1 (1: the paper's machine)".into()));
         }
         if PAPER_FILES / s == 0 {
-            return Err(format!("the paper's {PAPER_FILES} files / {s} leave none"));
+            return Err(SimError::Config(format!("the paper's {PAPER_FILES} files / {s} leave none")));
         }
         let threads_max = THREADS.iter().max().copied().unwrap_or(1) as u32;
-        let batch = batch_config("conventional", 0, s, 1).map_err(|e| e.to_string())?;
-        batch.memory(threads_max).map_err(|e| format!("24 GiB / {s}: {e}"))?;
+        let batch = batch_config("conventional", 0, s, 1)?;
+        batch.memory(threads_max).map_err(|e| SimError::from(e).context(format!("24 GiB / {s}")))?;
         let held = app_percents(quick, s).iter().copied().max().unwrap_or(0);
         let app_memory_bytes = batch.memory_bytes * held as u64 / 100;
         pinned_pages_fit(&SimConfig { app_memory_bytes, ..batch }, threads_max)
-            .map_err(|e| format!("24 GiB / {s} with {held} % of it held by the batch program: {e}"))?;
+            .map_err(|e| e.context(format!("24 GiB / {s} with {held} % of it held by the batch program")))?;
         let t3 = table3_scale(s);
-        let nfs = nfs_config("conventional", 0, t3, Nanos::ZERO, 1).map_err(|e| e.to_string())?;
-        pinned_pages_fit(&nfs, NFSD_THREADS as u32).map_err(|e| format!("Table III's 64 GiB / {t3}: {e}"))?;
+        let nfs = nfs_config("conventional", 0, t3, Nanos::ZERO, 1)?;
+        pinned_pages_fit(&nfs, NFSD_THREADS as u32)
+            .map_err(|e| e.context(format!("Table III's 64 GiB / {t3}")))?;
         Ok(())
     };
     fits(scale).map_err(|why| match scale {
-        0 => format!("--scale 0: {why}"),
+        0 => why.context("--scale 0"),
         _ => {
             // Fitting is monotone in the scale (a larger factor only takes memory and files away).
             let (mut lo, mut hi) = (1, scale);
@@ -575,7 +576,8 @@ fn check_scale(scale: u64, quick: bool) -> Result<(), String> {
                     hi = mid;
                 }
             }
-            format!("--scale {scale}: {why}; the largest scale that fits is {lo}")
+            let advice = format!("the largest scale that fits is {lo}");
+            SimError::WithAdvice { source: Box::new(why), advice }.context(format!("--scale {scale}"))
         }
     })
 }
@@ -590,16 +592,16 @@ const PINNED_PAGES_PER_THREAD: u64 = 1 + 4 + 2;
 /// ([`PINNED_PAGES_PER_THREAD`]): where they do not, every page a reclaim could free may be pinned, and
 /// the run ends out of memory (at 1/4350 with 20 % held, 4 of the full sweep's 135 runs did, conventional
 /// reclaim's among them, when only the high watermark was checked).
-fn pinned_pages_fit(config: &SimConfig, threads: u32) -> Result<(), String> {
-    let memory = config.memory(threads).map_err(|e| e.to_string())?;
+fn pinned_pages_fit(config: &SimConfig, threads: u32) -> Result<(), SimError> {
+    let memory = config.memory(threads)?;
     let pinned = threads as u64 * PINNED_PAGES_PER_THREAD;
     let (usable, high) = (memory.usable_pages() as u64, memory.watermarks.high as u64);
     if usable <= high + pinned {
-        return Err(format!(
+        return Err(SimError::Config(format!(
             "{usable} pages for caches do not hold, above the high watermark ({high} pages), the {pinned} that \
              {threads} threads may pin at once ({PINNED_PAGES_PER_THREAD} each: the slab pages of the objects \
              in use and the blocks in flight)"
-        ));
+        )));
     }
     Ok(())
 }
@@ -918,7 +920,7 @@ impl Experiment for SplitReclaim {
         self.sweep(quick, seed, scale_of(None, quick))
     }
 
-    fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, String> {
+    fn jobs_at_scale(&self, quick: bool, seed: u64, scale: Option<u64>) -> Result<Vec<Job>, SimError> {
         let scale = scale_of(scale, quick);
         check_scale(scale, quick)?;
         Ok(self.sweep(quick, seed, scale))
@@ -2374,7 +2376,8 @@ mod tests {
             SplitReclaim.jobs_at_scale(true, 1, Some(512)).unwrap().len(),
             SplitReclaim.jobs(true, 1).len()
         );
-        let err = super::super::find("dulo").unwrap().jobs_at_scale(true, 1, Some(4)).err().unwrap();
+        let err =
+            super::super::find("dulo").unwrap().jobs_at_scale(true, 1, Some(4)).err().unwrap().to_string();
         assert!(err.contains("no scale"), "{err}");
     }
 
@@ -2383,13 +2386,14 @@ mod tests {
     #[test]
     fn a_scale_too_large_for_the_kernel_is_refused_with_the_largest_that_fits() {
         for quick in [false, true] {
-            let err = SplitReclaim.jobs_at_scale(quick, 1, Some(100_000_000)).err().expect("refused");
+            let err =
+                SplitReclaim.jobs_at_scale(quick, 1, Some(100_000_000)).err().expect("refused").to_string();
             assert!(err.starts_with("--scale 100000000: "), "{err}");
             let largest: u64 =
                 err.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("a scale at the end");
             assert!((1024..100_000_000).contains(&largest), "{err}");
             assert!(check_scale(largest, quick).is_ok());
-            let next = check_scale(largest + 1, quick).expect_err("one more is too much");
+            let next = check_scale(largest + 1, quick).expect_err("one more is too much").to_string();
             assert!(next.ends_with(&format!("the largest scale that fits is {largest}")), "{next}");
         }
     }
@@ -2398,7 +2402,7 @@ mod tests {
     /// threads with 10 % held leave too little for caches, which its runs found only after 91 others ran.
     #[test]
     fn a_scale_the_held_memory_runs_cannot_fit_is_refused_before_any_run() {
-        let err = SplitReclaim.jobs_at_scale(true, 1, Some(5000)).err().expect("refused");
+        let err = SplitReclaim.jobs_at_scale(true, 1, Some(5000)).err().expect("refused").to_string();
         assert!(err.contains("10 % of it held by the batch program"), "{err}");
         let largest: u64 = err.rsplit(' ').next().and_then(|n| n.parse().ok()).expect("a scale at the end");
         let cfg = batch_config("split", 60, largest, 1).expect("config");
