@@ -275,9 +275,10 @@ pub enum Reclaimer {
     Direct,
 }
 
-/// A cache whose pages count against the shared memory budget, and which gives them back on request.
-/// Every path that frees cache memory (kswapd, direct reclaim, and the sections' own daemons to come) goes
-/// through [`CacheSection::reclaim`].
+/// A cache whose pages count against the shared memory budget, and which gives them back to a page target on
+/// request: the page cache (with the prefetch cache inside it), whose pages kswapd and direct reclaim free
+/// through [`CacheSection::reclaim`]. The metadata cache shares the budget but is shrunk in objects, as
+/// Linux's shrinkers are (`buffer/metadata.rs`), not through this trait.
 pub trait CacheSection {
     /// What the section hands back for each page it frees, for the composite cache to account for (its
     /// observer, its data slot, the memory budget).
