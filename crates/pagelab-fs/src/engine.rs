@@ -526,14 +526,14 @@ impl Engine {
         buf.reserve(p.len - buf.len());
         let end = p.offset + p.len as u64;
         for pin in &p.pins {
-            let page_start = pin.index * PAGE_SIZE_BYTES;
+            let page_start = pin.index() * PAGE_SIZE_BYTES;
             let from = p.offset + buf.len() as u64;
             assert_eq!(page_start.max(p.offset), from, "pins cover the read in order");
             let to = end.min(page_start + PAGE_SIZE_BYTES);
             // SAFETY: the page is pinned (its slot is not reused until the pin is given back) and was
             // delivered under the engine's lock after its fetch completed, so the I/O's writes happened
             // before (Arena's doc).
-            let page = unsafe { self.arena.page(pin.slot) };
+            let page = unsafe { self.arena.page(pin.slot()) };
             buf.extend_from_slice(&page[(from - page_start) as usize..(to - page_start) as usize]);
         }
     }

@@ -1360,7 +1360,9 @@ impl Server {
                 }
                 Some(Step::Release { region }) => {
                     h.step += 1;
-                    self.cache.anon_released(now, region);
+                    self.cache
+                        .anon_released(now, region)
+                        .expect("workloads release regions the key space holds");
                 }
                 Some(Step::Cpu(work)) => {
                     h.step += 1;

@@ -137,6 +137,9 @@ pub struct ReadCursor {
     /// prefetcher decides): a miss reads `pages` pages from the `alignment`-aligned page at or below it, and
     /// nothing else is read ahead ([`ReadCursor::aligned_readahead`]).
     pub aligned_ra: Option<(u64, u64)>,
+    /// [`BufferCache::read`] has returned [`ReadStatus::Done`] for the call (and told the prefetcher): a
+    /// later `read` of the cursor returns `Done` again and does nothing else.
+    pub done_reported: bool,
 }
 
 impl ReadCursor {
@@ -209,13 +212,30 @@ pub enum ReadStatus {
     Throttled,
 }
 
-/// A delivered page held for its reader: its slot will not be reused until [`BufferCache::unpin`].
+/// A delivered page held for its reader: its slot will not be reused until [`BufferCache::unpin`]. Made
+/// only by the cache (its fields are read, not set, by a driver), so a pin given back names a slot the
+/// cache pinned for that page.
 #[derive(Debug, PartialEq, Eq)]
 #[must_use = "a pin keeps its slot until it is given back with BufferCache::unpin"]
 pub struct Pin {
-    pub file: FileId,
-    pub index: u64,
-    pub slot: Slot,
+    file: FileId,
+    index: u64,
+    slot: Slot,
+}
+
+impl Pin {
+    /// The file of the pinned page.
+    pub fn file(&self) -> FileId {
+        self.file
+    }
+    /// The pinned page's index in its file.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+    /// Where the page's data is.
+    pub fn slot(&self) -> Slot {
+        self.slot
+    }
 }
 
 /// What one [`BufferCache::read`] call did. Reused by the driver to avoid allocation.
@@ -689,6 +709,7 @@ impl<O: Observer> BufferCache<O> {
             gfp: Gfp::Kernel,
             ra_next: first,
             aligned_ra: None,
+            done_reported: false,
         })
     }
 
@@ -759,10 +780,14 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Continue the read `cursor` at time `now`: deliver pages until one is not ready. Fills `out` (which
-    /// must hold no pins: see [`ReadOutcome::clear`]). Caller guarantees the cursor has not returned
-    /// [`ReadStatus::Done`] before: that call told the prefetcher the read was done, and a second would again.
+    /// must hold no pins: see [`ReadOutcome::clear`]). A cursor that has returned [`ReadStatus::Done`]
+    /// returns it again and changes nothing (the prefetcher heard once that the read was done).
     pub fn read(&mut self, now: Nanos, cursor: &mut ReadCursor, layout: &impl Layout, out: &mut ReadOutcome) {
         out.clear();
+        if cursor.done_reported {
+            out.status = ReadStatus::Done;
+            return;
+        }
         cursor.assert_keys_fit();
         self.begin_allocating(cursor.gfp);
         let bound = cursor.last.saturating_sub(cursor.next);
@@ -773,6 +798,7 @@ impl<O: Observer> BufferCache<O> {
                     let bytes = cursor.first * page..cursor.last * page;
                     self.prefetcher.read_done(now, cursor.stream, cursor.file, bytes);
                 }
+                cursor.done_reported = true;
                 out.status = ReadStatus::Done;
                 return;
             }

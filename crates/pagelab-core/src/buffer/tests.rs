@@ -641,6 +641,44 @@ fn bad_calls_are_errors_not_panics() {
     assert_eq!(c.fetch_failed(Nanos(1), &done), Err(CoreError::UnknownFetch(done.id)));
     assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 0 }), Err(CoreError::BadPin(0)));
     assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 99 }), Err(CoreError::BadPin(99)));
+    assert!(matches!(c.anon_released(Nanos(2), FileId::ANON_REGIONS), Err(CoreError::BadRead(_))));
+}
+
+/// A read that returned `Done`, read again, returns `Done` and does nothing: no page delivered, no fetch,
+/// no access counted, the policy's order unchanged, and the prefetcher not told again (a second
+/// `read_done` of an old call would move its idea of where the stream is reading back to that call's end).
+#[test]
+fn a_finished_read_read_again_is_done_and_changes_nothing() {
+    let mut c = cache(16, "linux");
+    let mut out = ReadOutcome::default();
+    let read_to_done = |c: &mut BufferCache<Observed>, r: &mut ReadCursor, out: &mut ReadOutcome| {
+        for step in 0..4 {
+            c.read(Nanos(step), r, &Flat, out);
+            for f in out.fetches.clone() {
+                c.fetch_done(Nanos(step), &f).unwrap();
+            }
+            if out.status == ReadStatus::Done {
+                return;
+            }
+        }
+        panic!("the read did not finish: {:?}", out.status);
+    };
+    let mut first = begin(&mut c, 1, 0, 0, 3);
+    read_to_done(&mut c, &mut first, &mut out);
+    let mut second = begin(&mut c, 1, 0, 3, 6);
+    read_to_done(&mut c, &mut second, &mut out);
+    let prev_pos =
+        |c: &BufferCache<Observed>| c.prefetcher.ra_state(StreamId(1), FileId(0)).unwrap().prev_pos;
+    assert_eq!(prev_pos(&c), Some(6 * crate::PAGE_SIZE_BYTES));
+    let (counts, order) = (stats(&c), c.policy_state());
+    c.read(Nanos(9), &mut first, &Flat, &mut out);
+    assert_eq!((out.status, out.pages_delivered, out.fetches.len()), (ReadStatus::Done, 0, 0));
+    assert_eq!((stats(&c), c.policy_state()), (counts, order));
+    assert_eq!(
+        prev_pos(&c),
+        Some(6 * crate::PAGE_SIZE_BYTES),
+        "the prefetcher heard the first read end again"
+    );
 }
 
 /// A pinned read hands out slots; a pinned page can be evicted, but its slot stays held (and counted as

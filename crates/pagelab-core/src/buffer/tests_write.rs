@@ -274,7 +274,7 @@ fn anonymous_pages_swap_out_together_and_fault_back_by_cluster() {
     let expected: Vec<_> = (1..=8).map(|slot| (swap, slot, 1, true)).collect();
     assert_eq!(shape(&writes), expected, "pages 0-7 to slots 1-8, in eviction order");
     assert_eq!((c.memory().swap_used, c.memory().free, c.observer().swap_outs), (8, 0, 8));
-    assert_eq!(c.anon_released(Nanos(1), 1), 8, "region 1 leaves: 8 frames free");
+    assert_eq!(c.anon_released(Nanos(1), 1), Ok(8), "region 1 leaves: 8 frames free");
     // Page 3 is in slot 4: the fault reads slots 1-7 (the aligned group 0-7 without the header).
     let mut out = ReadOutcome::default();
     let mut cur = touch(&mut c, 3, false, &mut out);
@@ -349,7 +349,7 @@ fn an_exited_owner_frees_its_swap() {
         touch_through(&mut c, page);
     }
     assert_eq!((c.memory().swap_used, c.resident_pages()), (4, 4));
-    assert_eq!(c.anon_released(Nanos(3), 0), 8);
+    assert_eq!(c.anon_released(Nanos(3), 0), Ok(8));
     let m = c.memory();
     assert_eq!((m.swap_used, m.free, m.resident), (0, 4, 0));
     c.check_swap();
@@ -373,7 +373,7 @@ fn a_dead_page_and_its_successor_are_written_out_side_by_side() {
         assert_eq!((shape(&out.fetches), out.status), (vec![(swap, 1, 1, true)], ReadStatus::NoMemory));
         let old = out.fetches[0];
         // The owner exits: page 1 leaves, page 0's write goes on with its data dead.
-        assert_eq!(c.anon_released(Nanos(1), 0), 2);
+        assert_eq!(c.anon_released(Nanos(1), 0), Ok(2));
         assert_eq!((c.memory().writing, c.memory().free), (1, 1));
         // The next owner's first touch of page 0 is a new zero-filled page, not the dead one.
         touch(&mut c, 0, true, &mut out);
@@ -510,7 +510,7 @@ proptest! {
                 pending.extend(fetches);
             }
             if roll % 97 == 0 {
-                c.anon_released(now, 1);
+                c.anon_released(now, 1).unwrap();
             }
             if !pending.is_empty() {
                 let f = pending.swap_remove(roll as usize % pending.len());

@@ -305,8 +305,12 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// The owner of anonymous region `region` exited: its pages leave memory and its swap slots are
-    /// freed. O(frames + swapped pages): a scan for a rare event. Returns the pages dropped.
-    pub fn anon_released(&mut self, now: Nanos, region: u32) -> u64 {
+    /// freed. O(frames + swapped pages): a scan for a rare event. Returns the pages dropped; an error for
+    /// a region beyond the key space (no page of it can be here).
+    pub fn anon_released(&mut self, now: Nanos, region: u32) -> Result<u64, CoreError> {
+        if region >= FileId::ANON_REGIONS {
+            return Err(CoreError::BadRead(format!("release of anonymous region {region}")));
+        }
         let file = FileId::anon(region);
         let mut dropped = 0;
         for id in 0..self.pages.table.ids() {
@@ -334,7 +338,7 @@ impl<O: Observer> BufferCache<O> {
             keep
         });
         self.check();
-        dropped
+        Ok(dropped)
     }
 
     /// One pdflush pass (`writeback_inodes()`): start the writes of up to `max_pages` dirty pages that `kind`
@@ -700,6 +704,7 @@ impl<O: Observer> BufferCache<O> {
             gfp: Gfp::Kernel,
             ra_next: u64::MAX,
             aligned_ra: None,
+            done_reported: false,
         }
     }
 }
