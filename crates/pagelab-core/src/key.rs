@@ -36,8 +36,10 @@ impl FileId {
     }
 }
 
-/// A disk location in pages (page-sized logical block number). The core's one unit of disk address;
-/// devices and schedulers, which work in 512-byte sectors, name theirs `sector`.
+/// A disk location in pages (page-sized logical block number). The core's one unit of disk address, and
+/// the only one its structs hold (DULO's track map is the one core structure in sectors, and names them
+/// so). Devices and schedulers work in 512-byte sectors and name them `sector`, except the HDD model,
+/// whose drive-level addresses keep DiskSim's name, LBN (there a sector, `device/hdd.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lbn(pub u64);
 

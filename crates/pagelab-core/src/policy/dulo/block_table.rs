@@ -19,6 +19,7 @@
 //!
 //! Stamps are bank-clock values from 1; 0 means "no stamp".
 
+use crate::key::Lbn;
 use crate::list::NIL;
 
 /// Bits of the location each level indexes.
@@ -83,8 +84,8 @@ impl BlockTable {
     }
 
     /// Whether `lbn` has an entry in the table (a disk location the table covers).
-    pub fn covers(lbn: u64) -> bool {
-        lbn < LBN_LIMIT
+    pub fn covers(lbn: Lbn) -> bool {
+        lbn.0 < LBN_LIMIT
     }
 
     /// Nodes in use now.
@@ -126,8 +127,9 @@ impl BlockTable {
     /// block `lbn`, allocating the nodes on its path, and stamps every directory entry passed; returns the
     /// block's stamp before `clock` (0: none), what [`BlockTable::stamps`] would now give first. A second
     /// stamp of the same clock changes nothing. Caller guarantees `covers(lbn)`.
-    pub fn stamp(&mut self, lbn: u64, clock: u32) -> u32 {
-        assert!(Self::covers(lbn) && clock >= 1, "stamp {clock} at LBN {lbn}");
+    pub fn stamp(&mut self, lbn: Lbn, clock: u32) -> u32 {
+        assert!(Self::covers(lbn) && clock >= 1, "stamp {clock} at {lbn:?}");
+        let lbn = lbn.0;
         let mut dir = 0u32;
         for level in 0..LEVELS - 1 {
             let s = slot(lbn, level);
@@ -155,10 +157,11 @@ impl BlockTable {
     }
 
     /// The block's two stamps `(previous, last)`, 0 for none; `(0, 0)` for a block without an entry.
-    pub fn stamps(&self, lbn: u64) -> (u32, u32) {
+    pub fn stamps(&self, lbn: Lbn) -> (u32, u32) {
         if !Self::covers(lbn) {
             return (0, 0);
         }
+        let lbn = lbn.0;
         let mut dir = 0u32;
         for level in 0..LEVELS - 1 {
             let child = self.dirs[dir as usize].child[slot(lbn, level)];
@@ -178,7 +181,7 @@ impl BlockTable {
     /// Appends to `out`, in increasing disk order, every block whose last stamp is `clock`, visiting only
     /// the directory entries stamped `clock` (§3.2: "the traversal goes into only those directories
     /// containing the blocks in the bank"). Returns the entries examined (the walk's cost).
-    pub fn walk_current(&self, clock: u32, out: &mut Vec<u64>) -> u64 {
+    pub fn walk_current(&self, clock: u32, out: &mut Vec<Lbn>) -> u64 {
         let mut examined = 0;
         self.walk_dir(0, 0, 0, clock, out, &mut examined);
         examined
@@ -190,7 +193,7 @@ impl BlockTable {
         level: u32,
         prefix: u64,
         clock: u32,
-        out: &mut Vec<u64>,
+        out: &mut Vec<Lbn>,
         examined: &mut u64,
     ) {
         let d = &self.dirs[dir as usize];
@@ -207,7 +210,7 @@ impl BlockTable {
                 for e in 0..FANOUT {
                     *examined += 1;
                     if leaf.last[e] == clock {
-                        out.push((p << BITS) | e as u64);
+                        out.push(Lbn((p << BITS) | e as u64));
                     }
                 }
             } else {
@@ -266,16 +269,16 @@ mod tests {
     #[test]
     fn stamps_keep_the_two_most_recent() {
         let mut t = BlockTable::new();
-        assert_eq!(t.stamps(77), (0, 0));
-        assert_eq!(t.stamp(77, 1), 0);
-        assert_eq!(t.stamps(77), (0, 1));
-        assert_eq!(t.stamp(77, 1), 0);
-        assert_eq!(t.stamps(77), (0, 1), "a second stamp of the same clock changes nothing");
-        assert_eq!(t.stamp(77, 3), 1);
-        assert_eq!(t.stamp(77, 4), 3);
-        assert_eq!(t.stamps(77), (3, 4));
-        assert_eq!(t.stamps(78), (0, 0));
-        assert_eq!(t.stamps(LBN_LIMIT + 5), (0, 0));
+        assert_eq!(t.stamps(Lbn(77)), (0, 0));
+        assert_eq!(t.stamp(Lbn(77), 1), 0);
+        assert_eq!(t.stamps(Lbn(77)), (0, 1));
+        assert_eq!(t.stamp(Lbn(77), 1), 0);
+        assert_eq!(t.stamps(Lbn(77)), (0, 1), "a second stamp of the same clock changes nothing");
+        assert_eq!(t.stamp(Lbn(77), 3), 1);
+        assert_eq!(t.stamp(Lbn(77), 4), 3);
+        assert_eq!(t.stamps(Lbn(77)), (3, 4));
+        assert_eq!(t.stamps(Lbn(78)), (0, 0));
+        assert_eq!(t.stamps(Lbn(LBN_LIMIT + 5)), (0, 0));
     }
 
     #[test]
@@ -283,14 +286,14 @@ mod tests {
         let mut t = BlockTable::new();
         let far = LBN_LIMIT - 1;
         for lbn in [5_000_000, 3, 4, far, 64, 63] {
-            t.stamp(lbn, 1);
+            t.stamp(Lbn(lbn), 1);
         }
         for lbn in [4, 9_999, 64] {
-            t.stamp(lbn, 2);
+            t.stamp(Lbn(lbn), 2);
         }
         let mut out = Vec::new();
         let examined = t.walk_current(2, &mut out);
-        assert_eq!(out, vec![4, 64, 9_999]);
+        assert_eq!(out, [4, 64, 9_999].map(Lbn));
         // The root (64 entries) and only the paths to the three current blocks' leaves: far fewer entries
         // than the table has.
         assert!(examined < 64 * 16, "examined {examined}");
@@ -298,26 +301,26 @@ mod tests {
         // still stamped 1 are found only where no stamp 2 passed (the subtree of `far`).
         out.clear();
         t.walk_current(1, &mut out);
-        assert_eq!(out, vec![far]);
+        assert_eq!(out, vec![Lbn(far)]);
     }
 
     #[test]
     fn reclaim_drops_old_subtrees_and_keeps_new_ones() {
         let mut t = BlockTable::new();
-        t.stamp(10, 1);
-        t.stamp(1 << 30, 1);
+        t.stamp(Lbn(10), 1);
+        t.stamp(Lbn(1 << 30), 1);
         let with_two = t.nodes();
-        t.stamp(11, 5);
+        t.stamp(Lbn(11), 5);
         assert_eq!(t.nodes(), with_two, "11 shares 10's leaf");
         let freed = t.reclaim(3);
         assert_eq!(freed, 5, "the path under the root to 2^30's leaf: four directories and a leaf");
-        assert_eq!(t.stamps(1 << 30), (0, 0));
-        assert_eq!(t.stamps(10), (0, 1), "10's subtree is kept: its directories hold stamp 5");
-        assert_eq!(t.stamps(11), (0, 5));
+        assert_eq!(t.stamps(Lbn(1 << 30)), (0, 0));
+        assert_eq!(t.stamps(Lbn(10)), (0, 1), "10's subtree is kept: its directories hold stamp 5");
+        assert_eq!(t.stamps(Lbn(11)), (0, 5));
         assert!(t.bytes_max() >= t.bytes());
         t.reclaim(6);
         assert_eq!(t.nodes(), 1, "only the root is left");
-        t.stamp(1 << 30, 7);
+        t.stamp(Lbn(1 << 30), 7);
         assert_eq!(t.nodes(), with_two - 5, "freed nodes are reused");
     }
 }

@@ -147,10 +147,10 @@ impl Replacement for DuloLinux {
         self.referenced[f] = !access.prefetch;
         self.active_bit[f] = self.mapped.insert(frame, access);
         if self.active_bit[f] {
-            self.inactive.locate(frame, access.lbn.0);
+            self.inactive.locate(frame, access.lbn);
             self.links.push_front(&mut self.active, frame);
         } else {
-            self.inactive.admit(frame, access.lbn.0, NEW, self.buffer_max());
+            self.inactive.admit(frame, access.lbn, NEW, self.buffer_max());
         }
     }
     /// `mark_page_accessed`: a referenced inactive page is promoted out of DULO's sections. A load or

@@ -97,6 +97,7 @@ pub use linux::DuloLinux;
 
 use super::{Access, FrameId, History, Replacement};
 use crate::frames::{FrameTable, Shadows};
+use crate::key::Lbn;
 use crate::PAGE_SIZE_BYTES;
 use sections::{DualSections, Section};
 use std::sync::Arc;
@@ -128,8 +129,8 @@ impl SequenceRule {
     }
 }
 
-/// A disk's tracks, for rule 2: which 4 KiB blocks start on the same track. The LBNs (in 512-byte sectors)
-/// at which tracks start, as the drive's mapping (zones, skews, spared sectors) places them; a block's
+/// A disk's tracks, for rule 2: which 4 KiB blocks start on the same track. The sectors (512 bytes) at
+/// which tracks start, as the drive's mapping (zones, skews, spared sectors) places them; a block's
 /// track is the track of its first sector. §4.2 extracted the boundaries from the drive ("we use the
 /// technique described in \[33\] to extract track boundaries"); the simulator reads them from its disk
 /// model.
@@ -160,14 +161,14 @@ impl TrackMap {
         self.starts.len()
     }
 
-    fn track(&self, lbn: u64) -> usize {
-        let sector = lbn.saturating_mul(Self::SECTORS_PER_BLOCK);
+    fn track(&self, lbn: Lbn) -> usize {
+        let sector = lbn.0.saturating_mul(Self::SECTORS_PER_BLOCK);
         self.starts.partition_point(|&first| first <= sector)
     }
 
     /// Whether blocks `a` and `a + 1` start on the same track.
-    pub fn same_track(&self, a: u64) -> bool {
-        self.track(a) == self.track(a + 1)
+    pub fn same_track(&self, a: Lbn) -> bool {
+        self.track(a) == self.track(Lbn(a.0.saturating_add(1)))
     }
 }
 
@@ -312,7 +313,7 @@ impl Replacement for Dulo {
     fn on_insert(&mut self, frame: FrameId, access: &Access, _: History, _: &mut Shadows<'_>) {
         self.unused[frame as usize] = access.prefetch;
         self.young[frame as usize] = false;
-        self.sections.admit(frame, access.lbn.0, 0, self.buffer_max);
+        self.sections.admit(frame, access.lbn, 0, self.buffer_max);
     }
     fn on_hit(&mut self, frame: FrameId, access: &Access, _: &mut Shadows<'_>) {
         let f = frame as usize;

@@ -6,6 +6,7 @@
 use super::block_table::BlockTable;
 use super::{DuloConfig, DuloStats, SequenceRule};
 use crate::frames::FrameTable;
+use crate::key::Lbn;
 use crate::list::{Links, List, NIL};
 use crate::policy::FrameId;
 
@@ -35,7 +36,7 @@ struct FrameState {
     section: Section,
     /// The page's disk location (pages): kept while the page is out of the sections (promoted to Linux's
     /// active list, taken for a second chance), for its [`DualSections::readmit`].
-    lbn: u64,
+    lbn: Lbn,
     /// Pages of different groups never join one sequence (§4.2: demoted active pages are marked and
     /// sequenced apart from newly accessed ones).
     group: u8,
@@ -49,7 +50,7 @@ struct FrameState {
 }
 
 const OUT: FrameState =
-    FrameState { section: Section::Out, lbn: 0, group: 0, arrival: 0, seq: NIL, prev_stamp: 0 };
+    FrameState { section: Section::Out, lbn: Lbn(0), group: 0, arrival: 0, seq: NIL, prev_stamp: 0 };
 
 // SAFETY: integers and a `u8`-represented enum whose zero discriminant is `Section::Out`. A frame never
 // admitted reads as zeroed: `Out`, as [`OUT`] (its `seq` differs, and is read only in the evicting
@@ -86,8 +87,8 @@ pub(super) struct DualSections {
     reclaim_window: u32,
     stats: DuloStats,
     /// Scratch for sequencing.
-    walk: Vec<u64>,
-    sorted: Vec<(u64, u64, FrameId)>,
+    walk: Vec<Lbn>,
+    sorted: Vec<(Lbn, u64, FrameId)>,
 }
 
 impl DualSections {
@@ -139,7 +140,7 @@ impl DualSections {
     /// The page in `frame` (at disk location `lbn`, of sequencing group `group`) enters the top of the
     /// correlation buffer; the blocks beyond `buffer_max` at the buffer's bottom go to the bank, and a bank
     /// that has received `BANK_MAX` blocks is sequenced. Caller guarantees `frame` is not in the sections.
-    pub fn admit(&mut self, frame: FrameId, lbn: u64, group: u8, buffer_max: u32) {
+    pub fn admit(&mut self, frame: FrameId, lbn: Lbn, group: u8, buffer_max: u32) {
         let f = &mut self.frames[frame as usize];
         assert_eq!(f.section, Section::Out, "frame {frame} admitted twice");
         *f = FrameState { section: Section::Buffer, lbn, group, ..OUT };
@@ -154,7 +155,7 @@ impl DualSections {
     /// Records the disk location of the page in `frame`, which is not in the sections (a page that starts
     /// on the active list), for its [`DualSections::readmit`]. Caller guarantees `frame` is not in the
     /// sections.
-    pub fn locate(&mut self, frame: FrameId, lbn: u64) {
+    pub fn locate(&mut self, frame: FrameId, lbn: Lbn) {
         let f = &mut self.frames[frame as usize];
         assert_eq!(f.section, Section::Out, "frame {frame} located while in the sections");
         *f = FrameState { lbn, ..OUT };
@@ -309,7 +310,7 @@ impl DualSections {
         if fa.group != fb.group || !BlockTable::covers(fa.lbn) || !BlockTable::covers(fb.lbn) {
             return false;
         }
-        if fb.lbn != fa.lbn + 1 {
+        if fb.lbn.0 != fa.lbn.0 + 1 {
             return false;
         }
         if let Some(tracks) = &self.cfg.tracks {

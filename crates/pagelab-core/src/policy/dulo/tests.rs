@@ -257,7 +257,7 @@ fn track_map_with_zones() {
     // Tracks of 12 sectors (1.5 blocks) up to sector 48, then of 16 sectors.
     let m = TrackMap::new(vec![0, 12, 24, 36, 48, 64, 80, 96]);
     // Block b starts at sector 8b: 0, 8 | 16 | 24, 32 | 40 | 48, 56 | 64, 72 | ...
-    let same: Vec<bool> = (0..9).map(|b| m.same_track(b)).collect();
+    let same: Vec<bool> = (0..9).map(|b| m.same_track(Lbn(b))).collect();
     assert_eq!(same, vec![true, false, false, true, false, false, true, false, true]);
     assert_eq!(TrackMap::uniform(16, 64).tracks(), 4);
 }
