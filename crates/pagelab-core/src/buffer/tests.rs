@@ -399,6 +399,8 @@ fn a_prefetched_page_first_read_is_its_first_reference() {
         (PolicyKind::TwoList, "active=[] inactive=[3 2 1* 0*]"),
         (PolicyKind::Lirs, "S=[1L 0L] Q=[3+ 2+]"),
         (PolicyKind::Lru, "[1 3 2 0]"),
+        (PolicyKind::Fifo, "[3 2 1 0]"),
+        (PolicyKind::Dulo, "C=[] B=[3+ 2+ 1 0] E=[]"),
     ];
     for (kind, state) in expect {
         let mut c = cache_with(MemoryConfig::exact(16), "linux", kind);

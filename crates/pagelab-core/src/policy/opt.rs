@@ -259,6 +259,22 @@ mod tests {
         );
     }
 
+    /// A readahead page enters ranked by its next use, like a demanded one (the module doc), and a
+    /// readahead meeting a resident page is no reference: its rank stays.
+    #[test]
+    fn prefetched_pages_rank_by_their_next_use() {
+        let at =
+            |key, vtime, next_vtime, prefetch| Access { next_vtime, prefetch, ..Access::demand(key, vtime) };
+        let mut cache = KeyedCache::new(Opt::new(2));
+        assert!(!cache.access(&at(1, 0, 9, false)));
+        assert!(!cache.access(&at(2, 1, 4, true)));
+        assert_eq!(cache.state(), "[1@9 2@4]", "the readahead page is due first: it stays longest");
+        assert!(cache.access(&at(2, 2, 3, true)), "a readahead over a resident page");
+        assert_eq!(cache.state(), "[1@9 2@4]", "no reference: the page keeps its next use");
+        assert!(!cache.access(&at(3, 3, 8, false)));
+        assert_eq!(cache.state(), "[3@8 2@4]", "1, due last, was the victim");
+    }
+
     #[test]
     fn removal_keeps_the_heap() {
         let mut cache = KeyedCache::new(Opt::new(4));
