@@ -180,11 +180,13 @@ impl ReadCursor {
     /// detector). Page `i` is allocated before the stretch (ext4's `sb_getblk()` of the inode's block
     /// comes before its readahead), so memory that runs out in the stretch below `i` leaves `i` to be read
     /// alone. The prefetcher is neither asked (`on_read`, `on_sync_miss`, `on_marker_hit`) nor told
-    /// (`read_done`) of the call; it hears `fetch_done` for its fetches, as for every fetch. Panics unless
-    /// `1 <= alignment <= pages`.
-    pub fn aligned_readahead(self, alignment: u64, pages: u64) -> ReadCursor {
-        assert!(1 <= alignment && alignment <= pages, "aligned readahead of {pages} pages at {alignment}");
-        ReadCursor { aligned_ra: Some((alignment, pages)), ..self }
+    /// (`read_done`) of the call; it hears `fetch_done` for its fetches, as for every fetch. An error
+    /// unless `1 <= alignment <= pages`.
+    pub fn aligned_readahead(self, alignment: u64, pages: u64) -> Result<ReadCursor, CoreError> {
+        if !(1 <= alignment && alignment <= pages) {
+            return Err(CoreError::BadRead(format!("aligned readahead of {pages} pages at {alignment}")));
+        }
+        Ok(ReadCursor { aligned_ra: Some((alignment, pages)), ..self })
     }
 
     /// Whether the page cache's readahead (the prefetcher) takes part in this call: not in a file system's

@@ -118,7 +118,8 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
         let mut cur = c
             .begin_read(Nanos(page), StreamId(1), FileId(0), page, page + 1, 100)
             .unwrap()
-            .aligned_readahead(32, 32);
+            .aligned_readahead(32, 32)
+            .unwrap();
         c.read(Nanos(page), &mut cur, &Flat, out);
         let fetches = out.fetches.clone();
         for f in &fetches {
@@ -163,8 +164,11 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
 fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
     let mut c = cache(4, "linux-2.6");
     let mut out = ReadOutcome::default();
-    let mut cur =
-        c.begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100).unwrap().aligned_readahead(32, 33);
+    let mut cur = c
+        .begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100)
+        .unwrap()
+        .aligned_readahead(32, 33)
+        .unwrap();
     c.read(Nanos(0), &mut cur, &Flat, &mut out);
     let shape: Vec<_> = out.fetches.iter().map(|f| (f.first_page, f.pages, f.sync)).collect();
     assert_eq!(shape, vec![(32, 3, false), (37, 1, true)]);
@@ -177,8 +181,11 @@ fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
     assert_eq!((out.status, stats(&c).misses), (ReadStatus::Done, 1));
     // With room for the whole stretch, it is one fetch as before: the order of allocation changes nothing.
     let mut c = cache(64, "linux-2.6");
-    let mut cur =
-        c.begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100).unwrap().aligned_readahead(32, 33);
+    let mut cur = c
+        .begin_read(Nanos(0), StreamId(1), FileId(0), 37, 38, 100)
+        .unwrap()
+        .aligned_readahead(32, 33)
+        .unwrap();
     out.clear();
     c.read(Nanos(0), &mut cur, &Flat, &mut out);
     assert_eq!(spans(&out), vec![(32, 33)]);
@@ -195,7 +202,7 @@ fn an_aligned_read_leaves_the_readahead_marker_alone() {
         [(0, 4)]
     );
     let mut out = ReadOutcome::default();
-    let mut cur = begin(&mut c, 1, 2, 1, 2).aligned_readahead(8, 8);
+    let mut cur = begin(&mut c, 1, 2, 1, 2).aligned_readahead(8, 8).unwrap();
     c.read(Nanos(1), &mut cur, &Flat, &mut out);
     assert_eq!((out.status, spans(&out)), (ReadStatus::Done, vec![]));
     assert_eq!(
@@ -644,6 +651,10 @@ fn bad_calls_are_errors_not_panics() {
     assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 0 }), Err(CoreError::BadPin(0)));
     assert_eq!(c.unpin(Pin { file: FileId(0), index: 0, slot: 99 }), Err(CoreError::BadPin(99)));
     assert!(matches!(c.anon_released(Nanos(2), FileId::ANON_REGIONS), Err(CoreError::BadRead(_))));
+    for (alignment, pages) in [(0, 8), (9, 8)] {
+        let cursor = begin(&mut c, 1, 0, 0, 1).aligned_readahead(alignment, pages);
+        assert!(matches!(cursor, Err(CoreError::BadRead(_))), "{alignment} {pages}");
+    }
 }
 
 /// A read that returned `Done`, read again, returns `Done` and does nothing: no page delivered, no fetch,

@@ -166,10 +166,9 @@ pub const INODE_READAHEAD_PAGES: u64 = 32;
 /// one table is aligned on its own start and clipped only at its end.
 pub fn ext4_metadata_read(cursor: ReadCursor, inode_table: bool) -> ReadCursor {
     let cursor = cursor.no_fs();
-    match inode_table {
-        true => cursor.aligned_readahead(INODE_READAHEAD_PAGES, INODE_READAHEAD_PAGES + 1),
-        false => cursor.aligned_readahead(1, 1),
-    }
+    let (alignment, pages) =
+        if inode_table { (INODE_READAHEAD_PAGES, INODE_READAHEAD_PAGES + 1) } else { (1, 1) };
+    cursor.aligned_readahead(alignment, pages).expect("ext4's stretches are aligned within their length")
 }
 
 /// Bytes a READ or WRITE moves.
