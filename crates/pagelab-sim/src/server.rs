@@ -2686,6 +2686,33 @@ mod tests {
         assert!(m.hit_ratio > 0.9999, "the working set was resident: hit ratio {}", m.hit_ratio);
     }
 
+    /// Issue 10's check on Li & Shen's One-Rand at 512 MiB and 1,000 handlers: the kernel's memory is
+    /// accounted, 16 KiB of it per handler thread, and readahead in flight holds a minority of memory once
+    /// it has filled (before the memory model, 98 % of it was in flight and nothing was reserved).
+    #[test]
+    fn one_rand_at_1000_handlers_reserves_kernel_memory_and_is_not_all_in_flight() {
+        let cfg = SimConfig {
+            memory_bytes: 512 * MIB,
+            concurrency: 1000,
+            duration: Nanos::from_secs(10),
+            warmup: Warmup::Fixed(Nanos::from_secs(60)),
+            // Li & Shen's testbed class (`simulate` picks it for One-Rand): its 6000 files fit.
+            device: DeviceSpec::parse("ultrastar36lzx").unwrap(),
+            ..SimConfig::default()
+        };
+        let m = run(cfg, "one-rand");
+        let reserve = pagelab_core::memory::KernelReserve::LINUX_2_6.bytes(512 * MIB, 1000);
+        assert_eq!(m.memory.kernel_reserve_bytes, reserve);
+        assert!(reserve >= 1000 * (16 << 10), "1,000 threads' stacks are in the reserve: {reserve} bytes");
+        let in_flight = m.memory.in_flight_fraction_mean;
+        assert!(in_flight < 0.5, "{:.0} % of memory in flight", in_flight * 100.0);
+        assert!(
+            m.memory.free_bytes_mean < (16 * MIB) as f64,
+            "memory filled: {} bytes free",
+            m.memory.free_bytes_mean
+        );
+    }
+
     #[test]
     fn a_fixed_warmup_is_kept_and_judged() {
         let cfg = SimConfig { warmup: Warmup::Fixed(Nanos::from_secs(3)), ..random_reads(16, 8, "none") };
