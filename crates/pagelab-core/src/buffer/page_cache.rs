@@ -323,7 +323,7 @@ impl PageCache {
     #[inline]
     pub fn complete(&mut self, frame: FrameId, key: u64, now: Nanos, owner_cpu_ns: Option<u64>) {
         let f = frame as usize;
-        self.meta[f].arrive();
+        let prefetched = self.meta[f].arrive();
         self.in_flight -= 1;
         if let Some(pc) = self.pc.as_mut().filter(|_| self.meta[f].flags & flag::PREFETCHED != 0) {
             let key = PageKey::from_raw(key);
@@ -331,7 +331,7 @@ impl PageCache {
             pc.insert(frame, page, owner_cpu_ns.is_some(), owner_cpu_ns.unwrap_or(0), now);
             return;
         }
-        self.join_policy(frame, key, self.meta[f].flags & flag::DEMANDED == 0);
+        self.join_policy(frame, key, prefetched);
     }
 
     /// The read of `frames`, a file's pages from `first_key` on in order, completed: each page becomes

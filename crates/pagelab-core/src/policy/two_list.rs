@@ -298,7 +298,7 @@ impl TwoList {
     /// activated instead, and the next pass tries again).
     #[inline(always)]
     fn evict_one(&mut self) -> FrameId {
-        assert!(self.active.len() + self.inactive.len() > 0, "evict from an empty two-list cache");
+        assert!(!self.is_empty(), "evict from an empty two-list cache");
         // Bounded: see `EVICT_PASSES_PER_FRAME`.
         for _ in 0..EVICT_PASSES_PER_FRAME * self.links.capacity() as u64 + EVICT_PASSES_MIN {
             self.age();
@@ -415,22 +415,11 @@ impl Replacement for TwoList {
         }
     }
 
-    /// Age the active list, then free the inactive tail.
-    #[inline]
+    /// Age the active list, then free the inactive tail. Inlined into the trait's `evict_batch` (kswapd's
+    /// and direct reclaim's batches): a call per victim there cost about 1 % of a default-model run.
+    #[inline(always)]
     fn evict(&mut self, _: History, _: &mut Shadows<'_>) -> FrameId {
         self.evict_one()
-    }
-
-    /// `n` evictions in one call: the batch of kswapd's and direct reclaim's `shrink_list`, which the
-    /// buffer cache asks for through one dispatch; the victims are [`TwoList::evict_one`]'s, in turn (the
-    /// trait's loop, with the eviction inlined into it rather than called per victim).
-    fn evict_batch(&mut self, n: u32, _: History, _: &mut Shadows<'_>, out: &mut Vec<FrameId>) {
-        assert!(n <= self.len(), "a batch of {n} victims from {} pages", self.len());
-        out.reserve(n as usize);
-        for _ in 0..n {
-            let victim = self.evict_one();
-            out.push(victim);
-        }
     }
 
     fn on_remove(&mut self, frame: FrameId, _: &mut Shadows<'_>) {
