@@ -176,8 +176,6 @@ pub struct Engine {
     labels: Labels,
 }
 
-/// Lock `m`, surviving a thread that panicked while holding it (its state is checked by the core's
-/// assertions on the next call).
 /// The prefetch cache's counters for `pagelab stats` (zeros without one).
 fn prefetch_cache_work(cache: &BufferCache<Obs>, stream_cpu_samples: u64) -> PrefetchCacheWork {
     let s = cache.prefetch_cache().map(|pc| pc.stats()).unwrap_or_default();
@@ -205,6 +203,8 @@ fn metadata_work(cache: &BufferCache<Obs>) -> MetadataWork {
     }
 }
 
+/// Lock `m`, surviving a thread that panicked while holding it (its state is checked by the core's
+/// assertions on the next call).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

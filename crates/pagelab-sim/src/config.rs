@@ -175,14 +175,6 @@ pub fn parse_online_policy(text: &str) -> Result<(PolicyKind, DuloConfig, bool),
     }
 }
 
-/// The metadata cache (papers/004), as `--metadata` names it: `conventional` (Linux's shrinker) or
-/// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
-/// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`
-/// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
-/// its first release), `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
-/// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks) and `inode_lru=` (`own`,
-/// the default: 3.0–3.11 put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
-/// dentry and inode are freed together).
 /// What split reclaim's ratio P must be (the core refuses 0 and more than 100).
 pub const RATIO_PERCENT_EXPECTED: &str = "expected a whole percentage of memory, 1% to 100%";
 
@@ -191,6 +183,14 @@ pub fn parse_ratio_percent(text: &str) -> Option<u32> {
     text.trim().trim_end_matches('%').trim().parse().ok()
 }
 
+/// The metadata cache (papers/004), as `--metadata` names it: `conventional` (Linux's shrinker) or
+/// `split:p=50%` (split reclaim with metadata cache ratio P), each with `object=` (O, the bytes of a
+/// dentry + inode; ext4's 1,320 by default), `pressure=` (`vm.vfs_cache_pressure`, 100) and `first_put=`
+/// (`unreferenced`, the default, or `referenced`: 2.6–3.x's `dput()` marked a new dentry referenced at
+/// its first release), `prune_count=` (`freed`, the default: 2.6.19–3.11 count only the objects a
+/// shrinker batch frees; `examined`: 2.6.18 and 3.12+ count every object it walks) and `inode_lru=` (`own`,
+/// the default: 3.0–3.11 put the inode of a freed dentry on an inode LRU of its own; `joint`: a file's
+/// dentry and inode are freed together).
 pub fn parse_metadata(text: &str) -> Result<MetadataConfig, SimError> {
     let spec = Spec::parse(text).map_err(SimError::Core)?;
     let e = SimError::Core;
