@@ -192,7 +192,7 @@ pub fn run_mount(a: &MountArgs) -> Result<()> {
         if metadata == "none" { String::new() } else { format!(", metadata {metadata}") },
         device.map_or(String::new(), |d| format!("; EMULATED device {d}: every miss also waits for it")),
     ));
-    if !mount::everyone_may_read() {
+    if !mounted.everyone_reads() {
         note(
             "pagelab: only you may read through this mount (not root, and /etc/fuse.conf has no \
              user_allow_other): a server that drops privileges cannot read it",

@@ -40,6 +40,8 @@ pub struct Mounted {
     mountpoint: PathBuf,
     engine: Arc<Engine>,
     session: Option<JoinHandle<std::io::Result<()>>>,
+    /// Mounted with `allow_other` ([`everyone_may_read`], decided once, at the mount).
+    everyone_reads: bool,
 }
 
 /// Mount `config.source` at `config.mountpoint`, served by a new engine. Every refusal is a distinct error.
@@ -111,7 +113,8 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
     ];
     // Servers drop privileges (nginx's workers run as www-data): everyone may read, as on the source,
     // where the mounting user may allow it.
-    options.acl = if everyone_may_read() { SessionACL::All } else { SessionACL::Owner };
+    let everyone_reads = everyone_may_read();
+    options.acl = if everyone_reads { SessionACL::All } else { SessionACL::Owner };
     options.n_threads = Some(config.fuse_threads.max(1));
     options.clone_fd = true;
     let session = match Session::new(fs, &mountpoint, &options) {
@@ -130,7 +133,7 @@ pub fn mount(config: MountConfig) -> Result<Mounted, FsError> {
             return Err(FsError::Io(format!("cannot start the FUSE session: {e}")));
         }
     };
-    Ok(Mounted { mountpoint, engine, session: Some(session) })
+    Ok(Mounted { mountpoint, engine, session: Some(session), everyone_reads })
 }
 
 impl Mounted {
@@ -140,6 +143,11 @@ impl Mounted {
 
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
+    }
+
+    /// Every user may read through the mount (`allow_other`); `false`: only the user who mounted it.
+    pub fn everyone_reads(&self) -> bool {
+        self.everyone_reads
     }
 
     /// The session ended: someone unmounted the file system (`pagelab umount`, `umount`).
