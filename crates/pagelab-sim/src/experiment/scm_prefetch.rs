@@ -443,6 +443,22 @@ fn row(case: Case, name: &str, seed: u64, m: &RunMetrics) -> Row {
     }
 }
 
+/// A run compared with 32-32's for equal memory: another policy's, outside the capacity sweeps.
+fn compared_with_32_32(r: &Row) -> bool {
+    r.text("prefetch") != "32-32" && !r.text("experiment").starts_with("capacity")
+}
+
+/// [`Analysis::memory_tally`]: the compared runs and cases, and those outside the tolerance.
+struct MemoryTally<'a> {
+    runs: &'a [MemoryRun],
+    outside: Vec<&'a MemoryRun>,
+    /// Of `outside`, the runs with more memory than 32-32's.
+    more: usize,
+    /// Every case's seed-mean change against 32-32's.
+    cases: &'a [(String, f64)],
+    cases_outside: usize,
+}
+
 /// One compared run's prefetch memory against 32-32's run of the same case and seed: the issue's "within
 /// 5 % of 32-32's in every run that is compared", run by run.
 #[derive(Clone, Debug)]
@@ -755,9 +771,7 @@ impl<'a> Analysis<'a> {
     fn memory_ratios(&self) -> Vec<(String, f64)> {
         let mut v: Vec<(String, f64)> = Vec::new();
         // The elevator diagnostics are compared too: equal memory must hold under any elevator.
-        let compared =
-            |r: &&Row| r.text("prefetch") != "32-32" && !r.text("experiment").starts_with("capacity");
-        for r in self.rows.iter().filter(compared) {
+        for r in self.rows.iter().filter(|r| compared_with_32_32(r)) {
             let (exp, p) = (r.text("experiment"), r.text("prefetch"));
             let label = format!("{exp} {} ({p})", case_x(r));
             if v.iter().any(|(l, _)| *l == label) {
@@ -775,13 +789,22 @@ impl<'a> Analysis<'a> {
         self.memory_runs.get_or_init(|| self.memory_runs_all())
     }
 
+    /// The runs and cases whose prefetch memory is outside the tolerance of 32-32's: what the fairness
+    /// check and the report's `Equal memory` count.
+    fn memory_tally(&self) -> MemoryTally<'_> {
+        let runs = self.memory_runs();
+        let outside: Vec<&MemoryRun> = runs.iter().filter(|r| memory_outside(r.change)).collect();
+        let more = outside.iter().filter(|r| r.change > MEMORY_TOLERANCE).count();
+        let cases = self.memory();
+        let cases_outside = cases.iter().filter(|(_, d)| memory_outside(*d)).count();
+        MemoryTally { runs, outside, more, cases, cases_outside }
+    }
+
     /// Every compared run's prefetch memory against 32-32's run of the same case and seed.
     fn memory_runs_all(&self) -> Vec<MemoryRun> {
-        let compared =
-            |r: &&Row| r.text("prefetch") != "32-32" && !r.text("experiment").starts_with("capacity");
         self.rows
             .iter()
-            .filter(compared)
+            .filter(|r| compared_with_32_32(r))
             .map(|r| {
                 let (exp, p, seed) = (r.text("experiment"), r.text("prefetch"), r.num("seed"));
                 let (key, x) = (x_key(exp), r.num(x_key(exp)));
@@ -855,11 +878,7 @@ impl<'a> Analysis<'a> {
     /// The issue's fairness rule, run by run: every compared run's prefetch memory within 5 % of 32-32's
     /// run of the same case and seed (the seed means are counted too, and the report's table shows them).
     fn fairness(&self) -> Check {
-        let runs = self.memory_runs();
-        let outside: Vec<&MemoryRun> = runs.iter().filter(|r| memory_outside(r.change)).collect();
-        let more = outside.iter().filter(|r| r.change > MEMORY_TOLERANCE).count();
-        let cases = self.memory();
-        let cases_outside = cases.iter().filter(|(_, d)| memory_outside(*d)).count();
+        let MemoryTally { runs, outside, more, cases, cases_outside } = self.memory_tally();
         let listed: Vec<String> = cases
             .iter()
             .filter_map(|(label, mean)| {
@@ -1321,11 +1340,7 @@ impl<'a> Analysis<'a> {
     /// `Equal memory`: the runs outside the tolerance, and where each difference lies, from the runs' own
     /// per-stream numbers (means over a case's runs outside).
     fn memory_paragraph(&self) -> String {
-        let runs = self.memory_runs();
-        let outside: Vec<&MemoryRun> = runs.iter().filter(|r| memory_outside(r.change)).collect();
-        let more = outside.iter().filter(|r| r.change > MEMORY_TOLERANCE).count();
-        let cases = self.memory();
-        let cases_outside = cases.iter().filter(|(_, d)| memory_outside(*d)).count();
+        let MemoryTally { runs, outside, more, cases, cases_outside } = self.memory_tally();
         let mut md = format!(
             "**Equal memory.** Counted run by run, each policy's run against 32-32's run of the same case and \
              seed, {} of {} compared runs are more than 5 % away from 32-32's unaccessed prefetched memory ({more} \
