@@ -74,7 +74,7 @@ fn bad_arguments_exit_2_with_the_expected_form() {
         (&["simulate", "--metadata", "conventional:prune_count=all"], "expected freed or examined"),
         (&["simulate", "--metadata", "split:p=50%,inode_lru=shared"], "expected own or joint"),
         (&["experiment", "dulo", "--scale", "4"], "--scale: experiment dulo has no scale to set"),
-        (&["experiment", "split-reclaim", "--scale", "100000000"], "the largest scale that fits is 3929"),
+        (&["experiment", "split-reclaim", "--scale", "100000000"], "the largest scale that fits is 3917"),
         (&["whatif", "--memory", "0"], "bad --memory `0`: at least one 4 KiB page"),
         (&["simulate", "--memory", "0", "--whatif", "up-to=1GiB"], "bad --memory `0`: at least one 4 KiB page"),
         (&["mrc", "--trace", "synth:zipf?objects=100&requests=100", "--sample-rate", "2"], "(0, 1]"),

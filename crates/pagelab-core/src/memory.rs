@@ -23,7 +23,11 @@
 //! (`setup_per_zone_pages_min()`): `low = min × 5/4`, `high = min × 3/2`. Modern Linux (4.6+,
 //! `__setup_per_zone_wmarks()`): `low = min + max(min/4, managed × watermark_scale_factor / 10000)` and
 //! `high = low + the same step`, with `watermark_scale_factor = 10`; the clamp's upper end is 262144 KiB
-//! since 5.7. The papers ran 2.6 kernels, which is pagelab's default.
+//! since 5.7. The papers ran 2.6 kernels, which is pagelab's default. Linux computes `min_free_kbytes`
+//! once, at boot (`module_init`, later `core_initcall`), from `nr_free_buffer_pages()`: the pages its
+//! zones manage then, which the kernel image and `mem_map` are not, and which no server thread's stack
+//! has taken yet. So the watermarks come from memory less the boot-time part of the reserve below, and
+//! 1,000 handlers' stacks shrink the caches without moving them.
 //!
 //! **The kernel's own memory.** The kernel image and static data, `mem_map` (one `struct page` per
 //! physical page) and, per thread, a kernel stack and the user stack pages a request handler touches
@@ -369,10 +373,12 @@ impl MemoryConfig {
             what: "memory size",
             why: format!("{total_bytes} bytes is more than {} pages", u32::MAX),
         })?;
-        let reserved_bytes = reserve.bytes(total_bytes, threads);
-        let reserved_pages = u32::try_from(reserved_bytes.div_ceil(PAGE_SIZE_BYTES)).unwrap_or(u32::MAX);
-        let managed = total_pages.saturating_sub(reserved_pages);
-        let watermarks = Watermarks::linux(managed as u64, rule);
+        let pages_of = |bytes: u64| u32::try_from(bytes.div_ceil(PAGE_SIZE_BYTES)).unwrap_or(u32::MAX);
+        let reserved_pages = pages_of(reserve.bytes(total_bytes, threads));
+        // The watermarks are set at boot, from the pages the allocator manages then: the server's threads
+        // do not exist yet, so their stacks (which do take memory) do not lower them.
+        let managed_at_boot = total_pages.saturating_sub(pages_of(reserve.bytes(total_bytes, 0)));
+        let watermarks = Watermarks::linux(managed_at_boot as u64, rule);
         let config = MemoryConfig {
             total_pages,
             reserved_pages,
@@ -665,6 +671,27 @@ mod tests {
             MemoryConfig::linux(512 * MIB, r, 1000, WatermarkRule::Linux26, ReclaimCosts::LINUX_2_6).unwrap();
         assert_eq!(c.reserved_pages, (8 * MIB / 4096 + 4000) as u32);
         assert_eq!(c.usable_pages(), 131072 - 2048 - 4000);
+    }
+
+    /// The watermarks are set at boot, before any handler exists: 1,000 handlers' stacks take memory from
+    /// the caches and leave the watermarks where one handler's run has them, those of the 129,024 pages
+    /// the allocator manages at boot (int_sqrt(516096 KiB × 16) = 2873 KiB: min 718, low 897, high 1077).
+    #[test]
+    fn the_watermarks_do_not_move_with_threads() {
+        let at = |threads| {
+            MemoryConfig::linux(
+                512 * MIB,
+                KernelReserve::LINUX_2_6,
+                threads,
+                WatermarkRule::Linux26,
+                ReclaimCosts::LINUX_2_6,
+            )
+            .unwrap()
+        };
+        let (one, many) = (at(1), at(1000));
+        assert_eq!(one.watermarks, Watermarks { min: 718, low: 897, high: 1077 });
+        assert_eq!(many.watermarks, one.watermarks);
+        assert_eq!(one.usable_pages() - many.usable_pages(), 999 * 4, "16 KiB a thread");
     }
 
     #[test]

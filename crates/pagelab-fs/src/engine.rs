@@ -404,7 +404,8 @@ impl Engine {
         let now = self.clock.now();
         let g = &mut *g;
         g.out.clear();
-        g.cache.metadata_insert(now, ino, &mut g.out);
+        // The kernel below reads the inode; the model's lookup holds none (`metadata_iget` is not asked).
+        g.cache.metadata_insert(now, ino, false, &mut g.out);
         self.wake_reclaimers(g);
         false
     }

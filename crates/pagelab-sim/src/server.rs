@@ -241,13 +241,14 @@ enum Call {
     Write(WriteCursor),
     Touch(TouchCursor),
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
-    /// then the inode's page (`next`) unless the inode is still cached
-    /// ([`BufferCache::metadata_inode_cached`]), then the object is inserted
-    /// ([`BufferCache::metadata_insert`]; once it returned `true` the call is done: `Handler::call_done`).
+    /// then the inode's page (`next`) unless the inode is still cached, which the lookup then `held`
+    /// ([`BufferCache::metadata_iget`]), then the object is inserted ([`BufferCache::metadata_insert`]; once
+    /// it returned `true` the call is done: `Handler::call_done`).
     Stat {
         ino: u64,
         read: Option<ReadCursor>,
         next: Option<(FileId, u64)>,
+        held: bool,
     },
 }
 
@@ -1347,7 +1348,7 @@ impl Server {
                         return;
                     }
                     let read = self.open_metadata_block(slot, dir, false);
-                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode) });
+                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode), held: false });
                 }
                 Some(Step::ReadDirBlock { block }) => match self.open_metadata_block(slot, block, false) {
                     Some(cursor) => self.begin_call(slot, Call::Read(cursor)),
@@ -1593,7 +1594,7 @@ impl Server {
             Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
             Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
             Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
-            Call::Stat { ino, read, next } => {
+            Call::Stat { ino, read, next, held } => {
                 self.out.clear();
                 // The directory's page, then the inode's, then the insert: each round finishes one or stops.
                 for _ in 0..3 {
@@ -1604,12 +1605,16 @@ impl Server {
                         }
                         *read = None;
                     }
-                    // The inode's page, unless the inode outlived its dentry (3.x's inode LRU).
-                    if let Some(block) = next.take().filter(|_| !self.cache.metadata_inode_cached(*ino)) {
-                        *read = self.open_metadata_block(slot, block, true);
-                        continue;
+                    // The inode's page, unless the inode outlived its dentry (3.x's inode LRU): the lookup
+                    // then holds it until the insert.
+                    if let Some(block) = next.take() {
+                        *held = self.cache.metadata_iget(*ino);
+                        if !*held {
+                            *read = self.open_metadata_block(slot, block, true);
+                            continue;
+                        }
                     }
-                    if !self.cache.metadata_insert(now, *ino, &mut self.out) {
+                    if !self.cache.metadata_insert(now, *ino, *held, &mut self.out) {
                         self.out.status = ReadStatus::NoMemory;
                     }
                     break;
@@ -2623,9 +2628,10 @@ mod tests {
     }
 
     /// 16 MiB leave 3008 pages after the kernel's 4.25 MiB (a 4 MiB image, 128 KiB of `mem_map`, 8 stacks
-    /// of 16 KiB): the watermarks come from those (`nr_free_buffer_pages()` at boot), min_free_kbytes =
-    /// int_sqrt(12032 × 16) = 438 → min 109 pages, low 136, high 163. kswapd wakes at low and reclaims in the background on the CPUs;
-    /// allocations never take memory below min.
+    /// of 16 KiB). The watermarks come from the 3040 pages the allocator manages at boot, before the threads
+    /// exist (`nr_free_buffer_pages()`): min_free_kbytes = int_sqrt(12160 × 16) = 441 → min 110 pages, low
+    /// 137, high 165. kswapd wakes at low and reclaims in the background on the CPUs; allocations never take
+    /// memory below min.
     #[test]
     fn kswapd_reclaims_in_the_background_and_free_memory_stays_above_min() {
         let m = run(random_reads(16, 8, "none"), RANDOM);
@@ -2633,7 +2639,7 @@ mod tests {
         assert_eq!(mem.usable_bytes, 3008 * 4096);
         assert_eq!(
             (mem.watermark_min_bytes, mem.watermark_low_bytes, mem.watermark_high_bytes),
-            (109 * 4096, 136 * 4096, 163 * 4096)
+            (110 * 4096, 137 * 4096, 165 * 4096)
         );
         assert!(mem.kswapd_wakeups > 0 && mem.kswapd_reclaimed_pages > 0, "{mem:?}");
         assert!(mem.kswapd_cpu_s > 0.0, "kswapd's batches run on the CPUs");

@@ -4,8 +4,9 @@
 //! Driver protocol, beside the read cursor's (a `stat()` of file `ino`):
 //! 1. `metadata_lookup(ino)`: `true` is a hit, the call is done.
 //! 2. On a miss the driver reads the directory's block through the page cache; then, unless
-//!    `metadata_inode_cached(ino)` (the inode outlived its dentry on 3.x's inode LRU), the page holding the
-//!    on-disk inode (an ordinary read of the inode table); then it calls `metadata_insert(now, ino, out)`:
+//!    `metadata_iget(ino)` (the inode outlived its dentry on 3.x's inode LRU; the lookup now holds it), the
+//!    page holding the on-disk inode (an ordinary read of the inode table); then it calls
+//!    `metadata_insert(now, ino, held, out)`, `held` what `metadata_iget` returned:
 //!    split reclaim above `Md` frees a batch first (`out.metadata_reclaim`), then a slab slot is used or a
 //!    new slab's pages taken from the budget (at the cache's order, else at the smallest: SLUB's fallback),
 //!    reclaiming directly below `min` (`out.direct_reclaim`, which under
@@ -63,24 +64,28 @@ impl<O: Observer> BufferCache<O> {
 
     /// Between steps 1 and 2: whether the `stat()` that missed finds `ino`'s inode still cached once it has
     /// read the directory's block (3.x's inode LRU, [`crate::metadata::InodeLru::Own`]): then it reads no
-    /// inode table, and the insert takes no inode. (The kernel pins the inode when its lookup finds it,
-    /// `iget_locked()`; pagelab at the insert, so a reclaim by the insert's own allocations may free it
-    /// first, and the insert then makes it anew without the read the driver skipped: rare, none of the
-    /// 382,798 misses of the batch at scale 1/64 and 16 threads.)
-    pub fn metadata_inode_cached(&self, ino: u64) -> bool {
-        self.metadata.as_ref().is_some_and(|m| m.inode_cached(ino))
+    /// inode table, and the insert takes no inode. The lookup holds the inode it finds, as the kernel's
+    /// `iget_locked()` takes a reference, so no reclaim frees it before the insert (the insert's own
+    /// allocations included) and the read skipped is never owed. Caller guarantees that after `true` it
+    /// calls [`BufferCache::metadata_insert`] with `held` until a call returns `true`.
+    pub fn metadata_iget(&mut self, ino: u64) -> bool {
+        self.metadata.as_mut().is_some_and(|m| m.iget(ino))
     }
 
-    /// Step 2 of a `stat()` that missed, once the inode's page has been read: cache `ino`'s object. `false`:
-    /// no memory could be had now (the task waits for I/O or kswapd, then calls again). A cached `ino` (another
-    /// task inserted it meanwhile) is a hit. Caller guarantees it calls again only after `false`: once the
-    /// call returned `true` the `stat()` is done, even if the driver resumes the task after charging
-    /// `out.reclaim()` (a second call would be a second lookup, or a second insert if reclaim freed the
-    /// object meanwhile).
-    pub fn metadata_insert(&mut self, now: Nanos, ino: u64, out: &mut ReadOutcome) -> bool {
+    /// Step 2 of a `stat()` that missed, once the inode's page has been read (or `held`: the call's
+    /// [`BufferCache::metadata_iget`] found the inode): cache `ino`'s object. `false`: no memory could be had
+    /// now (the task waits for I/O or kswapd, then calls again, the inode still held). A cached `ino`
+    /// (another task inserted it meanwhile) is a hit, and gives back the hold. Caller guarantees it calls
+    /// again only after `false`: once the call returned `true` the `stat()` is done, even if the driver
+    /// resumes the task after charging `out.reclaim()` (a second call would be a second lookup, or a second
+    /// insert if reclaim freed the object meanwhile).
+    pub fn metadata_insert(&mut self, now: Nanos, ino: u64, held: bool, out: &mut ReadOutcome) -> bool {
         self.begin_allocating(Gfp::Kernel);
         let Some(m) = self.metadata.as_mut() else { return true };
         if m.contains(ino) {
+            if held {
+                m.put_inode(ino);
+            }
             m.lookup(ino);
             return true;
         }
@@ -101,7 +106,7 @@ impl<O: Observer> BufferCache<O> {
         let at = now + self.call_reclaim_time(out);
         let wait = self.metadata_lock.add_dentry(now, at);
         let m = self.metadata.as_mut().expect("checked above");
-        m.insert(ino, slabs);
+        m.insert(ino, slabs, held);
         m.note_dput_wait(wait);
         out.dput_wait += wait;
         self.check();

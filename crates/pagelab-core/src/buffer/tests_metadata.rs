@@ -33,7 +33,7 @@ fn ext4_cache(pages: u32) -> BufferCache<()> {
 /// tests are about memory).
 fn stat(c: &mut BufferCache<()>, now_ms: u64, ino: u64, out: &mut ReadOutcome) -> bool {
     out.clear();
-    c.metadata_lookup(ino) || c.metadata_insert(Nanos::from_ms(now_ms), ino, out)
+    c.metadata_lookup(ino) || c.metadata_insert(Nanos::from_ms(now_ms), ino, false, out)
 }
 
 /// Run kswapd and iswapd until both sleep, as a driver would between calls: each step a millisecond after
@@ -413,8 +413,8 @@ fn a_stat_finds_the_inode_that_outlived_its_dentry() {
     let m = c.metadata().unwrap();
     let orphan = (0..files).find(|&i| !m.contains(i) && m.inode_cached(i)).expect("an inode on the LRU");
     let (inodes, hits) = (m.inodes(), m.stats().inode_hits);
-    assert!(!c.metadata_lookup(orphan) && c.metadata_inode_cached(orphan));
-    assert!(c.metadata_insert(Nanos::from_ms(files), orphan, &mut out));
+    assert!(!c.metadata_lookup(orphan) && c.metadata_iget(orphan));
+    assert!(c.metadata_insert(Nanos::from_ms(files), orphan, true, &mut out));
     let m = c.metadata().unwrap();
     assert!(m.contains(orphan));
     assert_eq!((m.inodes(), m.stats().inode_hits), (inodes, hits + 1), "the inode was taken back, not made");

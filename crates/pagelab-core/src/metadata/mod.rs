@@ -508,10 +508,30 @@ impl MetadataCache {
         self.index.contains_key(&ino)
     }
 
-    /// Whether `ino`'s inode is cached (with its dentry, or without it on the inode LRU): a lookup that
-    /// missed the dentry then finds the inode in the inode hash, and reads no inode table.
+    /// Whether `ino`'s inode is cached (with its dentry, or without it on the inode LRU).
     pub fn inode_cached(&self, ino: u64) -> bool {
         self.contains(ino) || self.inode_apart(ino)
+    }
+
+    /// Whether `ino`'s inode is cached ([`MetadataCache::inode_cached`]): a lookup that
+    /// missed the dentry then finds the inode in the inode hash, and reads no inode table. Under
+    /// [`InodeLru::Own`] the lookup takes a reference on the inode it finds (`iget_locked()`), which its
+    /// [`MetadataCache::insert`] with `held` takes over, or [`MetadataCache::put_inode`] gives back; no
+    /// reclaim frees the inode meanwhile.
+    pub fn iget(&mut self, ino: u64) -> bool {
+        match self.inodes.as_mut() {
+            Some(inodes) => inodes.hold(ino),
+            None => self.index.contains_key(&ino),
+        }
+    }
+
+    /// The reference an [`MetadataCache::iget`] that returned `true` took on `ino`'s inode goes, no dentry
+    /// made with it (another task's insert of `ino` came first). Nothing under [`InodeLru::Joint`].
+    pub fn put_inode(&mut self, ino: u64) {
+        if let Some(inodes) = self.inodes.as_mut() {
+            inodes.unhold(ino);
+            self.stats.inodes_unused_max = self.stats.inodes_unused_max.max(inodes.unused());
+        }
     }
 
     /// Whether `ino`'s inode is cached in the inode cache of its own ([`InodeLru::Own`]): inserting `ino`
@@ -578,10 +598,11 @@ impl MetadataCache {
     }
 
     /// Cache `ino`'s object at the MRU end: a new dentry, and a new inode unless its inode is cached (which
-    /// the dentry then holds). Caller guarantees it is not cached, and that `new` holds a slab, whose pages
-    /// it took from the memory budget, for exactly the caches [`MetadataCache::slab_wanted`] names (none
-    /// then remains: [`MetadataCache::drop_unneeded_slabs`] has run since the last reclaim).
-    pub fn insert(&mut self, ino: u64, new: NewSlabs) {
+    /// the dentry then holds: with the reference of the caller's [`MetadataCache::iget`] if `held`). Caller
+    /// guarantees it is not cached, that `held` is what its `iget` returned, and that `new` holds a slab,
+    /// whose pages it took from the memory budget, for exactly the caches [`MetadataCache::slab_wanted`]
+    /// names (none then remains: [`MetadataCache::drop_unneeded_slabs`] has run since the last reclaim).
+    pub fn insert(&mut self, ino: u64, new: NewSlabs, held: bool) {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
         let mut slabs = [0; SLAB_CACHES_MAX];
         let takes_slot = self.takes_slot(ino);
@@ -606,7 +627,7 @@ impl MetadataCache {
             };
         }
         if let Some(inodes) = self.inodes.as_mut() {
-            if inodes.pin(ino) {
+            if inodes.pin(ino, held) {
                 self.stats.inode_hits += 1;
             } else {
                 inodes.insert_pinned(ino, slabs[INODE_CACHE]);
@@ -654,8 +675,10 @@ impl MetadataCache {
             };
             cost.freed += self.slab[0].free(slabs[0]) as u64;
             if with_inodes {
-                cost.inodes_freed += 1;
-                cost.freed += inodes.free(ino, &mut self.slab[INODE_CACHE]);
+                if let Some(pages) = inodes.free_with_dentry(ino, &mut self.slab[INODE_CACHE]) {
+                    cost.inodes_freed += 1;
+                    cost.freed += pages;
+                }
             } else {
                 inodes.release(ino);
                 self.stats.inodes_unused_max = self.stats.inodes_unused_max.max(inodes.unused());

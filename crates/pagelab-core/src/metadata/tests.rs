@@ -26,7 +26,7 @@ fn create(m: &mut MetadataCache, inos: impl IntoIterator<Item = u64>) -> u32 {
     for ino in inos {
         let slabs = m.full_slabs(ino);
         pages += m.slab_pages(&slabs);
-        m.insert(ino, slabs);
+        m.insert(ino, slabs, false);
     }
     pages
 }
@@ -97,7 +97,7 @@ fn ext4_slabs_take_pages_as_linux_slab_caches_do() {
     for ino in 0..22 {
         let slabs = m.full_slabs(ino);
         taken.push(m.slab_pages(&slabs));
-        m.insert(ino, slabs);
+        m.insert(ino, slabs, false);
     }
     assert_eq!(taken[0], 5);
     assert_eq!(taken[14], 4);
@@ -146,12 +146,12 @@ fn an_inode_found_again_stays_on_the_lru_until_a_prune_takes_it_off() {
     create(&mut m, 1..=2);
     // Two dentries, no unused inode: share 128 × 2 / 3 = 85, both freed; the dentry page with them.
     assert_eq!(m.prune(SHRINK_BATCH).freed, 1);
-    assert!(!m.lookup(1) && m.inode_cached(1) && !m.inode_cached(3));
+    assert!(!m.lookup(1) && m.iget(1) && !m.inode_cached(3));
     let (slabs, new_file) = (m.full_slabs(1), m.full_slabs(3));
     assert_eq!(m.slab_pages(&slabs), 1, "a dentry page; the inode is cached");
     assert_eq!(m.slab_pages(&new_file), 1, "a new file: a dentry page, and a slot in the inode slab");
     assert_eq!(slabs, [Some(SlabOrder::Full), None], "a dentry slab only");
-    m.insert(1, slabs);
+    m.insert(1, slabs, true);
     assert_eq!(m.stats().inode_hits, 1);
     assert_eq!(m.inode_lru_order(), vec![(1, true, true), (2, true, false)], "left in place, lazily");
     assert!(m.lookup(1), "its dentry referenced: the next dentry walk rotates it");
@@ -164,6 +164,67 @@ fn an_inode_found_again_stays_on_the_lru_until_a_prune_takes_it_off() {
     // Dentry 1, its bit cleared by the walk, goes now; its inode returns to the LRU, referenced.
     assert_eq!(m.prune(SHRINK_BATCH).objects_freed, 1);
     assert_eq!(m.inode_lru_order(), vec![(1, true, false)]);
+    m.check();
+}
+
+/// A lookup that finds an inode apart holds it (`iget_locked()`'s reference): prunes that free every other
+/// unused inode take it off the list and leave it, so the insert the lookup makes next takes it back (an
+/// inode hit) instead of making a new one whose table page was never read. Without the hold (`insert`
+/// with `held` false, as before) the same prunes would free it first.
+#[test]
+fn an_inode_a_lookup_holds_outlives_the_prunes_before_its_insert() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 1..=2);
+    assert_eq!(m.prune(SHRINK_BATCH).objects_freed, 2, "both dentries go; their inodes to the LRU");
+    assert!(!m.lookup(1) && m.iget(1));
+    // Two listed inodes, both referenced: the first prune rotates both, the second takes 1 off (held) and
+    // frees 2. (A dentry's slab allocation reclaims this way between the lookup and the insert.)
+    for _ in 0..3 {
+        m.prune(SHRINK_BATCH);
+    }
+    assert_eq!((m.inodes(), m.inodes_unused()), (1, 0), "inode 1 held, off the list; inode 2 freed");
+    m.check();
+    let slabs = m.full_slabs(1);
+    assert_eq!(slabs, [Some(SlabOrder::Full), None], "a dentry slab only: the inode is there");
+    m.insert(1, slabs, true);
+    assert_eq!((m.stats().inode_hits, m.inodes()), (1, 1));
+    m.check();
+    // The same without the hold: inode 2's twin, freed by the same prunes.
+    let mut unheld = ext4(MetadataReclaim::Conventional);
+    create(&mut unheld, 1..=2);
+    unheld.prune(SHRINK_BATCH);
+    assert!(unheld.inode_cached(1));
+    for _ in 0..3 {
+        unheld.prune(SHRINK_BATCH);
+    }
+    assert!(!unheld.inode_cached(1), "an unheld inode is freed by the same prunes");
+}
+
+/// A lookup's hold that no dentry of its own takes over (another task's insert of the file came first)
+/// is given back: the inode stays pinned by that dentry, where it was on the LRU. Split reclaim, which frees a dentry with its inode, leaves an inode a
+/// lookup holds: only the dentry's reference goes.
+#[test]
+fn a_lookups_hold_is_given_back_or_taken_over() {
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 1..=1);
+    m.prune(SHRINK_BATCH);
+    assert!(m.iget(1), "found on the inode LRU");
+    let slabs = m.full_slabs(1);
+    m.insert(1, slabs, false);
+    m.put_inode(1);
+    assert_eq!(m.inode_lru_order(), vec![(1, true, true)], "pinned by the dentry, listed lazily");
+    m.check();
+
+    let mut m = ext4(MetadataReclaim::Split { ratio_p_percent: 50 });
+    create(&mut m, 1..=1);
+    assert!(m.iget(1), "held while its dentry is cached");
+    let cost = m.free_batch();
+    assert_eq!((cost.objects_freed, cost.inodes_freed), (1, 0), "the dentry alone goes");
+    assert!(!m.contains(1) && m.inode_cached(1));
+    m.check();
+    let slabs = m.full_slabs(1);
+    m.insert(1, slabs, true);
+    assert_eq!(m.stats().inode_hits, 1, "the held inode taken back");
     m.check();
 }
 
@@ -512,6 +573,7 @@ proptest! {
             match op {
                 0 | 1 => {
                     if !m.lookup(ino) {
+                        let held = m.iget(ino);
                         let pages_before = m.pages();
                         let mut slabs = m.full_slabs(ino);
                         if ino % 2 == 1 {
@@ -523,7 +585,7 @@ proptest! {
                             }
                         }
                         let p = m.slab_pages(&slabs);
-                        m.insert(ino, slabs);
+                        m.insert(ino, slabs, held);
                         prop_assert_eq!(m.pages(), pages_before + p);
                     }
                 }

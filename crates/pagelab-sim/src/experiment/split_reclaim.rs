@@ -742,17 +742,19 @@ impl Driver {
     fn stat(&mut self, cache: &mut BufferCache<()>, ino: u64) -> Result<(), SimError> {
         self.out.clear();
         if !cache.metadata_lookup(ino) {
+            let mut held = false;
             if let Some(files) = self.blocks {
-                // The directory's block, then the inode's page unless the inode is still cached, as the
-                // batch's `stat` reads them.
+                // The directory's block, then the inode's page unless the inode is still cached (the
+                // lookup then holds it), as the batch's `stat` reads them.
                 let pages = metadata_file_pages(files);
                 let (dir, inode) = metadata_blocks(ino);
                 self.read_block(cache, dir.0, dir.1, pages[dir.0 .0 as usize])?;
-                if !cache.metadata_inode_cached(ino) {
+                held = cache.metadata_iget(ino);
+                if !held {
                     self.read_block(cache, inode.0, inode.1, pages[inode.0 .0 as usize])?;
                 }
             }
-            if !cache.metadata_insert(self.now, ino, &mut self.out) {
+            if !cache.metadata_insert(self.now, ino, held, &mut self.out) {
                 return Err(SimError::Config(format!("no memory for file {ino}'s metadata")));
             }
             self.now += STAT_MISS_CPU + cache.reclaim_time(self.out.reclaim());

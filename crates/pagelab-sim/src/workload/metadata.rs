@@ -844,9 +844,10 @@ mod run_tests {
 
     /// 3.x's inode LRU in the simulator's `stat()`: a miss reads its directory block, then its inode's page
     /// unless the inode outlived its dentry on the inode LRU, so the pass's page-cache accesses are two a
-    /// miss less one per inode found; with the pair freed together no inode is ever found. (Exactly here; a
-    /// reclaim between the check and the insert could free the inode, which the insert then makes anew
-    /// without the read: none of 382,798 misses at scale 1/64 and 16 threads.)
+    /// miss less one per inode found; with the pair freed together no inode is ever found. Exactly: the
+    /// lookup holds the inode it found until the insert, so no reclaim on the way (the insert's own
+    /// included) frees it and leaves a new inode made without its read (once in this test before the lookup
+    /// held it, after the watermarks stopped moving with threads).
     #[test]
     fn a_stat_that_finds_its_inode_reads_no_inode_table() {
         let w = StatBatch::new(20_000, 8, 20_000, 1, 1).unwrap();
