@@ -443,7 +443,13 @@ pub struct Server {
     /// `bdi_write_congested()`: on at the queue's congestion-on threshold of write requests, off below its
     /// congestion-off threshold.
     write_congested: bool,
+    /// Handlers blocked on each fetch, in the order they blocked.
     waiters: KeyMap<u64, Vec<Slot>>,
+    /// Emptied lists of `waiters`, reused: a blocked reader then allocates nothing (at most one list per
+    /// fetch waited on at once, so no more than the handlers).
+    waiter_lists: Vec<Vec<Slot>>,
+    /// The handlers a completion wakes, reused (`io_done`).
+    woken: Vec<Slot>,
     no_memory: Vec<Slot>,
     /// Writers asleep in `balance_dirty_pages()`'s congestion wait, in the order they fell asleep.
     throttled: Vec<Slot>,
@@ -601,6 +607,8 @@ impl Server {
             read_congested: false,
             write_congested: false,
             waiters: KeyMap::default(),
+            waiter_lists: Vec::new(),
+            woken: Vec::new(),
             no_memory: Vec::new(),
             throttled: Vec::new(),
             out: ReadOutcome::default(),
@@ -1294,7 +1302,11 @@ impl Server {
                     }
                     ReadStatus::Blocked { fetch } => {
                         h.call = Some(call);
-                        self.waiters.entry(fetch).or_default().push(slot);
+                        let lists = &mut self.waiter_lists;
+                        self.waiters
+                            .entry(fetch)
+                            .or_insert_with(|| lists.pop().unwrap_or_default())
+                            .push(slot);
                         return;
                     }
                     ReadStatus::NoMemory => {
@@ -1881,7 +1893,8 @@ impl Server {
         self.sched.completed(now, &d);
         // A queue run: the completion, and the held requests `freed_request` adds below.
         self.queue_run = true;
-        let mut wake: Vec<Slot> = Vec::new();
+        let mut wake = std::mem::take(&mut self.woken);
+        debug_assert!(wake.is_empty(), "a completion's wake list left over");
         for io in &d.parts {
             let id = self.io_fetch.remove(io).expect("a completed request was submitted");
             let (fetch, left) = self.fetches.get_mut(&id).expect("its fetch is outstanding");
@@ -1892,8 +1905,9 @@ impl Server {
             let fetch = *fetch;
             self.fetches.remove(&id);
             self.cache.fetch_done(now, &fetch).expect("the cache issued this fetch");
-            if let Some(w) = self.waiters.remove(&id) {
-                wake.extend(w);
+            if let Some(mut w) = self.waiters.remove(&id) {
+                wake.append(&mut w);
+                self.waiter_lists.push(w);
             }
         }
         self.freed_request(d.disk.write);
@@ -1901,6 +1915,7 @@ impl Server {
         // threshold ends every `blk_congestion_wait(WRITE, …)`; a read request ends none (the exact model,
         // without a kernel, wakes its stalled readers at any completion).
         let congestion_cleared = d.disk.write && self.write_congestion_off();
+        self.sched.recycle(d);
         let wakes = congestion_cleared || !self.congestion_waits();
         // The elevator chooses the next request before anyone the completion woke has run, as 2.6's does: the
         // driver's completion path runs the queue (`request_fn` → `elv_next_request`) in interrupt context,
@@ -1928,9 +1943,11 @@ impl Server {
                 }
             }
         }
-        for slot in wake {
+        for &slot in &wake {
             self.advance(slot);
         }
+        wake.clear();
+        self.woken = wake;
     }
 
     /// Memory has filled once [`BufferCache::memory_filled`] has said so (it stays filled).

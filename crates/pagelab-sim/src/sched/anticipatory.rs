@@ -542,6 +542,11 @@ impl IoScheduler for Anticipatory {
                 status: Status::Armed,
             });
         }
+        self.core.recycle(q);
+    }
+
+    fn recycle(&mut self, done: Dispatch) {
+        self.core.recycle_dispatch(done);
     }
 
     fn owner_exited(&mut self, owner: StreamId) {

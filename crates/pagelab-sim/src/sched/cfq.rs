@@ -902,6 +902,11 @@ impl IoScheduler for Cfq {
             }
         }
         self.maybe_free(q);
+        self.core.recycle(done);
+    }
+
+    fn recycle(&mut self, done: Dispatch) {
+        self.core.recycle_dispatch(done);
     }
 
     /// `cfq_exit_single_io_context()`: the owner's statistics go; its queues' active slice ends.

@@ -196,7 +196,12 @@ impl IoScheduler for Deadline {
     }
 
     fn completed(&mut self, now: Nanos, done: &Dispatch) {
-        self.core.complete(now, done);
+        let q = self.core.complete(now, done);
+        self.core.recycle(q);
+    }
+
+    fn recycle(&mut self, done: Dispatch) {
+        self.core.recycle_dispatch(done);
     }
 
     fn owner_exited(&mut self, _owner: StreamId) {}

@@ -101,6 +101,20 @@ pub(crate) struct RequestQueue {
     /// Queued (merged) requests by direction (`[reads, writes]`).
     requests: [usize; 2],
     next_seq: u64,
+    /// Emptied part lists, reused by the requests queued next: queuing a request then allocates nothing.
+    spare_parts: Vec<Vec<Part>>,
+}
+
+/// Emptied lists a scheduler keeps for reuse, at most (more are freed): far more than the requests a
+/// queue holds at once under a request limit.
+const SPARE_LISTS_MAX: usize = 1024;
+
+/// `list`, emptied, kept in `spare` for reuse unless `spare` holds [`SPARE_LISTS_MAX`] already.
+fn keep_spare<T>(spare: &mut Vec<Vec<T>>, mut list: Vec<T>) {
+    if spare.len() < SPARE_LISTS_MAX && list.capacity() > 0 {
+        list.clear();
+        spare.push(list);
+    }
 }
 
 impl RequestQueue {
@@ -120,6 +134,7 @@ impl RequestQueue {
             parts: 0,
             requests: [0; 2],
             next_seq: 0,
+            spare_parts: Vec::new(),
         }
     }
 
@@ -298,21 +313,23 @@ impl RequestQueue {
             write: keep_q.disk.write,
         };
         keep_q.parts = lo_parts;
-        keep_q.parts.extend(hi_parts);
+        keep_q.parts.extend_from_slice(&hi_parts);
         keep_q.expires = expires;
+        keep_spare(&mut self.spare_parts, hi_parts);
         self.index(keep);
         keep
     }
 
     fn open(&mut self, req: &IoRequest, class: usize, expires: Nanos, part: Part) -> u32 {
-        let q = Queued {
+        let mut q = Queued {
             disk: req.disk(),
             class,
             owner: req.owner,
             expires,
             seq: self.next_seq,
-            parts: vec![part],
+            parts: self.spare_parts.pop().unwrap_or_default(),
         };
+        q.parts.push(part);
         self.next_seq += 1;
         let s = match self.free.pop() {
             Some(s) => {
@@ -430,6 +447,8 @@ pub(crate) struct SchedCore {
     added: u64,
     completed: u64,
     clock: Nanos,
+    /// Emptied part-id lists of completed dispatches, reused by the next dispatches.
+    spare_ids: Vec<Vec<u64>>,
 }
 
 impl SchedCore {
@@ -442,6 +461,7 @@ impl SchedCore {
             added: 0,
             completed: 0,
             clock: Nanos::ZERO,
+            spare_ids: Vec::new(),
         }
     }
 
@@ -469,7 +489,9 @@ impl SchedCore {
     /// Take slot `s` off the queue and hand it to the device.
     pub fn dispatch(&mut self, s: u32) -> Dispatch {
         let q = self.queue.take(s);
-        let d = Dispatch { disk: q.disk, parts: q.parts.iter().map(|p| p.id).collect() };
+        let mut parts = self.spare_ids.pop().unwrap_or_default();
+        parts.extend(q.parts.iter().map(|p| p.id));
+        let d = Dispatch { disk: q.disk, parts };
         self.in_flight_parts += q.parts.len();
         self.in_flight_requests[q.disk.write as usize] += 1;
         let previous = self.in_flight.insert(q.parts[0].id, q);
@@ -493,6 +515,17 @@ impl SchedCore {
         self.completed += q.parts.len() as u64;
         self.check_books();
         q
+    }
+
+    /// A completed request's part list ([`SchedCore::complete`]'s answer, once the scheduler is done with
+    /// it), kept for the requests queued next.
+    pub fn recycle(&mut self, done: Queued) {
+        keep_spare(&mut self.queue.spare_parts, done.parts);
+    }
+
+    /// A completed dispatch's part-id list ([`super::IoScheduler::recycle`]), kept for the next dispatch.
+    pub fn recycle_dispatch(&mut self, done: Dispatch) {
+        keep_spare(&mut self.spare_ids, done.parts);
     }
 
     /// No request is lost or duplicated: every added request is queued, in flight or completed.

@@ -87,6 +87,8 @@ impl<S: IoScheduler> Bench<S> {
         let d = self.in_flight.take().unwrap_or_else(|| panic!("step {}: nothing in flight", self.step));
         self.head = d.disk.end();
         self.s.completed(self.now, &d);
+        // The simulator gives every completed dispatch back: the traced orders run with reused lists.
+        self.s.recycle(d);
         self.expect_state(want_state, "completion");
     }
 
@@ -221,6 +223,7 @@ impl Model {
         if let Some(d) = self.in_flight.take() {
             self.head = d.disk.end();
             self.s.completed(self.now, &d);
+            self.s.recycle(d);
         }
     }
 
