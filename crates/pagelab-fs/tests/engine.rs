@@ -175,3 +175,55 @@ fn reads_that_find_every_frame_in_flight_or_pinned_wait_and_finish() {
     assert_eq!(engine.stats().reads_waiting, 0);
     engine.shutdown();
 }
+
+/// A fetch whose read fails (issue 10's `fetch_failed`): the source is a directory, so `preadv` answers
+/// EISDIR. Every read of it fails with that errno, the first and any reader that waited on the same fetch
+/// alike; the failed fetch's frames go back to the budget (nothing stays resident or in flight), no read
+/// is left waiting, and the engine goes on serving a good file afterwards.
+#[test]
+fn a_fetch_that_fails_fails_its_readers_and_frees_its_frames() {
+    let _dog = Watchdog::new("failed fetch", Duration::from_secs(60));
+    let dir = tempfile::tempdir().unwrap();
+    let files = make_source(dir.path(), &[64 << 10]);
+    std::fs::create_dir(dir.path().join("not-a-file")).unwrap();
+    // An entry, so that the directory's size is not 0 on file systems that size a directory by its names.
+    std::fs::write(dir.path().join("not-a-file/entry"), b"x").unwrap();
+    let engine =
+        Engine::start(common::spec("4MiB", "linux", "access-history").engine_config().unwrap()).unwrap();
+    let fallback = FallbackDisk::default();
+    let bad = Arc::new(SourceFile::open(FileId(5), &dir.path().join("not-a-file"), &fallback).unwrap());
+    assert!(bad.size_bytes > 0, "a directory's size names at least one page to read");
+    let good = Arc::new(SourceFile::open(FileId(6), &dir.path().join(&files[0]), &fallback).unwrap());
+    let stream = engine.open_stream(&bad);
+    // Two reads of the same page issued back to back: the second finds the first's fetch in flight and
+    // waits on it, or (if that fetch already failed) issues its own; either way both fail.
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..2 {
+        let tx = tx.clone();
+        engine.read(
+            stream,
+            stream.0,
+            Arc::clone(&bad),
+            0,
+            4096,
+            Box::new(move |r| {
+                let _ = tx.send(r.map(<[u8]>::to_vec));
+            }),
+        );
+    }
+    for _ in 0..2 {
+        let got = rx.recv_timeout(Duration::from_secs(30)).expect("a failed read is answered");
+        assert_eq!(got, Err(libc::EISDIR));
+    }
+    engine.close_stream(stream, bad.file);
+    let stats = engine.stats();
+    assert_eq!((stats.read_errors, stats.reads_waiting), (2, 0), "{stats:?}");
+    assert_eq!((stats.resident_bytes, stats.in_flight_bytes), (0, 0), "the failed fetch's frames went back");
+    engine.check_budget().unwrap();
+    let stream = engine.open_stream(&good);
+    let got = read(&engine, stream, &good, 0, 64 << 10);
+    assert!(got.iter().enumerate().all(|(k, &b)| b == byte(0, k as u64)));
+    engine.close_stream(stream, good.file);
+    assert_eq!(engine.stats().read_errors, 2);
+    engine.shutdown();
+}
