@@ -103,6 +103,11 @@ const NS_PER_MINUTE: u128 = 60_000_000_000;
 /// for, so the error stays below 1.5 ns however many transfers are chained (see [`Spindle::next_start`]).
 const ROUNDING_SLACK_NS: u128 = 2;
 
+/// rpm and sectors per track below this, the spindle's arithmetic fits 64 bits (every intermediate value
+/// below 2^58, the bounds at each step below) and runs there, as exactly as in 128 bits, which cost a
+/// library call per division; a drive beyond it takes the 128-bit path.
+const SPINDLE_64_BOUND: u64 = 1 << 20;
+
 /// A physical position: cylinder, surface (head) and sector within the track (before skew).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pbn {
@@ -131,18 +136,36 @@ struct Zone {
     slips: Vec<u64>,
     /// `slips[i] - i`, non-decreasing: the zone-relative LBN from which slip `i` shifts the mapping.
     slip_from_lbn: Vec<u64>,
+    /// The answers of the last [`Zone::physical`] and [`Zone::lbns_below`] (a count of slips): a request's
+    /// tracks nearly always lie between the same two slips (there are at most a few hundred in a zone of a
+    /// million sectors), so checking the last count first spares most binary searches.
+    slips_before_lbn: std::cell::Cell<usize>,
+    slips_below_physical: std::cell::Cell<usize>,
+}
+
+/// How many of the non-decreasing `list` are at most `x`, as `list.partition_point(|&v| v <= x)` counts
+/// them (`strict`: below `x`), checking `hint`'s count first and keeping the answer there.
+fn count_up_to(list: &[u64], x: u64, strict: bool, hint: &std::cell::Cell<usize>) -> usize {
+    let within = |v: u64| if strict { v < x } else { v <= x };
+    let h = hint.get();
+    if h <= list.len() && (h == 0 || within(list[h - 1])) && list.get(h).is_none_or(|&v| !within(v)) {
+        return h;
+    }
+    let count = list.partition_point(|&v| within(v));
+    hint.set(count);
+    count
 }
 
 impl Zone {
     /// Zone-relative physical sector of zone-relative LBN `rel`: one further for every slip at or
     /// before it.
     fn physical(&self, rel: u64) -> u64 {
-        rel + self.slip_from_lbn.partition_point(|&from| from <= rel) as u64
+        rel + count_up_to(&self.slip_from_lbn, rel, false, &self.slips_before_lbn) as u64
     }
 
     /// Zone-relative LBNs whose physical sector lies below `physical`.
     fn lbns_below(&self, physical: u64) -> u64 {
-        physical - self.slips.partition_point(|&s| s < physical) as u64
+        physical - count_up_to(&self.slips, physical, true, &self.slips_below_physical) as u64
     }
 }
 
@@ -151,6 +174,11 @@ impl Zone {
 pub struct Geometry {
     zones: Vec<Zone>,
     surfaces: u32,
+    /// LBNs the zones hold.
+    lbns: u64,
+    /// The zone the last LBN placed was in: a request's tracks, placed one after the other, are nearly
+    /// always in one zone, where the binary search over the zones cost a fifth of a placement.
+    last_zone: std::cell::Cell<usize>,
 }
 
 /// A located LBN: its zone, zone-relative physical sector and position.
@@ -180,17 +208,33 @@ impl Geometry {
                     lbns,
                     slips: z.slips.clone(),
                     slip_from_lbn: z.slips.iter().enumerate().map(|(i, &s)| s - i as u64).collect(),
+                    slips_before_lbn: std::cell::Cell::new(0),
+                    slips_below_physical: std::cell::Cell::new(0),
                 };
                 first_lbn += lbns;
                 zone
             })
             .collect();
-        Geometry { zones, surfaces: spec.surfaces }
+        Geometry { zones, surfaces: spec.surfaces, lbns: first_lbn, last_zone: std::cell::Cell::new(0) }
     }
 
     /// LBNs the zones hold (may exceed the drive's addressable capacity).
     pub fn lbns(&self) -> u64 {
-        self.zones.last().map_or(0, |z| z.first_lbn + z.lbns)
+        self.lbns
+    }
+
+    /// The zone holding `lbn` (caller guarantees `lbn < self.lbns()`): the last one placed if it does,
+    /// else the one a binary search finds.
+    fn zone_of(&self, lbn: u64) -> usize {
+        let hint = self.last_zone.get();
+        if let Some(z) = self.zones.get(hint) {
+            if lbn >= z.first_lbn && lbn - z.first_lbn < z.lbns {
+                return hint;
+            }
+        }
+        let zone = self.zones.partition_point(|z| z.first_lbn <= lbn) - 1;
+        self.last_zone.set(zone);
+        zone
     }
 
     pub fn locate(&self, lbn: u64) -> Pbn {
@@ -199,7 +243,8 @@ impl Geometry {
 
     fn place(&self, lbn: u64) -> Place {
         assert!(lbn < self.lbns(), "LBN {lbn} beyond the zone table's {} LBNs", self.lbns());
-        let zone = self.zones.partition_point(|z| z.first_lbn <= lbn) - 1;
+        let zone = self.zone_of(lbn);
+        debug_assert_eq!(zone, self.zones.partition_point(|z| z.first_lbn <= lbn) - 1);
         let z = &self.zones[zone];
         let physical = z.physical(lbn - z.first_lbn);
         let spt = z.sectors_per_track as u64;
@@ -274,6 +319,14 @@ impl Spindle {
     /// served by the read-ahead, 188,129.8 ns each, swept as 188,130) would drift 0.2 ns a request
     /// past the slack and then wait a whole revolution, every tenth request or so.
     fn next_start(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
+        if self.rpm < SPINDLE_64_BOUND as u128 && (spt as u64) < SPINDLE_64_BOUND && angle < spt {
+            return self.next_start_64(t, angle, spt);
+        }
+        self.next_start_128(t, angle, spt)
+    }
+
+    /// [`Spindle::next_start`] in 128 bits, for any drive.
+    fn next_start_128(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
         let spt = spt as u128;
         let revolution = NS_PER_MINUTE * spt;
         let now = (t.0 as u128 * self.rpm % NS_PER_MINUTE) * spt;
@@ -288,8 +341,36 @@ impl Spindle {
         Nanos(t.0 + delta.div_ceil(per_ns) as u64)
     }
 
+    /// [`Spindle::next_start`] in 64 bits. Caller guarantees `rpm` and `spt` are below
+    /// [`SPINDLE_64_BOUND`] (2^20) and `angle` below `spt`.
+    fn next_start_64(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
+        const MINUTE: u64 = NS_PER_MINUTE as u64; // < 2^36
+        let (rpm, spt) = (self.rpm as u64, spt as u64);
+        let revolution = MINUTE * spt; // < 2^56
+                                       // (t · rpm) mod a minute, with t reduced first: (t mod a minute) · rpm < 2^56.
+        let now = (t.0 % MINUTE * rpm % MINUTE) * spt; // < 2^56
+        let target = angle as u64 * MINUTE; // < 2^56
+        let delta = (target + revolution - now) % revolution; // the sum < 2^57
+        let per_ns = rpm * spt; // < 2^40
+        let passed = revolution - delta;
+        if passed <= ROUNDING_SLACK_NS as u64 * per_ns {
+            return Nanos(t.0 - passed / per_ns);
+        }
+        Nanos(t.0 + delta.div_ceil(per_ns))
+    }
+
     /// Time for `sectors` sectors of a `spt`-sector track to pass under the head (nearest ns).
     fn sweep(&self, sectors: u64, spt: u32) -> Nanos {
+        if self.rpm < SPINDLE_64_BOUND as u128 && (spt as u64) < SPINDLE_64_BOUND && sectors < 1 << 26 {
+            // sectors · a minute < 2^62, per < 2^40: 64 bits hold it.
+            let per = self.rpm as u64 * spt as u64;
+            return Nanos((sectors * NS_PER_MINUTE as u64 + per / 2) / per);
+        }
+        self.sweep_128(sectors, spt)
+    }
+
+    /// [`Spindle::sweep`] in 128 bits, for any drive.
+    fn sweep_128(&self, sectors: u64, spt: u32) -> Nanos {
         let per = self.rpm * spt as u128;
         Nanos(((sectors as u128 * NS_PER_MINUTE + per / 2) / per) as u64)
     }
@@ -1422,6 +1503,43 @@ mod tests {
         let mut hdd = cheetah(true);
         hdd.service(Nanos::ZERO, &DiskRequest::read(0, 8));
         hdd.service(Nanos(1_000), &DiskRequest::read(100_000, 8));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// A count with a hint is the binary search's count, whatever the hint held (a sequence of
+        /// lookups, each leaving its answer for the next).
+        #[test]
+        fn a_hinted_count_is_the_searched_one(
+            mut list in proptest::collection::vec(0u64..1000, 0..40),
+            xs in proptest::collection::vec(0u64..1100, 1..30),
+            strict in any::<bool>(),
+        ) {
+            list.sort_unstable();
+            let hint = std::cell::Cell::new(0);
+            for x in xs {
+                let want = list.partition_point(|&v| if strict { v < x } else { v <= x });
+                prop_assert_eq!(count_up_to(&list, x, strict, &hint), want);
+            }
+        }
+
+        /// The spindle's 64-bit arithmetic gives the 128-bit path's instants exactly, over the whole range
+        /// of times a run can reach (2^62 ns is 146 years), every rpm and track size below the bound, and
+        /// the sweeps a request can make.
+        #[test]
+        fn the_spindles_64_bit_arithmetic_is_the_128_bit_one(
+            t in 0u64..1 << 62,
+            rpm in 1u64..SPINDLE_64_BOUND,
+            spt in 1u32..SPINDLE_64_BOUND as u32,
+            angle_frac in 0.0f64..1.0,
+            sectors in 0u64..1 << 26,
+        ) {
+            let s = Spindle { rpm: rpm as u128 };
+            let angle = ((spt as f64 * angle_frac) as u32).min(spt - 1);
+            prop_assert_eq!(s.next_start_64(Nanos(t), angle, spt), s.next_start_128(Nanos(t), angle, spt));
+            prop_assert_eq!(s.sweep(sectors, spt), s.sweep_128(sectors, spt));
+        }
     }
 
     proptest! {
