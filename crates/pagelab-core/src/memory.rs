@@ -24,10 +24,12 @@
 //! `__setup_per_zone_wmarks()`): `low = min + max(min/4, managed × watermark_scale_factor / 10000)` and
 //! `high = low + the same step`, with `watermark_scale_factor = 10`; the clamp's upper end is 262144 KiB
 //! since 5.7. The papers ran 2.6 kernels, which is pagelab's default. Linux computes `min_free_kbytes`
-//! once, at boot (`module_init`, later `core_initcall`), from `nr_free_buffer_pages()`: the pages its
-//! zones manage then, which the kernel image and `mem_map` are not, and which no server thread's stack
-//! has taken yet. So the watermarks come from memory less the boot-time part of the reserve below, and
-//! 1,000 handlers' stacks shrink the caches without moving them.
+//! once, at boot (an initcall: `module_init` in 2.6), from `nr_free_buffer_pages()`, before any server
+//! thread exists: no handler's stack moves it. pagelab takes the pages the allocator manages at boot,
+//! memory less the boot-time part of the reserve below (the kernel image and `mem_map`), so 1,000 handlers'
+//! stacks shrink the caches without moving the watermarks. Which boot-time pages a kernel counts varies by
+//! version (zones' `present_pages` left `mem_map` in until about 2.6.19; modern kernels count managed
+//! pages): counting all of memory instead would raise `min` by 0.8 % at 512 MiB (724 pages, not 718).
 //!
 //! **The kernel's own memory.** The kernel image and static data, `mem_map` (one `struct page` per
 //! physical page) and, per thread, a kernel stack and the user stack pages a request handler touches

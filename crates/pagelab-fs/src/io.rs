@@ -398,6 +398,7 @@ impl EmulatedDevice {
                     done.push(Ticket(ticket));
                 }
             }
+            s.sched.recycle(dispatch);
         }
     }
 

@@ -241,7 +241,8 @@ enum Call {
     Write(WriteCursor),
     Touch(TouchCursor),
     /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
-    /// then the inode's page (`next`) unless the inode is still cached, which the lookup then `held`
+    /// then the inode's page (`next`) unless the inode is cached (it outlived its dentry, or another task's
+    /// dentry came meanwhile), which the lookup then `held`
     /// ([`BufferCache::metadata_iget`]), then the object is inserted ([`BufferCache::metadata_insert`]; once
     /// it returned `true` the call is done: `Handler::call_done`).
     Stat {

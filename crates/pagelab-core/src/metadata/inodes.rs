@@ -83,7 +83,8 @@ impl InodeCache {
         self.index.len() as u64
     }
 
-    /// Inodes on the LRU (`s_nr_inodes_unused`: the lazily listed pinned ones included).
+    /// Inodes on the LRU (`s_nr_inodes_unused`: the lazily listed ones a dentry or a lookup holds
+    /// included).
     pub(super) fn unused(&self) -> u64 {
         self.lru.len() as u64
     }

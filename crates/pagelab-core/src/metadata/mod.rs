@@ -508,7 +508,8 @@ impl MetadataCache {
         self.index.contains_key(&ino)
     }
 
-    /// Whether `ino`'s inode is cached (with its dentry, or without it on the inode LRU).
+    /// Whether `ino`'s inode is cached (with its dentry, or without it: on the inode LRU, or held by a
+    /// lookup).
     pub fn inode_cached(&self, ino: u64) -> bool {
         self.contains(ino) || self.inode_apart(ino)
     }

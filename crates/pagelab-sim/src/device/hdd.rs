@@ -12,7 +12,7 @@
 //!   since the zone start, so a sequential transfer finds the next track's first sector just after the
 //!   switch. Sparing is per zone (DiskSim scheme 9): each slipped physical sector is skipped and every
 //!   later LBN of the zone moves one sector on. pagelab models the 594 slips exactly (a binary search per
-//!   mapping): a transfer sweeping over one loses one sector time (17–36 µs), and ignoring them would
+//!   mapping, after a check of the last mapping's count, which a request's tracks nearly always share): a transfer sweeping over one loses one sector time (17–36 µs), and ignoring them would
 //!   misplace LBNs by up to 203 sectors (zone 1), almost a full track;
 //! - positioning is DiskSim's: `max(seek(|Δcylinder|), head switch if the surface changes)`, plus the
 //!   write settle (0.461 ms) for a write whenever that is non-zero. `seek` interpolates the 106-point
@@ -136,10 +136,11 @@ struct Zone {
     slips: Vec<u64>,
     /// `slips[i] - i`, non-decreasing: the zone-relative LBN from which slip `i` shifts the mapping.
     slip_from_lbn: Vec<u64>,
-    /// The answers of the last [`Zone::physical`] and [`Zone::lbns_below`] (a count of slips): a request's
-    /// tracks nearly always lie between the same two slips (there are at most a few hundred in a zone of a
-    /// million sectors), so checking the last count first spares most binary searches.
+    /// The answer of the last [`Zone::physical`] (a count of slips): a request's tracks nearly always lie
+    /// between the same two slips (there are at most a few hundred in a zone of a million sectors), so
+    /// checking the last count first spares most binary searches.
     slips_before_lbn: std::cell::Cell<usize>,
+    /// The answer of the last [`Zone::lbns_below`], kept for the same reason.
     slips_below_physical: std::cell::Cell<usize>,
 }
 
@@ -169,7 +170,8 @@ impl Zone {
     }
 }
 
-/// LBN ↔ physical position and angle, through the zone table.
+/// LBN ↔ physical position and angle, through the zone table. Not `Sync`: its lookups keep their last
+/// answers as hints (in `Cell`s); a drive belongs to one simulation, on one thread at a time.
 #[derive(Clone, Debug)]
 pub struct Geometry {
     zones: Vec<Zone>,
@@ -344,12 +346,12 @@ impl Spindle {
     /// [`Spindle::next_start`] in 64 bits. Caller guarantees `rpm` and `spt` are below
     /// [`SPINDLE_64_BOUND`] (2^20) and `angle` below `spt`.
     fn next_start_64(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
-        const MINUTE: u64 = NS_PER_MINUTE as u64; // < 2^36
+        const NS_PER_MINUTE_U64: u64 = NS_PER_MINUTE as u64; // < 2^36
         let (rpm, spt) = (self.rpm as u64, spt as u64);
-        let revolution = MINUTE * spt; // < 2^56
-                                       // (t · rpm) mod a minute, with t reduced first: (t mod a minute) · rpm < 2^56.
-        let now = (t.0 % MINUTE * rpm % MINUTE) * spt; // < 2^56
-        let target = angle as u64 * MINUTE; // < 2^56
+        let revolution = NS_PER_MINUTE_U64 * spt; // < 2^56
+                                                  // (t · rpm) mod a minute, with t reduced first: (t mod a minute) · rpm < 2^56; then · spt < 2^56.
+        let now = (t.0 % NS_PER_MINUTE_U64 * rpm % NS_PER_MINUTE_U64) * spt;
+        let target = angle as u64 * NS_PER_MINUTE_U64; // < 2^56
         let delta = (target + revolution - now) % revolution; // the sum < 2^57
         let per_ns = rpm * spt; // < 2^40
         let passed = revolution - delta;
@@ -1526,7 +1528,8 @@ mod tests {
 
         /// The spindle's 64-bit arithmetic gives the 128-bit path's instants exactly, over the whole range
         /// of times a run can reach (2^62 ns is 146 years), every rpm and track size below the bound, and
-        /// the sweeps a request can make.
+        /// the sweeps a request can make; and so does its rounding slack: asked again 0 to 3 ns after the
+        /// start it returned (a random time almost never falls within the 2-ns slack).
         #[test]
         fn the_spindles_64_bit_arithmetic_is_the_128_bit_one(
             t in 0u64..1 << 62,
@@ -1534,10 +1537,14 @@ mod tests {
             spt in 1u32..SPINDLE_64_BOUND as u32,
             angle_frac in 0.0f64..1.0,
             sectors in 0u64..1 << 26,
+            after_ns in 0u64..4,
         ) {
             let s = Spindle { rpm: rpm as u128 };
             let angle = ((spt as f64 * angle_frac) as u32).min(spt - 1);
-            prop_assert_eq!(s.next_start_64(Nanos(t), angle, spt), s.next_start_128(Nanos(t), angle, spt));
+            let start = s.next_start_128(Nanos(t), angle, spt);
+            prop_assert_eq!(s.next_start_64(Nanos(t), angle, spt), start);
+            let again = Nanos(start.0 + after_ns);
+            prop_assert_eq!(s.next_start_64(again, angle, spt), s.next_start_128(again, angle, spt));
             prop_assert_eq!(s.sweep(sectors, spt), s.sweep_128(sectors, spt));
         }
     }

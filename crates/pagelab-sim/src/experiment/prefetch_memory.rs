@@ -128,20 +128,21 @@
 //! The other reading, ahead windows issued whatever the queue's state, gives (MiB/s AccessHistory /
 //! PC-Coldest+, AccessHistory's thrashed pages/s; seed 1 unless stated):
 //! - Two-Rand (the experiment's diagnostic, means of seeds 1–3; MiB/s, AccessHistory's thrashed pages/s,
-//!   gains over AccessHistory under the same rule):
+//!   gains over AccessHistory under the same rule; remeasured on 2026-12-06, after the watermarks stopped
+//!   moving with the handlers' stacks, `0c6fcc5`):
 //!
 //!   | handlers | rule | AccessHistory | PC-Coldest+ (descent) | PC-Coldest+ at a fixed 50 % |
 //!   |---|---|---|---|---|
-//!   | 100 | skip | 20.16 (1/s) | 18.11 (−10 %) | 20.04 (−1 %) |
-//!   | 100 | ignore | 17.95 (0/s) | 17.89 (0 %) | 17.82 (−1 %) |
-//!   | 400 | skip | 18.82 (10/s) | 17.52 (−7 %) | n/a |
-//!   | 400 | ignore | 10.70 (56/s) | 12.19 (+14 %) | 14.49 (+35 %) |
-//!   | 500 | skip | 17.37 (17/s) | 17.71 (+2 %) | 18.51 (+7 %) |
-//!   | 500 | ignore | 9.46 (67/s) | 10.68 (+13 %) | 12.67 (+34 %) |
-//!   | 1000 | skip | 15.57 (26/s) | 13.19 (−15 %) | 15.94 (+2 %) |
-//!   | 1000 | ignore | 6.37 (98/s) | 3.87 (−39 %) | 5.00 (−22 %) |
+//!   | 100 | skip | 20.16 (1/s) | 17.37 (−14 %) | 20.04 (−1 %) |
+//!   | 100 | ignore | 17.95 (0/s) | 14.24 (−21 %) | 17.81 (−1 %) |
+//!   | 400 | skip | 18.76 (9/s) | 19.03 (+1 %) | n/a |
+//!   | 400 | ignore | 10.82 (55/s) | 11.58 (+7 %) | 14.54 (+34 %) |
+//!   | 500 | skip | 17.13 (17/s) | 18.75 (+9 %) | 18.31 (+7 %) |
+//!   | 500 | ignore | 9.54 (68/s) | 10.58 (+11 %) | 12.69 (+33 %) |
+//!   | 1000 | skip | 15.56 (26/s) | 11.07 (−29 %) | 16.05 (+3 %) |
+//!   | 1000 | ignore | 6.02 (102/s) | 3.97 (−34 %) | 4.86 (−19 %) |
 //!
-//!   The descent's runs differ by seed (at 500: +28 / +23 / −14 %; at 1000 one seed collapses to 0.94 MiB/s,
+//!   Before that change the descent's runs differed by seed (at 500: +28 / +23 / −14 %; at 1000 one seed collapses to 0.94 MiB/s,
 //!   its allocation at 36 MiB). Outside the experiment (seeds 1–3): at 200 and 300 handlers AccessHistory
 //!   15.38 and 12.70 MiB/s (18 and 39 thrashed pages/s), the fixed 50 % +12 and +29 %; a fixed 25 % loses at
 //!   500 (6.52) and the FIFO order at 50 % gains 3 %.
@@ -152,8 +153,8 @@
 //! Ignoring congestion costs AccessHistory 5–26 % at 100 handlers already (windows read past the requests'
 //! ends, and handlers asleep on the full queue for asynchronous windows). It makes AccessHistory thrash on
 //! Two-Rand as the paper's does. The Coldest+ order at a large fixed share then gains what the paper reports
-//! at 400 handlers (+35 %; the paper: +34 %) and a third of its two-fold at 500 (+34 %), which the descent
-//! reaches in part (+14 and +13 % on average); at 1000 nothing tried gains (a prefetch cache of half of
+//! at 400 handlers (+34 %; the paper: +34 %) and a third of its two-fold at 500 (+33 %), which the descent
+//! reaches in part (+7 and +11 % on average); at 1000 nothing tried gains (a prefetch cache of half of
 //! memory holds 65 pages a handler there, half of one 512 KiB window, and is full of unread pages: 272 MiB
 //! unread on average and disk requests of 9.7 pages in seed 1), and the index server and the media clips still do not
 //! thrash. So the readahead's congestion rule is not what keeps this model from Figures 7 and 9, and it

@@ -23,7 +23,8 @@
 //! [`Decision`]: dispatch this (merged) request, wait until a time (anticipation: call `next` again then,
 //! or as soon as another request is added), or idle (nothing queued: call `next` again after the next
 //! `add`). When the device finishes a dispatched request the driver calls [`IoScheduler::completed`] with
-//! it. When a handler exits, [`IoScheduler::owner_exited`]. Before a submitter sleeps on a full request
+//! it, then, once it has read the dispatch's parts, gives the dispatch back ([`IoScheduler::recycle`]) for
+//! its lists to be reused. When a handler exits, [`IoScheduler::owner_exited`]. Before a submitter sleeps on a full request
 //! queue, the block layer asks [`IoScheduler::may_queue`] whether the scheduler exempts it ([`crate::blk`]).
 //! Every call carries `now`; the schedulers never read a clock and assert that time does not go backwards.
 //!
@@ -152,9 +153,10 @@ pub trait IoScheduler: Send {
     /// The anticipatory scheduler starts its anticipation window here.
     fn completed(&mut self, now: Nanos, done: &Dispatch);
 
-    /// Give back `done` after [`IoScheduler::completed`] and the driver's own use of it: the scheduler
-    /// reuses its lists for the requests it queues and dispatches next, so that a request allocates
-    /// nothing on the simulator's event path. Optional: a dispatch dropped instead costs an allocation.
+    /// Give back `done`: the scheduler reuses its lists for the requests it queues and dispatches next, so
+    /// that a request allocates nothing on the driver's event path. Caller guarantees `done` was passed to
+    /// [`IoScheduler::completed`] and is not used again. A driver may drop a dispatch instead (the next
+    /// request then allocates its lists); the simulator and the live driver give every one back.
     fn recycle(&mut self, done: Dispatch);
 
     /// The owner exited: never anticipate it again (until a request with its id is added: ids may be

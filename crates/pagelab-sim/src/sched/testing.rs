@@ -313,6 +313,7 @@ impl ClosedLoop {
                             push(&mut events, now + self.think, Ev::Issue(h));
                         }
                     }
+                    s.recycle(d);
                 }
                 Ev::Wake => {}
             }
