@@ -54,6 +54,12 @@ impl Inode {
     fn in_use(&self) -> bool {
         self.pinned || self.lookups > 0
     }
+
+    /// A lookup's reference goes (taken over by its dentry, or given back).
+    fn end_lookup(&mut self) {
+        assert!(self.lookups > 0, "inode {}: a lookup's reference it never took", self.ino);
+        self.lookups -= 1;
+    }
 }
 
 /// The cached inodes and the LRU of those no dentry held when they were last released.
@@ -113,8 +119,7 @@ impl InodeCache {
         let inode = &mut self.inodes[id as usize];
         debug_assert!(!inode.pinned, "inode {ino} pinned by two dentries");
         if held {
-            assert!(inode.lookups > 0, "inode {ino}: a lookup's reference it never took");
-            inode.lookups -= 1;
+            inode.end_lookup();
         }
         inode.pinned = true;
         true
@@ -126,8 +131,7 @@ impl InodeCache {
     pub(super) fn unhold(&mut self, ino: u64) {
         let id = *self.index.get(&ino).expect("a held inode is cached");
         let inode = &mut self.inodes[id as usize];
-        assert!(inode.lookups > 0, "inode {ino}: a lookup's reference it never took");
-        inode.lookups -= 1;
+        inode.end_lookup();
         self.put_if_unused(id);
     }
 

@@ -334,7 +334,7 @@ impl Spindle {
     /// served by the read-ahead, 188,129.8 ns each, swept as 188,130) would drift 0.2 ns a request
     /// past the slack and then wait a whole revolution, every tenth request or so.
     fn next_start(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
-        if self.rpm < SPINDLE_64_BOUND as u128 && (spt as u64) < SPINDLE_64_BOUND && angle < spt {
+        if self.fits_64(spt) && angle < spt {
             return self.next_start_64(t, angle, spt);
         }
         self.next_start_128(t, angle, spt)
@@ -356,13 +356,20 @@ impl Spindle {
         Nanos(t.0 + delta.div_ceil(per_ns) as u64)
     }
 
+    /// Whether this spindle's rpm and `spt` are both below [`SPINDLE_64_BOUND`], where the 64-bit paths
+    /// hold every intermediate value.
+    fn fits_64(&self, spt: u32) -> bool {
+        self.rpm < SPINDLE_64_BOUND as u128 && (spt as u64) < SPINDLE_64_BOUND
+    }
+
     /// [`Spindle::next_start`] in 64 bits. Caller guarantees `rpm` and `spt` are below
     /// [`SPINDLE_64_BOUND`] (2^20) and `angle` below `spt`.
     fn next_start_64(&self, t: Nanos, angle: u32, spt: u32) -> Nanos {
         const NS_PER_MINUTE_U64: u64 = NS_PER_MINUTE as u64; // < 2^36
         let (rpm, spt) = (self.rpm as u64, spt as u64);
-        let revolution = NS_PER_MINUTE_U64 * spt; // < 2^56
-                                                  // (t · rpm) mod a minute, with t reduced first: (t mod a minute) · rpm < 2^56; then · spt < 2^56.
+        // A revolution < 2^56. (t · rpm) mod a minute, with t reduced first: (t mod a minute) · rpm < 2^56;
+        // then · spt < 2^56.
+        let revolution = NS_PER_MINUTE_U64 * spt;
         let now = (t.0 % NS_PER_MINUTE_U64 * rpm % NS_PER_MINUTE_U64) * spt;
         let target = angle as u64 * NS_PER_MINUTE_U64; // < 2^56
         let delta = (target + revolution - now) % revolution; // the sum < 2^57
@@ -376,7 +383,7 @@ impl Spindle {
 
     /// Time for `sectors` sectors of a `spt`-sector track to pass under the head (nearest ns).
     fn sweep(&self, sectors: u64, spt: u32) -> Nanos {
-        if self.rpm < SPINDLE_64_BOUND as u128 && (spt as u64) < SPINDLE_64_BOUND && sectors < 1 << 26 {
+        if self.fits_64(spt) && sectors < 1 << 26 {
             // sectors · a minute < 2^62, per < 2^40: 64 bits hold it.
             let per = self.rpm as u64 * spt as u64;
             return Nanos((sectors * NS_PER_MINUTE as u64 + per / 2) / per);
