@@ -693,6 +693,18 @@ impl Server {
         Ok(())
     }
 
+    /// Every inode a lookup holds is held by a `stat()` call still between its lookup and its insert: a
+    /// reference the driver leaked would keep its inode from reclaim for the rest of the run.
+    fn check_lookups_holding(&self) {
+        let holding =
+            self.handlers.iter().filter(|h| matches!(h.call, Some(Call::Stat { held: true, .. }))).count();
+        assert_eq!(
+            self.cache.metadata_lookups_holding(),
+            holding as u64,
+            "inode references held by lookups != stat() calls holding one"
+        );
+    }
+
     /// The run cannot go on: every handler with work waits for memory, nothing under way (I/O, kswapd) can
     /// free any, and each of them has found no victim it could free or write since memory last came within
     /// reach, so no later event can change it. (A kernel's waits end on a timer, and memory may come within
@@ -1627,7 +1639,9 @@ impl Server {
                             continue;
                         }
                     }
-                    if !self.cache.metadata_insert(now, *ino, *held, &mut self.out) {
+                    if self.cache.metadata_insert(now, *ino, *held, &mut self.out) {
+                        *held = false; // taken over by the dentry, or given back
+                    } else {
                         self.out.status = ReadStatus::NoMemory;
                     }
                     break;
@@ -2038,6 +2052,7 @@ impl Server {
     }
 
     fn finish(mut self) -> RunMetrics {
+        self.check_lookups_holding();
         let now = self.now();
         if !self.measuring {
             // The workload ran out during the warm-up: nothing was measured.

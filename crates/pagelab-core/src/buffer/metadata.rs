@@ -73,6 +73,13 @@ impl<O: Observer> BufferCache<O> {
         self.metadata.as_mut().is_some_and(|m| m.iget(ino))
     }
 
+    /// Lookups holding an inode ([`MetadataCache::lookups_holding`]): the driver's `stat()` calls between
+    /// a [`BufferCache::metadata_iget`] that returned `true` and the [`BufferCache::metadata_insert`] that
+    /// returned `true`, no more (a driver checks it leaks none). 0 without a metadata cache.
+    pub fn metadata_lookups_holding(&self) -> u64 {
+        self.metadata.as_ref().map_or(0, MetadataCache::lookups_holding)
+    }
+
     /// Step 2 of a `stat()` that missed, once the inode's page has been read (or `held`: the call's
     /// [`BufferCache::metadata_iget`] found the inode): cache `ino`'s object. `false`: no memory could be had
     /// now (the task waits for I/O or kswapd, then calls again, the inode still held). A cached `ino`

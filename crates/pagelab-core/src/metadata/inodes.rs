@@ -229,10 +229,11 @@ impl InodeCache {
     }
 
     /// Invariants: the index and the LRU agree; `pinned(ino)` says whether a dentry holds `ino` (exactly the
-    /// pinned inodes); an inode neither in use nor on the LRU would be lost. Returns inodes per slab.
-    pub(super) fn check(&self, pinned: impl Fn(u64) -> bool) -> KeyMap<u32, u16> {
+    /// pinned inodes); an inode neither in use nor on the LRU would be lost. Returns inodes per slab, and
+    /// the lookups' references over all inodes.
+    pub(super) fn check(&self, pinned: impl Fn(u64) -> bool) -> (KeyMap<u32, u16>, u64) {
         let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
-        let mut listed = 0;
+        let (mut listed, mut lookups) = (0, 0);
         for (&ino, &id) in &self.index {
             let inode = self.inodes[id as usize];
             assert_eq!(inode.ino, ino, "inode {ino} indexed at another's slot");
@@ -241,8 +242,9 @@ impl InodeCache {
             assert!(listed_here || inode.in_use(), "inode {ino} neither held nor on the LRU: lost");
             listed += listed_here as u64;
             *per_slab.entry(inode.slab).or_default() += 1;
+            lookups += inode.lookups as u64;
         }
         assert_eq!(listed, self.unused(), "the LRU holds an inode not cached");
-        per_slab
+        (per_slab, lookups)
     }
 }

@@ -416,6 +416,10 @@ pub struct MetadataCache {
     /// The shrinker's `nr_deferred`: work earlier passes left undone.
     deferred: u64,
     iswapd_awake: bool,
+    /// Lookups whose [`MetadataCache::iget`] returned `true` and whose reference has not ended yet (taken
+    /// over by their insert, or given back): what a driver's calls in progress hold, so that a driver can
+    /// check that it leaks none ([`MetadataCache::lookups_holding`]).
+    lookups_holding: u64,
     stats: MetadataStats,
     /// The LRU walks of the work done since the lock last took them ([`MetadataCache::take_walks`]):
     /// `(objects examined, on the dentry LRU)`, one per `prune_dcache_sb()` / `prune_icache_sb()` call, in
@@ -445,6 +449,7 @@ impl MetadataCache {
             inodes: (config.inode_lru == InodeLru::Own).then(InodeCache::new),
             deferred: 0,
             iswapd_awake: false,
+            lookups_holding: 0,
             walks: Vec::new(),
             stats: MetadataStats::default(),
         })
@@ -520,15 +525,32 @@ impl MetadataCache {
     /// [`MetadataCache::insert`] with `held` takes over, or [`MetadataCache::put_inode`] gives back; no
     /// reclaim frees the inode meanwhile.
     pub fn iget(&mut self, ino: u64) -> bool {
-        match self.inodes.as_mut() {
+        let found = match self.inodes.as_mut() {
             Some(inodes) => inodes.hold(ino),
             None => self.index.contains_key(&ino),
-        }
+        };
+        self.lookups_holding += found as u64;
+        found
+    }
+
+    /// Lookups holding an inode: [`MetadataCache::iget`]s that returned `true` whose reference has not
+    /// gone yet (by [`MetadataCache::insert`] with `held`, or [`MetadataCache::put_inode`]). A driver
+    /// between calls holds none; one with calls in progress, one per call that is between its `iget` and
+    /// its insert. More would be a leaked reference: an inode no reclaim can ever free.
+    pub fn lookups_holding(&self) -> u64 {
+        self.lookups_holding
+    }
+
+    /// A lookup's reference ends. Caller guarantees one is held.
+    fn end_lookup(&mut self) {
+        assert!(self.lookups_holding > 0, "a lookup's reference ended that no iget took");
+        self.lookups_holding -= 1;
     }
 
     /// The reference an [`MetadataCache::iget`] that returned `true` took on `ino`'s inode goes, no dentry
     /// made with it (another task's insert of `ino` came first). Nothing under [`InodeLru::Joint`].
     pub fn put_inode(&mut self, ino: u64) {
+        self.end_lookup();
         if let Some(inodes) = self.inodes.as_mut() {
             inodes.unhold(ino);
             self.stats.inodes_unused_max = self.stats.inodes_unused_max.max(inodes.unused());
@@ -605,6 +627,9 @@ impl MetadataCache {
     /// names (none then remains: [`MetadataCache::drop_unneeded_slabs`] has run since the last reclaim).
     pub fn insert(&mut self, ino: u64, new: NewSlabs, held: bool) {
         debug_assert!(!self.index.contains_key(&ino), "object {ino} inserted twice");
+        if held {
+            self.end_lookup();
+        }
         let mut slabs = [0; SLAB_CACHES_MAX];
         let takes_slot = self.takes_slot(ino);
         for (c, ((cache, slab), order)) in self.slab.iter_mut().zip(&mut slabs).zip(new).enumerate() {
@@ -900,7 +925,11 @@ impl MetadataCache {
         assert_eq!(self.index.len() as u64, self.objects(), "index and LRU disagree");
         for (c, cache) in self.slab.iter().enumerate() {
             let per_slab = match &self.inodes {
-                Some(inodes) if c == INODE_CACHE => inodes.check(|ino| self.index.contains_key(&ino)),
+                Some(inodes) if c == INODE_CACHE => {
+                    let (per_slab, lookups) = inodes.check(|ino| self.index.contains_key(&ino));
+                    assert_eq!(lookups, self.lookups_holding, "inodes' lookup references != lookups holding");
+                    per_slab
+                }
                 _ => {
                     let mut per_slab: KeyMap<u32, u16> = KeyMap::default();
                     for id in self.links.iter(&self.lru) {

@@ -232,6 +232,33 @@ fn a_lookups_hold_is_given_back_or_taken_over() {
     m.check();
 }
 
+/// Each reference a lookup takes is counted until it ends — taken over by its insert, or given back — under
+/// both inode LRUs: the count a driver checks against its calls in progress to find a leaked reference.
+#[test]
+fn lookups_holding_count_each_reference_until_it_ends() {
+    let joint = MetadataCache::new(config(4, MetadataReclaim::Conventional), 1 << 30).unwrap();
+    for mut m in [ext4(MetadataReclaim::Conventional), joint] {
+        create(&mut m, 1..=2);
+        assert!(!m.iget(3), "not cached: no reference");
+        assert!(m.iget(1) && m.iget(2));
+        assert_eq!(m.lookups_holding(), 2);
+        m.check();
+        m.put_inode(1);
+        assert_eq!(m.lookups_holding(), 1, "given back");
+        m.check();
+    }
+    // Under 3.x's inode LRU, a held inode whose dentry was pruned is taken over by the new dentry.
+    let mut m = ext4(MetadataReclaim::Conventional);
+    create(&mut m, 1..=1);
+    m.prune(SHRINK_BATCH);
+    assert!(!m.contains(1) && m.iget(1));
+    assert_eq!(m.lookups_holding(), 1);
+    let slabs = m.full_slabs(1);
+    m.insert(1, slabs, true);
+    assert_eq!(m.lookups_holding(), 0, "taken over by the dentry");
+    m.check();
+}
+
 /// `prune_super()` shares a batch between the LRUs in proportion to their lengths, the dentries first.
 #[test]
 fn a_batch_is_shared_between_dentries_and_unused_inodes_by_their_counts() {

@@ -760,6 +760,7 @@ impl Driver {
             }
             self.now += STAT_MISS_CPU + cache.reclaim_time(self.out.reclaim());
         }
+        assert_eq!(cache.metadata_lookups_holding(), 0, "a stat() left an inode held");
         self.run_kswapd(cache);
         Ok(())
     }
