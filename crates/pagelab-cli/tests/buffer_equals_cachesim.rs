@@ -38,11 +38,11 @@ fn buffer_cache_misses(kind: PolicyKind, size: u32, keys: &[u64]) -> u64 {
         let now = Nanos(t as u64);
         let mut cursor =
             cache.begin_read(now, StreamId(1), FileId::BLOCK_DEVICE, key, key + 1, file_pages).unwrap();
-        cache.read(now, &mut cursor, &Identity, &mut out);
+        cache.read(now, &mut cursor, &Identity, &mut out).unwrap();
         if let ReadStatus::Blocked { .. } = out.status {
             let fetch = out.fetches[0];
             cache.fetch_done(now, &fetch).unwrap();
-            cache.read(now, &mut cursor, &Identity, &mut out);
+            cache.read(now, &mut cursor, &Identity, &mut out).unwrap();
         }
         assert_eq!(out.status, ReadStatus::Done, "{kind}: reference {t} (key {key}) did not finish");
     }

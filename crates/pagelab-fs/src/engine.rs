@@ -469,7 +469,9 @@ impl Engine {
         if let Some(device) = &self.device {
             cache.set_read_congested(device.read_congested());
         }
-        cache.read(now, &mut p.cursor, &*p.source, out);
+        // An error (a layout that does not map a window: a source file changed under the mount) fails the
+        // read with EIO once the fetches the call issued before it are on their way.
+        let result = cache.read(now, &mut p.cursor, &*p.source, out);
         p.pins.append(&mut out.pins);
         for fetch in out.fetches.drain(..) {
             debug_assert!(!fetch.write, "a read-only mount never writes");
@@ -482,6 +484,14 @@ impl Engine {
                 slots,
                 source: Arc::clone(&p.source),
             });
+        }
+        if result.is_err() {
+            for pin in p.pins.drain(..) {
+                g.cache.unpin(pin).expect("a pin this engine's cache gave");
+            }
+            g.active -= 1;
+            work.finished.push(Finished { read: p, result: Err(libc::EIO) });
+            return;
         }
         let status = out.status;
         if status != ReadStatus::Done {

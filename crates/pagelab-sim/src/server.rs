@@ -65,6 +65,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 const SECTORS_PER_PAGE: u64 = PAGE_SIZE_BYTES / crate::io::SECTOR_BYTES;
+/// Why the server's own calls into the buffer cache cannot fail: it pins no page, and its layout maps every
+/// page of its files.
+const OWN_CALL: &str = "the server's calls pin no page and its layout maps every page";
 
 /// The CPU slot of kswapd's bursts (handlers use `0..concurrency`).
 const KSWAPD: Slot = Slot::MAX;
@@ -1616,9 +1619,11 @@ impl Server {
     fn continue_call(&mut self, slot: Slot, call: &mut Call) -> ReadStatus {
         let now = self.now();
         match call {
-            Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out),
-            Call::Write(cursor) => self.cache.write(now, cursor, &self.layout, &mut self.out),
-            Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out),
+            Call::Read(cursor) => self.cache.read(now, cursor, &self.layout, &mut self.out).expect(OWN_CALL),
+            Call::Write(cursor) => {
+                self.cache.write(now, cursor, &self.layout, &mut self.out).expect(OWN_CALL)
+            }
+            Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out).expect(OWN_CALL),
             Call::Stat { ino, read, next, held } => {
                 self.out.clear();
                 // The directory's page, then the inode's, then the insert: each round finishes one or stops.
@@ -1699,7 +1704,7 @@ impl Server {
     fn read_on(&mut self, now: Nanos, cursor: &mut ReadCursor) {
         let mut fetches = std::mem::take(&mut self.out.fetches);
         let (reclaim, reclaims) = (self.out.direct_reclaim, self.out.direct_reclaims);
-        self.cache.read(now, cursor, &self.layout, &mut self.out);
+        self.cache.read(now, cursor, &self.layout, &mut self.out).expect(OWN_CALL);
         fetches.append(&mut self.out.fetches);
         self.out.fetches = fetches;
         self.out.direct_reclaim += reclaim;
@@ -2966,7 +2971,7 @@ mod tests {
                 let pages = s.layout.file_pages(file);
                 let mut cur =
                     s.cache.begin_write(Nanos::ZERO, StreamId(1), file, page * 4096, 4096, pages).unwrap();
-                s.cache.write(Nanos::ZERO, &mut cur, &s.layout, &mut s.out);
+                s.cache.write(Nanos::ZERO, &mut cur, &s.layout, &mut s.out).unwrap();
                 assert_eq!(s.out.status, ReadStatus::Done);
             }
         }

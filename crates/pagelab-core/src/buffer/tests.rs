@@ -57,7 +57,7 @@ fn read_through(c: &mut BufferCache<Observed>, stream: u32, file: u32, first: u6
     let mut out = ReadOutcome::default();
     let mut issued = Vec::new();
     for step in 0..64 {
-        c.read(Nanos(step), &mut cur, &Flat, &mut out);
+        c.read(Nanos(step), &mut cur, &Flat, &mut out).unwrap();
         for f in out.fetches.clone() {
             c.fetch_done(Nanos(step), &f).unwrap();
             issued.push(f);
@@ -82,7 +82,7 @@ fn demand_read_without_prefetching() {
     let mut c = cache(8, "none");
     let mut out = ReadOutcome::default();
     let mut cur = begin(&mut c, 1, 0, 0, 2);
-    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     // The whole request is one window: pages 0-1 in one fetch, reader blocked on it.
     assert_eq!(spans(&out), vec![(0, 2)]);
     let fetch = out.fetches[0];
@@ -91,7 +91,7 @@ fn demand_read_without_prefetching() {
     assert_eq!((c.in_flight_pages(), c.resident_pages()), (2, 0));
     c.fetch_done(Nanos(10), &fetch).unwrap();
     assert_eq!((c.in_flight_pages(), c.resident_pages()), (0, 2));
-    c.read(Nanos(10), &mut cur, &Flat, &mut out);
+    c.read(Nanos(10), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Done);
     assert_eq!(out.pages_delivered, 2);
     let s = stats(&c);
@@ -100,7 +100,7 @@ fn demand_read_without_prefetching() {
     assert_eq!((s.pages_fetched, s.pages_prefetched, s.prefetched_used), (2, 0, 0));
     // Reading again hits.
     let mut cur = begin(&mut c, 1, 0, 0, 2);
-    c.read(Nanos(20), &mut cur, &Flat, &mut out);
+    c.read(Nanos(20), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!((out.status, out.pages_delivered), (ReadStatus::Done, 2));
     assert_eq!(stats(&c).hits, 2);
 }
@@ -120,13 +120,13 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
             .unwrap()
             .aligned_readahead(32, 32)
             .unwrap();
-        c.read(Nanos(page), &mut cur, &Flat, out);
+        c.read(Nanos(page), &mut cur, &Flat, out).unwrap();
         let fetches = out.fetches.clone();
         for f in &fetches {
             c.fetch_done(Nanos(page), f).unwrap();
         }
         if !fetches.is_empty() {
-            c.read(Nanos(page), &mut cur, &Flat, out);
+            c.read(Nanos(page), &mut cur, &Flat, out).unwrap();
         }
         assert_eq!(out.status, ReadStatus::Done, "page {page}");
         fetches.iter().map(|f| (f.first_page, f.pages, f.sync)).collect::<Vec<_>>()
@@ -144,7 +144,7 @@ fn an_aligned_readahead_reads_the_stretch_around_a_miss() {
     let mut c = cache(256, "linux-2.6");
     let mut cur = c.begin_read(Nanos(0), StreamId(1), FileId(0), 70, 71, 100).unwrap();
     out.clear();
-    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     let plain: Vec<(u64, u32)> = spans(&out);
     assert_eq!(plain, vec![(70, 1)], "the page cache's own readahead reads a lone random page alone");
     for f in out.fetches.clone() {
@@ -169,7 +169,7 @@ fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
         .unwrap()
         .aligned_readahead(32, 33)
         .unwrap();
-    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     let shape: Vec<_> = out.fetches.iter().map(|f| (f.first_page, f.pages, f.sync)).collect();
     assert_eq!(shape, vec![(32, 3, false), (37, 1, true)]);
     let fetch = out.fetches[1].id;
@@ -177,7 +177,7 @@ fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
     for f in out.fetches.clone() {
         c.fetch_done(Nanos(1), &f).unwrap();
     }
-    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    c.read(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!((out.status, stats(&c).misses), (ReadStatus::Done, 1));
     // With room for the whole stretch, it is one fetch as before: the order of allocation changes nothing.
     let mut c = cache(64, "linux-2.6");
@@ -187,7 +187,7 @@ fn an_aligned_readahead_gets_the_readers_page_before_the_stretch_below_it() {
         .aligned_readahead(32, 33)
         .unwrap();
     out.clear();
-    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(32, 33)]);
 }
 
@@ -203,7 +203,7 @@ fn an_aligned_read_leaves_the_readahead_marker_alone() {
     );
     let mut out = ReadOutcome::default();
     let mut cur = begin(&mut c, 1, 2, 1, 2).aligned_readahead(8, 8).unwrap();
-    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    c.read(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!((out.status, spans(&out)), (ReadStatus::Done, vec![]));
     assert_eq!(
         read_through(&mut c, 1, 2, 1, 2).iter().map(|f| (f.first_page, f.pages)).collect::<Vec<_>>(),
@@ -282,18 +282,18 @@ fn pinned_memory_stalls_reads_and_prefetch_is_dropped() {
     let mut c = cache(4, "none");
     let mut out = ReadOutcome::default();
     let mut a = begin(&mut c, 1, 0, 0, 4);
-    c.read(Nanos(0), &mut a, &Flat, &mut out);
+    c.read(Nanos(0), &mut a, &Flat, &mut out).unwrap();
     let fa = out.fetches[0];
     assert_eq!(spans(&out), vec![(0, 4)]);
     // Every frame is in flight: another reader cannot get memory.
     let mut b = begin(&mut c, 2, 1, 0, 1);
-    c.read(Nanos(1), &mut b, &Flat, &mut out);
+    c.read(Nanos(1), &mut b, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::NoMemory);
     assert!(out.fetches.is_empty());
     assert_eq!(stats(&c).reclaim_stalls, 1);
     c.fetch_done(Nanos(2), &fa).unwrap();
     // Now a victim exists.
-    c.read(Nanos(3), &mut b, &Flat, &mut out);
+    c.read(Nanos(3), &mut b, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(0, 1)]);
     let s = stats(&c);
     assert_eq!(
@@ -312,10 +312,10 @@ fn a_window_ends_at_its_first_page_without_memory() {
     let mut c = cache(5, "linux");
     let mut out = ReadOutcome::default();
     let mut a = begin(&mut c, 1, 0, 0, 1);
-    c.read(Nanos(0), &mut a, &Flat, &mut out);
+    c.read(Nanos(0), &mut a, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(0, 4)]);
     let mut b = begin(&mut c, 2, 1, 0, 1);
-    c.read(Nanos(1), &mut b, &Flat, &mut out);
+    c.read(Nanos(1), &mut b, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(0, 1)], "the demanded page alone");
     assert_eq!(out.status, ReadStatus::Blocked { fetch: out.fetches[0].id });
     let s = stats(&c);
@@ -340,11 +340,11 @@ fn thrashing_is_a_miss_by_the_owner_on_its_evicted_prefetch() {
     assert_eq!((s.evictions, s.evicted_unused), (4, 3), "pages 1-3 were prefetched and never read");
     let mut out = ReadOutcome::default();
     let mut a3 = begin(&mut c, 1, 0, 3, 4);
-    c.read(Nanos(5), &mut a3, &Flat, &mut out);
+    c.read(Nanos(5), &mut a3, &Flat, &mut out).unwrap();
     assert_eq!(c.observer().1.thrash_pages, 1);
     // Another stream missing on page 2 is not thrashing (not the owner).
     let mut b2 = begin(&mut c, 2, 0, 2, 3);
-    c.read(Nanos(6), &mut b2, &Flat, &mut out);
+    c.read(Nanos(6), &mut b2, &Flat, &mut out).unwrap();
     assert_eq!(c.observer().1.thrash_pages, 1);
 }
 
@@ -360,9 +360,9 @@ fn arc_keeps_ghost_hits_of_pages_in_flight_together() {
     assert_eq!(c.policy_state(), "T1=[3] T2=[2] B1=[] B2=[1] p=0");
     let mut out = ReadOutcome::default();
     let (mut r1, mut r4) = (begin(&mut c, 1, 0, 1, 2), begin(&mut c, 2, 0, 4, 5));
-    c.read(Nanos(1), &mut r1, &Flat, &mut out);
+    c.read(Nanos(1), &mut r1, &Flat, &mut out).unwrap();
     let f1 = out.fetches[0];
-    c.read(Nanos(2), &mut r4, &Flat, &mut out);
+    c.read(Nanos(2), &mut r4, &Flat, &mut out).unwrap();
     let f4 = out.fetches[0];
     c.fetch_done(Nanos(3), &f1).unwrap();
     c.fetch_done(Nanos(4), &f4).unwrap();
@@ -385,9 +385,9 @@ fn two_q_keeps_a1out_hits_of_pages_in_flight_together() {
     assert_eq!(c.policy_state(), "A1in=[6 4 3 2] Am=[] A1out=[1]");
     let mut out = ReadOutcome::default();
     let (mut r1, mut r5) = (begin(&mut c, 1, 0, 1, 2), begin(&mut c, 2, 0, 5, 6));
-    c.read(Nanos(1), &mut r1, &Flat, &mut out);
+    c.read(Nanos(1), &mut r1, &Flat, &mut out).unwrap();
     let f1 = out.fetches[0];
-    c.read(Nanos(2), &mut r5, &Flat, &mut out);
+    c.read(Nanos(2), &mut r5, &Flat, &mut out).unwrap();
     let f5 = out.fetches[0];
     c.fetch_done(Nanos(3), &f1).unwrap();
     c.fetch_done(Nanos(4), &f5).unwrap();
@@ -416,11 +416,11 @@ fn a_prefetched_page_first_read_is_its_first_reference() {
         // reading page 1 then finds the mark, but the next window is past EOF.
         for page in [0, 1] {
             let mut r = c.begin_read(Nanos(page), StreamId(1), FileId(0), page, page + 1, 4).unwrap();
-            c.read(Nanos(page), &mut r, &Flat, &mut out);
+            c.read(Nanos(page), &mut r, &Flat, &mut out).unwrap();
             for f in out.fetches.clone() {
                 c.fetch_done(Nanos(page), &f).unwrap();
             }
-            c.read(Nanos(page), &mut r, &Flat, &mut out);
+            c.read(Nanos(page), &mut r, &Flat, &mut out).unwrap();
             assert_eq!(out.status, ReadStatus::Done);
         }
         assert_eq!(c.policy_state(), state, "{kind}");
@@ -490,7 +490,7 @@ fn direct_reclaim_below_min_and_kswapd_between_low_and_high() {
     );
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 90, 91);
-    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    c.read(Nanos(5), &mut r, &Flat, &mut out).unwrap();
     assert_eq!(out.direct_reclaims, 1);
     assert_eq!(
         out.direct_reclaim,
@@ -547,7 +547,7 @@ fn a_reclaim_pass_frees_its_share_of_a_long_list() {
     assert_eq!((c.memory().free, c.memory_stats().direct_reclaims), (10, 0), "down to min");
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 90, 91);
-    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    c.read(Nanos(5), &mut r, &Flat, &mut out).unwrap();
     assert_eq!((out.direct_reclaims, out.direct_reclaim.freed), (1, 90 >> 3), "90 on the list: 11 freed");
     assert_eq!(c.memory().free, 20, "11 freed, 1 taken");
     // 79 on the list (page 90 is still in flight, off the lists): a step frees 9; then at 70 the share (8)
@@ -574,7 +574,7 @@ fn aging_costs_scan_time_but_is_not_the_reclaim_lists_scan() {
     assert_eq!(c.policy_state().matches('*').count(), 50, "40 active, 50 inactive (referenced)");
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 90, 91);
-    c.read(Nanos(5), &mut r, &Flat, &mut out);
+    c.read(Nanos(5), &mut r, &Flat, &mut out).unwrap();
     let cost = out.direct_reclaim;
     assert_eq!((out.direct_reclaims, cost.freed, cost.list_scanned()), (1, 8, 8));
     assert!(cost.aged > 0 && cost.scanned == 8 + cost.aged, "{cost:?}");
@@ -586,7 +586,7 @@ fn nothing_reclaimable_stalls_and_kswapd_does_not_spin() {
     let mut c = cache_with(kernel_memory(), "none", PolicyKind::Lru);
     let mut out = ReadOutcome::default();
     let mut big = begin(&mut c, 1, 0, 0, 95);
-    c.read(Nanos(0), &mut big, &Flat, &mut out);
+    c.read(Nanos(0), &mut big, &Flat, &mut out).unwrap();
     assert_eq!(c.in_flight_pages(), 90, "pages down to min taken; the last five refused");
     assert_eq!(out.status, ReadStatus::Blocked { fetch: out.fetches[0].id });
     assert!(c.kswapd_awake());
@@ -595,7 +595,7 @@ fn nothing_reclaimable_stalls_and_kswapd_does_not_spin() {
     assert!(!c.kswapd_awake(), "a step without progress puts kswapd to sleep");
     assert_eq!(c.kswapd_step(Nanos(2), &mut Vec::new()), None);
     let mut other = begin(&mut c, 2, 1, 0, 1);
-    c.read(Nanos(3), &mut other, &Flat, &mut out);
+    c.read(Nanos(3), &mut other, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::NoMemory);
 }
 
@@ -634,7 +634,7 @@ fn bad_calls_are_errors_not_panics() {
     // one still completes.
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 2, 4);
-    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    c.read(Nanos(0), &mut r, &Flat, &mut out).unwrap();
     let issued = out.fetches[0];
     for altered in [
         Fetch { pages: issued.pages + 1, ..issued },
@@ -666,7 +666,7 @@ fn a_finished_read_read_again_is_done_and_changes_nothing() {
     let mut out = ReadOutcome::default();
     let read_to_done = |c: &mut BufferCache<Observed>, r: &mut ReadCursor, out: &mut ReadOutcome| {
         for step in 0..4 {
-            c.read(Nanos(step), r, &Flat, out);
+            c.read(Nanos(step), r, &Flat, out).unwrap();
             for f in out.fetches.clone() {
                 c.fetch_done(Nanos(step), &f).unwrap();
             }
@@ -684,7 +684,7 @@ fn a_finished_read_read_again_is_done_and_changes_nothing() {
         |c: &BufferCache<Observed>| c.prefetcher.ra_state(StreamId(1), FileId(0)).unwrap().prev_pos;
     assert_eq!(prev_pos(&c), Some(6 * crate::PAGE_SIZE_BYTES));
     let (counts, order) = (stats(&c), c.policy_state());
-    c.read(Nanos(9), &mut first, &Flat, &mut out);
+    c.read(Nanos(9), &mut first, &Flat, &mut out).unwrap();
     assert_eq!((out.status, out.pages_delivered, out.fetches.len()), (ReadStatus::Done, 0, 0));
     assert_eq!((stats(&c), c.policy_state()), (counts, order));
     assert_eq!(
@@ -701,29 +701,29 @@ fn pins_keep_slots_until_unpinned() {
     let mut c = cache(2, "none");
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 0, 1).pinned();
-    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    c.read(Nanos(0), &mut r, &Flat, &mut out).unwrap();
     let f = out.fetches[0];
     let mut slots = Vec::new();
     c.fetch_slots(&f, &mut slots).unwrap();
     assert_eq!(slots, vec![0]);
     c.fetch_done(Nanos(1), &f).unwrap();
-    c.read(Nanos(1), &mut r, &Flat, &mut out);
+    c.read(Nanos(1), &mut r, &Flat, &mut out).unwrap();
     let pin = out.pins.pop().expect("page 0 pinned");
     assert_eq!((pin.index, pin.slot), (0, 0));
     read_through(&mut c, 1, 0, 1, 2);
     // Page 2 needs memory: page 0 (LRU) is evicted but its slot stays pinned, so page 1 goes too.
     let mut r2 = begin(&mut c, 1, 0, 2, 3);
-    c.read(Nanos(2), &mut r2, &Flat, &mut out);
+    c.read(Nanos(2), &mut r2, &Flat, &mut out).unwrap();
     c.fetch_slots(&out.fetches[0], &mut slots).unwrap();
     assert_eq!(slots, vec![1], "the pinned slot 0 is not reused");
     assert_eq!((c.memory().pinned_only, out.direct_reclaims), (1, 2));
     // Page 2 in flight, slot 0 pinned: nothing to free for page 3.
     let mut r3 = begin(&mut c, 1, 0, 3, 4);
-    c.read(Nanos(3), &mut r3, &Flat, &mut out);
+    c.read(Nanos(3), &mut r3, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::NoMemory);
     c.unpin(pin).unwrap();
     assert_eq!((c.memory().pinned_only, c.memory().free), (0, 1));
-    c.read(Nanos(4), &mut r3, &Flat, &mut out);
+    c.read(Nanos(4), &mut r3, &Flat, &mut out).unwrap();
     assert!(matches!(out.status, ReadStatus::Blocked { .. }), "the slot came back");
     assert_eq!(stats(&c).evictions, 2);
 }
@@ -734,11 +734,11 @@ fn a_failed_fetch_releases_its_pages_and_a_retry_refetches() {
     let mut c = cache(4, "none");
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 1, 0, 0, 2);
-    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    c.read(Nanos(0), &mut r, &Flat, &mut out).unwrap();
     let f = out.fetches[0];
     c.fetch_failed(Nanos(1), &f).unwrap();
     assert_eq!((c.in_flight_pages(), c.memory().free), (0, 4));
-    c.read(Nanos(2), &mut r, &Flat, &mut out);
+    c.read(Nanos(2), &mut r, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(0, 2)]);
     assert_ne!(out.fetches[0].id, f.id);
     let s = stats(&c);
@@ -753,13 +753,13 @@ fn invalidation_drops_resident_pages_and_in_flight_ones_on_arrival() {
     read_through(&mut c, 1, 1, 0, 1);
     let mut out = ReadOutcome::default();
     let mut r = begin(&mut c, 2, 0, 5, 6);
-    c.read(Nanos(0), &mut r, &Flat, &mut out);
+    c.read(Nanos(0), &mut r, &Flat, &mut out).unwrap();
     let f = out.fetches[0];
     assert_eq!(c.invalidate(Nanos(1), FileId(0)), 3);
     assert_eq!((c.resident_pages(), c.in_flight_pages()), (1, 1));
     c.fetch_done(Nanos(2), &f).unwrap();
     assert_eq!((c.resident_pages(), c.in_flight_pages(), c.memory().free), (1, 0, 7));
-    c.read(Nanos(3), &mut r, &Flat, &mut out);
+    c.read(Nanos(3), &mut r, &Flat, &mut out).unwrap();
     assert_eq!(spans(&out), vec![(5, 1)], "the stale page is fetched again");
     assert_eq!(stats(&c).removed, 3);
 }
@@ -781,13 +781,13 @@ fn a_dropped_page_is_reported_with_its_owner_and_whether_it_was_prefetched() {
     let mut c = BufferCache::with_observer(config, Removals::default()).unwrap();
     let mut cur = c.begin_read(Nanos(0), StreamId(3), FileId(0), 0, 1, 1000).unwrap();
     let mut out = ReadOutcome::default();
-    c.read(Nanos(0), &mut cur, &Flat, &mut out);
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     let fetches = out.fetches.clone();
     assert!(fetches.iter().map(|f| f.pages).sum::<u32>() > 1, "readahead beyond the demanded page");
     for f in &fetches {
         c.fetch_done(Nanos(1), f).unwrap();
     }
-    c.read(Nanos(2), &mut cur, &Flat, &mut out);
+    c.read(Nanos(2), &mut cur, &Flat, &mut out).unwrap();
     let dropped = c.invalidate(Nanos(3), FileId(0));
     let mut seen = c.observer().0.clone();
     seen.sort_unstable_by_key(|r| r.0);
@@ -872,7 +872,7 @@ proptest! {
             // Advance every unfinished read once, then complete (or fail) one pending fetch.
             let now = Nanos(steps * step_ns);
             for cur in cursors.iter_mut().filter(|c| !c.is_done()) {
-                c.read(now, cur, &Flat, &mut out);
+                c.read(now, cur, &Flat, &mut out).unwrap();
                 pending.extend(out.fetches.iter().copied());
                 pins.append(&mut out.pins);
                 let m = c.memory();
@@ -976,5 +976,79 @@ fn a_cursor_beyond_page_keys_is_refused_at_the_call() {
     let mut c = cache(8, "none");
     let mut cur = begin(&mut c, 1, 2, 0, 1);
     cur.file_pages = crate::key::PageKey::INDEX_MAX + 2;
-    c.read(Nanos(0), &mut cur, &Flat, &mut ReadOutcome::default());
+    c.read(Nanos(0), &mut cur, &Flat, &mut ReadOutcome::default()).unwrap();
+}
+
+/// A layout that maps only the first `mapped` pages of a window, or maps its pages out of order.
+struct BadLayout {
+    mapped: u64,
+    out_of_order: bool,
+}
+impl Layout for BadLayout {
+    fn runs(&self, file: FileId, start: u64, n: u64, out: &mut Vec<DiskRun>) {
+        let lbn = |page: u64| Lbn(file.0 as u64 * 1000 + page);
+        if self.out_of_order && n > 1 {
+            out.push(DiskRun { file_page: start + 1, lbn: lbn(start + 1), pages: n - 1 });
+            out.push(DiskRun { file_page: start, lbn: lbn(start), pages: 1 });
+            return;
+        }
+        let pages = n.min(self.mapped);
+        if pages > 0 {
+            out.push(DiskRun { file_page: start, lbn: lbn(start), pages });
+        }
+    }
+}
+
+/// What a driver can get wrong in a read is an error, not a panic: pins of an earlier call left in `out`
+/// (nothing is done), a cursor changed past what page keys hold (nothing is done), a layout that does
+/// not map a window's pages once each in order (the window is not read, nothing is left allocated).
+#[test]
+fn a_drivers_mistakes_in_a_read_are_errors() {
+    let mut c = cache(16, "none");
+    let mut out = ReadOutcome::default();
+    // Pins left over.
+    let mut cur = begin(&mut c, 1, 0, 0, 1).pinned();
+    c.read(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
+    c.fetch_done(Nanos(1), &out.fetches[0].clone()).unwrap();
+    c.read(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
+    assert_eq!((out.status, out.pins.len()), (ReadStatus::Done, 1));
+    let mut other = begin(&mut c, 1, 0, 1, 2);
+    let before = other;
+    let err = c.read(Nanos(2), &mut other, &Flat, &mut out).unwrap_err();
+    assert!(err.to_string().contains("1 pins of an earlier call"), "{err}");
+    assert_eq!((other, out.pins.len()), (before, 1), "nothing done");
+    for pin in std::mem::take(&mut out.pins) {
+        c.unpin(pin).unwrap();
+    }
+    // A cursor whose file grew past the page keys since `begin_read` checked it.
+    let mut huge = begin(&mut c, 1, 0, 1, 2);
+    huge.file_pages = PageKey::INDEX_MAX + 2;
+    let err = c.read(Nanos(3), &mut huge, &Flat, &mut out).unwrap_err();
+    assert!(err.to_string().contains("do not fit in page keys"), "{err}");
+    // Layouts that leave a page unmapped, or map the window out of order.
+    for bad in [BadLayout { mapped: 0, out_of_order: false }, BadLayout { mapped: 1, out_of_order: true }] {
+        let mut cur = begin(&mut c, 1, 0, 4, 8);
+        let err = c.read(Nanos(4), &mut cur, &bad, &mut out).unwrap_err();
+        assert!(err.to_string().contains("the layout maps pages 4..8 of file 0"), "{err}");
+        assert!(out.fetches.is_empty(), "the window is not read");
+        assert_eq!((c.in_flight_pages(), c.resident_pages()), (0, 1), "nothing left allocated");
+    }
+    c.check();
+    // A file system's aligned readahead has the reader's page first: a layout that maps not even that page
+    // reads nothing; one that maps the page but not its stretch reads the page alone.
+    for (mapped, fetched) in [(0, vec![]), (1, vec![(13, 1)])] {
+        let bad = BadLayout { mapped, out_of_order: false };
+        let mut cur = begin(&mut c, 1, 1, 13, 14).aligned_readahead(8, 8).unwrap();
+        let err = c.read(Nanos(5), &mut cur, &bad, &mut out).unwrap_err();
+        assert!(err.to_string().contains("the layout maps pages"), "{err}");
+        assert_eq!(spans(&out), fetched);
+        for f in out.fetches.clone() {
+            c.fetch_done(Nanos(6), &f).unwrap();
+        }
+        c.check();
+    }
+    assert_eq!(c.resident_pages(), 2);
+    // The cache serves a good layout afterwards.
+    read_through(&mut c, 1, 0, 4, 8);
+    assert_eq!(c.resident_pages(), 6);
 }

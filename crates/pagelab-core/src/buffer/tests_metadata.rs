@@ -93,7 +93,7 @@ fn a_direct_reclaim_short_of_its_batch_escalates_the_shrinker() {
     for page in 0..2_000 {
         let mut cur = c.begin_touch(Nanos::from_ms(1), StreamId(2), 0, page, true).unwrap();
         out.clear();
-        c.touch(Nanos::from_ms(1), &mut cur, &mut out);
+        c.touch(Nanos::from_ms(1), &mut cur, &mut out).unwrap();
         if out.direct_reclaims > 0 {
             escalated = Some(out.direct_reclaim);
             break;
@@ -216,7 +216,7 @@ fn memory_nearly_all_metadata_never_livelocks() {
             let mut cur = c.begin_read(Nanos(i), StreamId(1), FileId(0), i % 300, i % 300 + 1, 1000).unwrap();
             for _ in 0..8 {
                 out.clear();
-                c.read(Nanos(i), &mut cur, &super::tests::Flat, &mut out);
+                c.read(Nanos(i), &mut cur, &super::tests::Flat, &mut out).unwrap();
                 for f in out.fetches.clone() {
                     c.fetch_done(Nanos(i), &f).unwrap();
                 }
@@ -275,7 +275,7 @@ fn a_nofs_reads_direct_reclaim_defers_the_metadata_shrinker() {
     for page in 0..1_000 {
         let mut cur = c.begin_read(Nanos(1), StreamId(1), FileId(0), page, page + 1, 1000).unwrap().no_fs();
         out.clear();
-        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out);
+        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out).unwrap();
         direct += out.direct_reclaim;
         for f in out.fetches.clone() {
             c.fetch_done(Nanos(1), &f).unwrap();
@@ -371,7 +371,7 @@ fn a_noretry_attempt_reclaims_once_and_gives_back_its_pages() {
     for page in 0..8 {
         let mut cur = c.begin_read(Nanos(1), StreamId(1), FileId(0), page, page + 1, 1000).unwrap();
         out.clear();
-        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out);
+        c.read(Nanos(1), &mut cur, &super::tests::Flat, &mut out).unwrap();
         for f in out.fetches.clone() {
             c.fetch_done(Nanos(1), &f).unwrap();
         }
@@ -402,7 +402,7 @@ fn a_stat_finds_the_inode_that_outlived_its_dentry() {
         let page = files % 2_000;
         let mut cur = c.begin_read(Nanos(files), StreamId(1), FileId(0), page, page + 1, 2_000).unwrap();
         out.clear();
-        c.read(Nanos(files), &mut cur, &super::tests::Flat, &mut out);
+        c.read(Nanos(files), &mut cur, &super::tests::Flat, &mut out).unwrap();
         for f in out.fetches.clone() {
             c.fetch_done(Nanos(files), &f).unwrap();
         }

@@ -33,19 +33,19 @@ fn write_pages(c: &mut BufferCache<Counters>, file: u32, first: u64, last: u64) 
         .begin_write(Nanos(0), StreamId(1), FileId(file), first * 4096, (last - first) * 4096, FILE_PAGES)
         .unwrap();
     let mut out = ReadOutcome::default();
-    c.write(Nanos(0), &mut cur, &Flat, &mut out);
+    c.write(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     (out.fetches.clone(), out.status)
 }
 
 fn read_page(c: &mut BufferCache<Counters>, file: u32, page: u64, out: &mut ReadOutcome) -> ReadCursor {
     let mut cur = c.begin_read(Nanos(0), StreamId(2), FileId(file), page, page + 1, FILE_PAGES).unwrap();
-    c.read(Nanos(0), &mut cur, &Flat, out);
+    c.read(Nanos(0), &mut cur, &Flat, out).unwrap();
     cur
 }
 
 fn touch(c: &mut BufferCache<Counters>, page: u64, write: bool, out: &mut ReadOutcome) -> TouchCursor {
     let mut cur = c.begin_touch(Nanos(0), StreamId(3), 0, page, write).unwrap();
-    c.touch(Nanos(0), &mut cur, out);
+    c.touch(Nanos(0), &mut cur, out).unwrap();
     cur
 }
 
@@ -66,11 +66,11 @@ fn writes_dirty_pages_and_a_partial_page_is_read_first() {
     // 100 bytes at offset 10 of page 7: read it first.
     let mut cur = c.begin_write(Nanos(0), StreamId(1), FileId(1), 7 * 4096 + 10, 100, FILE_PAGES).unwrap();
     let mut out = ReadOutcome::default();
-    c.write(Nanos(0), &mut cur, &Flat, &mut out);
+    c.write(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(shape(&out.fetches), vec![(1, 7, 1, false)]);
     assert!(matches!(out.status, ReadStatus::Blocked { .. }));
     complete(&mut c, &out.fetches.clone());
-    c.write(Nanos(1), &mut cur, &Flat, &mut out);
+    c.write(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!((out.status, c.memory().dirty), (ReadStatus::Done, 5));
     let s = *c.observer();
     assert_eq!((s.misses, s.pages_dirtied), (5, 5), "each page met once, as a miss; five pages dirtied");
@@ -107,12 +107,12 @@ fn a_dirty_victim_is_written_then_freed() {
     let m = c.memory();
     assert_eq!((m.writing, m.free, m.dirty, m.writeback), (1, 0, 0, 1));
     // Retried, the next victim (2:1, clean) is freed.
-    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    c.read(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(shape(&out.fetches), vec![(2, 3, 1, false)]);
     assert_eq!(out.direct_reclaim, ReclaimCost { scanned: 1, freed: 1, ..ReclaimCost::default() });
     let read = out.fetches.clone();
     complete(&mut c, &read);
-    c.read(Nanos(1), &mut cur, &Flat, &mut out);
+    c.read(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Done);
     complete(&mut c, &[write]);
     let m = c.memory();
@@ -186,7 +186,7 @@ fn kupdate_writes_expired_inodes_in_file_order() {
             )
             .unwrap();
         let mut out = ReadOutcome::default();
-        c.write(Nanos::from_secs(t), &mut cur, &Flat, &mut out);
+        c.write(Nanos::from_secs(t), &mut cur, &Flat, &mut out).unwrap();
     };
     write_at(&mut c, 1, 5, 10, 12);
     write_at(&mut c, 2, 3, 0, 2);
@@ -215,18 +215,18 @@ fn a_writer_above_the_dirty_limit_is_throttled() {
     assert_eq!(c.dirty_limits(), (40, 10));
     let mut cur = c.begin_write(Nanos(0), StreamId(1), FileId(1), 0, 50 * 4096, FILE_PAGES).unwrap();
     let mut out = ReadOutcome::default();
-    c.write(Nanos(0), &mut cur, &Flat, &mut out);
+    c.write(Nanos(0), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Throttled);
     assert_eq!(shape(&out.fetches), vec![(1, 0, 48, true)]);
     let first = out.fetches.clone();
     assert!(!c.writeback_wanted(), "2 dirty pages are left: below the background ratio");
-    c.write(Nanos(1), &mut cur, &Flat, &mut out);
+    c.write(Nanos(1), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Throttled, "2 dirty + 48 under writeback > 40");
     assert_eq!(shape(&out.fetches), vec![(1, 48, 2, true)], "the next chunk: what is left");
     let second = out.fetches.clone();
     complete(&mut c, &first);
     complete(&mut c, &second);
-    c.write(Nanos(2), &mut cur, &Flat, &mut out);
+    c.write(Nanos(2), &mut cur, &Flat, &mut out).unwrap();
     assert_eq!((out.status, out.fetches.len()), (ReadStatus::Done, 0));
     assert_eq!((c.observer().throttles, c.memory().dirty, c.resident_pages()), (2, 0, 50));
 }
@@ -237,7 +237,7 @@ fn touch_through(c: &mut BufferCache<Counters>, page: u64) -> Vec<Fetch> {
     let mut cur = c.begin_touch(Nanos(0), StreamId(3), 0, page, true).unwrap();
     let mut issued = Vec::new();
     for _ in 0..64 {
-        c.touch(Nanos(0), &mut cur, &mut out);
+        c.touch(Nanos(0), &mut cur, &mut out).unwrap();
         issued.extend(out.fetches.iter().copied());
         if out.status == ReadStatus::Done {
             return issued;
@@ -255,7 +255,7 @@ fn anonymous_pages_swap_out_together_and_fault_back_by_cluster() {
     let touch_region = |c: &mut BufferCache<Counters>, region: u32, page: u64| {
         let mut cur = c.begin_touch(Nanos(0), StreamId(3), region, page, true).unwrap();
         let mut out = ReadOutcome::default();
-        c.touch(Nanos(0), &mut cur, &mut out);
+        c.touch(Nanos(0), &mut cur, &mut out).unwrap();
         assert_eq!((out.status, out.fetches.len()), (ReadStatus::Done, 0), "zero-filled, no I/O");
     };
     for page in 0..8 {
@@ -280,7 +280,7 @@ fn anonymous_pages_swap_out_together_and_fault_back_by_cluster() {
     let mut cur = touch(&mut c, 3, false, &mut out);
     assert_eq!(shape(&out.fetches), vec![(swap, 1, 7, false)]);
     complete(&mut c, &out.fetches.clone());
-    c.touch(Nanos(2), &mut cur, &mut out);
+    c.touch(Nanos(2), &mut cur, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Done);
     let s = *c.observer();
     assert_eq!((s.swap_ins, s.swap_ins_readahead), (1, 6));
@@ -307,11 +307,11 @@ fn a_clean_page_back_from_swap_leaves_without_a_write() {
     complete(&mut c, &out.fetches.clone());
     // Retried: page 0 back from slot 1 into the free frame; readahead would bring page 1 (slot 2) too, but
     // its frame must come from reclaim, which starts page 2's write (to slot 3) and gives up on it.
-    c.touch(Nanos(1), &mut cur, &mut out);
+    c.touch(Nanos(1), &mut cur, &mut out).unwrap();
     let swap = FileId::SWAP.0;
     assert_eq!(shape(&out.fetches), vec![(swap, 3, 1, true), (swap, 1, 1, false)]);
     complete(&mut c, &out.fetches.clone());
-    c.touch(Nanos(2), &mut cur, &mut out);
+    c.touch(Nanos(2), &mut cur, &mut out).unwrap();
     assert_eq!(out.status, ReadStatus::Done);
     // Page 5 takes the frame page 2's write freed; page 6 then evicts page 0, clean: no write.
     touch_through(&mut c, 5);
@@ -392,7 +392,7 @@ fn a_dead_page_and_its_successor_are_written_out_side_by_side() {
         assert_eq!((m.writing, m.free, m.swap_used), (0, 2, 1), "both freed; the dead page's slot too");
         c.check_swap();
         // Page 1 is faulted in; page 0 comes back from slot 2, the new page's copy.
-        c.touch(Nanos(2), &mut cur, &mut out);
+        c.touch(Nanos(2), &mut cur, &mut out).unwrap();
         assert_eq!(out.status, ReadStatus::Done);
         let mut out = ReadOutcome::default();
         touch(&mut c, 0, false, &mut out);
@@ -489,9 +489,9 @@ proptest! {
                 }
                 let Some(call) = slot.as_mut() else { continue };
                 let done = match call {
-                    Call::Read(cur) => { c.read(now, cur, &Flat, &mut out); out.status == ReadStatus::Done }
-                    Call::Write(cur) => { c.write(now, cur, &Flat, &mut out); out.status == ReadStatus::Done }
-                    Call::Touch(cur) => { c.touch(now, cur, &mut out); out.status == ReadStatus::Done }
+                    Call::Read(cur) => { c.read(now, cur, &Flat, &mut out).unwrap(); out.status == ReadStatus::Done }
+                    Call::Write(cur) => { c.write(now, cur, &Flat, &mut out).unwrap(); out.status == ReadStatus::Done }
+                    Call::Touch(cur) => { c.touch(now, cur, &mut out).unwrap(); out.status == ReadStatus::Done }
                 };
                 pending.extend(out.fetches.iter().copied());
                 if done {

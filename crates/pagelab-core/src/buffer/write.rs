@@ -22,9 +22,9 @@
 //! under writeback, or both), being written by reclaim (out of the policy, memory still held), or swapped
 //! (anonymous, only in its swap slot).
 
-use super::check_file;
 use super::dirty::WritebackConfig;
 use super::page_cache::{flag, Incoming, Writing, NO_SWAP_SLOT};
+use super::{check_file, check_no_pins};
 use super::{BufferCache, Fetch, Layout, Observer, ReadCursor, ReadOutcome, ReadStatus, WriteCause};
 use crate::error::CoreError;
 use crate::key::{FileId, Lbn, PageKey, StreamId};
@@ -160,8 +160,23 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Continue the write `cursor`: dirty its pages until one must be read first; at the end, throttle the
-    /// writer if dirty memory is above the limit (`balance_dirty_pages()`). Fills `out`.
+    /// writer if dirty memory is above the limit (`balance_dirty_pages()`). Fills `out`. Errors as
+    /// [`BufferCache::read`] does, for pins `out` still holds and for a `layout` that does not map a page
+    /// the write must read first.
     pub fn write(
+        &mut self,
+        now: Nanos,
+        cursor: &mut WriteCursor,
+        layout: &impl Layout,
+        out: &mut ReadOutcome,
+    ) -> Result<(), CoreError> {
+        check_no_pins(out)?;
+        self.write_pages(now, cursor, layout, out);
+        self.bad_layout.take().map_or(Ok(()), Err)
+    }
+
+    /// [`BufferCache::write`], its arguments checked.
+    fn write_pages(
         &mut self,
         now: Nanos,
         cursor: &mut WriteCursor,
@@ -248,8 +263,21 @@ impl<O: Observer> BufferCache<O> {
     }
 
     /// Continue the fault `cursor`: a hit, a zero-filled page at its first touch, or a read from swap (with
-    /// swap readahead) after it was swapped out. Fills `out`.
-    pub fn touch(&mut self, now: Nanos, cursor: &mut TouchCursor, out: &mut ReadOutcome) {
+    /// swap readahead) after it was swapped out. Fills `out`. Errors, doing nothing, if `out` still holds
+    /// pins of an earlier call.
+    pub fn touch(
+        &mut self,
+        now: Nanos,
+        cursor: &mut TouchCursor,
+        out: &mut ReadOutcome,
+    ) -> Result<(), CoreError> {
+        check_no_pins(out)?;
+        self.touch_page(now, cursor, out);
+        Ok(())
+    }
+
+    /// [`BufferCache::touch`], its arguments checked.
+    fn touch_page(&mut self, now: Nanos, cursor: &mut TouchCursor, out: &mut ReadOutcome) {
         out.clear();
         self.begin_allocating(Gfp::Kernel);
         if cursor.done {

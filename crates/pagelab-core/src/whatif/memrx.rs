@@ -664,7 +664,7 @@ mod tests {
             let now = Nanos(i);
             let mut cur = cache.begin_read(now, StreamId(1), FileId(1), page, page + 1, 1 << 20).unwrap();
             for _ in 0..4 {
-                cache.read(now, &mut cur, &Flat, &mut out);
+                cache.read(now, &mut cur, &Flat, &mut out).unwrap();
                 for f in out.fetches.clone() {
                     cache.fetch_done(now, &f).unwrap();
                 }

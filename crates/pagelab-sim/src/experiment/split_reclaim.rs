@@ -726,7 +726,7 @@ impl Driver {
         let mut cursor = ext4_metadata_read(cursor, file == INODE_TABLE);
         for _ in 0..64 {
             let mut out = ReadOutcome::default();
-            cache.read(self.now, &mut cursor, &BlockFiles, &mut out);
+            cache.read(self.now, &mut cursor, &BlockFiles, &mut out)?;
             self.now += cache.reclaim_time(out.reclaim());
             for fetch in &out.fetches {
                 cache.fetch_done(self.now, fetch)?;
