@@ -490,6 +490,7 @@ impl Engine {
                 g.cache.unpin(pin).expect("a pin this engine's cache gave");
             }
             g.active -= 1;
+            g.read_errors += 1;
             work.finished.push(Finished { read: p, result: Err(libc::EIO) });
             return;
         }

@@ -83,7 +83,8 @@ pub struct LiveStats {
     pub prefetch_cache: String,
     pub metadata: String,
     pub uptime_s: f64,
-    /// `read()` requests answered (or failed), their bytes, and those failed by an I/O error.
+    /// `read()` requests answered (or failed), their bytes, and those failed by an I/O error (or by the
+    /// engine: a source file whose layout no longer maps the pages read).
     pub reads: u64,
     pub read_bytes: u64,
     pub read_errors: u64,
@@ -262,7 +263,12 @@ impl LiveStats {
         let p = &self.pages;
         metric("reads_total", "counter", "read() requests answered", self.reads as f64);
         metric("read_bytes_total", "counter", "Bytes read through the mount", self.read_bytes as f64);
-        metric("read_errors_total", "counter", "Reads failed by an I/O error", self.read_errors as f64);
+        metric(
+            "read_errors_total",
+            "counter",
+            "Reads failed (an I/O error, or a layout that no longer maps them)",
+            self.read_errors as f64,
+        );
         metric("page_hits_total", "counter", "Page accesses that hit", p.hits as f64);
         metric("page_misses_total", "counter", "Page accesses that missed", p.misses as f64);
         metric("page_waits_total", "counter", "Page accesses that waited for I/O in flight", p.waits as f64);
