@@ -829,8 +829,9 @@ impl<O: Observer> BufferCache<O> {
     /// Errors, for what a driver can get wrong: `out` still holds pins of an earlier call (unpin them
     /// first; nothing is done), a cursor changed since [`BufferCache::begin_read`] so that its pages no
     /// longer fit in page keys (nothing is done), or a `layout` that does not map every page of a window
-    /// exactly once, in order (the window is not read; the call stops there, its cursor and `out` as they
-    /// were when it stopped).
+    /// exactly once, in order (that window is not read; the call returns the error where it would have
+    /// returned, its cursor and `out` as they are then: a reader whose own page was in the window stalls
+    /// there, its fetches issued before stand).
     pub fn read(
         &mut self,
         now: Nanos,
