@@ -5,8 +5,8 @@
 //! 1. `metadata_lookup(ino)`: `true` is a hit, the call is done.
 //! 2. On a miss the driver reads the directory's block through the page cache; then, unless
 //!    `metadata_iget(ino)` (the inode is cached: it outlived its dentry on 3.x's inode LRU, or another task's
-//!    dentry for `ino` came meanwhile; the lookup now holds it), the
-//!    page holding the on-disk inode (an ordinary read of the inode table); then it calls
+//!    dentry for `ino` came meanwhile; the lookup now holds it), the page holding the on-disk inode (an
+//!    ordinary read of the inode table); then it calls
 //!    `metadata_insert(now, ino, held, out)`, `held` what `metadata_iget` returned:
 //!    split reclaim above `Md` frees a batch first (`out.metadata_reclaim`), then a slab slot is used or a
 //!    new slab's pages taken from the budget (at the cache's order, else at the smallest: SLUB's fallback),

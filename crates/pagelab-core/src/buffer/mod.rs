@@ -294,7 +294,9 @@ impl Default for ReadOutcome {
 impl ReadOutcome {
     /// Ready for the next call. Caller guarantees every pin was taken out (`pins` is empty).
     pub fn clear(&mut self) {
-        assert!(self.pins.is_empty(), "{} pins dropped without unpin", self.pins.len());
+        if let Err(e) = check_no_pins(self) {
+            panic!("{e}");
+        }
         self.status = ReadStatus::Done;
         self.pages_delivered = 0;
         self.fetches.clear();
@@ -842,6 +844,12 @@ impl<O: Observer> BufferCache<O> {
         check_no_pins(out)?;
         cursor.check_keys_fit()?;
         self.read_pages(now, cursor, layout, out);
+        self.call_result()
+    }
+
+    /// The end of a call whose windows [`BufferCache::submit`] checked: the error of a window the layout
+    /// did not map, if there was one.
+    fn call_result(&mut self) -> Result<(), CoreError> {
         self.bad_layout.take().map_or(Ok(()), Err)
     }
 

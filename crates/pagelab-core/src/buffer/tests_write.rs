@@ -488,11 +488,12 @@ proptest! {
                     started += 1;
                 }
                 let Some(call) = slot.as_mut() else { continue };
-                let done = match call {
-                    Call::Read(cur) => { c.read(now, cur, &Flat, &mut out).unwrap(); out.status == ReadStatus::Done }
-                    Call::Write(cur) => { c.write(now, cur, &Flat, &mut out).unwrap(); out.status == ReadStatus::Done }
-                    Call::Touch(cur) => { c.touch(now, cur, &mut out).unwrap(); out.status == ReadStatus::Done }
-                };
+                match call {
+                    Call::Read(cur) => c.read(now, cur, &Flat, &mut out).unwrap(),
+                    Call::Write(cur) => c.write(now, cur, &Flat, &mut out).unwrap(),
+                    Call::Touch(cur) => c.touch(now, cur, &mut out).unwrap(),
+                }
+                let done = out.status == ReadStatus::Done;
                 pending.extend(out.fetches.iter().copied());
                 if done {
                     *slot = None;

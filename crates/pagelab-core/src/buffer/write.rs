@@ -172,7 +172,7 @@ impl<O: Observer> BufferCache<O> {
     ) -> Result<(), CoreError> {
         check_no_pins(out)?;
         self.write_pages(now, cursor, layout, out);
-        self.bad_layout.take().map_or(Ok(()), Err)
+        self.call_result()
     }
 
     /// [`BufferCache::write`], its arguments checked.

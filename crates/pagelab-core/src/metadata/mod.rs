@@ -519,8 +519,8 @@ impl MetadataCache {
         self.contains(ino) || self.inode_apart(ino)
     }
 
-    /// Whether `ino`'s inode is cached ([`MetadataCache::inode_cached`]): a lookup that
-    /// missed the dentry then finds the inode in the inode hash, and reads no inode table. Under
+    /// Whether `ino`'s inode is cached ([`MetadataCache::inode_cached`]): a lookup that missed the dentry
+    /// then finds the inode in the inode hash, and reads no inode table. Under
     /// [`InodeLru::Own`] the lookup takes a reference on the inode it finds (`iget_locked()`), which its
     /// [`MetadataCache::insert`] with `held` takes over, or [`MetadataCache::put_inode`] gives back; no
     /// reclaim frees the inode meanwhile.

@@ -198,8 +198,8 @@ fn an_inode_a_lookup_holds_outlives_the_prunes_before_its_insert() {
 }
 
 /// A lookup's hold that no dentry of its own takes over (another task's insert of the file came first)
-/// is given back: the inode stays pinned by that dentry, where it was on the LRU. Split reclaim, which frees a dentry with its inode, leaves an inode a
-/// lookup holds: only the dentry's reference goes.
+/// is given back: the inode stays pinned by that dentry, where it was on the LRU. Split reclaim, which
+/// frees a dentry with its inode, leaves an inode a lookup holds: only the dentry's reference goes.
 #[test]
 fn a_lookups_hold_is_given_back_or_taken_over() {
     let mut m = ext4(MetadataReclaim::Conventional);

@@ -12,7 +12,8 @@
 //!   since the zone start, so a sequential transfer finds the next track's first sector just after the
 //!   switch. Sparing is per zone (DiskSim scheme 9): each slipped physical sector is skipped and every
 //!   later LBN of the zone moves one sector on. pagelab models the 594 slips exactly (a binary search per
-//!   mapping, after a check of the last mapping's count, which a request's tracks nearly always share): a transfer sweeping over one loses one sector time (17–36 µs), and ignoring them would
+//!   mapping, after a check of the last mapping's count, which a request's tracks nearly always share): a
+//!   transfer sweeping over one loses one sector time (17–36 µs), and ignoring them would
 //!   misplace LBNs by up to 203 sectors (zone 1), almost a full track;
 //! - positioning is DiskSim's: `max(seek(|Δcylinder|), head switch if the surface changes)`, plus the
 //!   write settle (0.461 ms) for a write whenever that is non-zero. `seek` interpolates the 106-point
@@ -93,6 +94,7 @@ use super::spec::{HddSpec, SeekSpec};
 use super::{check_request, per_sector, Device};
 use crate::io::{DiskRequest, ServiceTime};
 use pagelab_core::Nanos;
+use std::cell::Cell;
 use std::ops::Range;
 
 const NS_PER_MINUTE: u128 = 60_000_000_000;
@@ -139,9 +141,9 @@ struct Zone {
     /// The answer of the last [`Zone::physical`] (a count of slips): a request's tracks nearly always lie
     /// between the same two slips (there are at most a few hundred in a zone of a million sectors), so
     /// checking the last count first spares most binary searches.
-    slips_before_lbn: std::cell::Cell<usize>,
+    slips_before_lbn: Cell<usize>,
     /// The answer of the last [`Zone::lbns_below`], kept for the same reason.
-    slips_below_physical: std::cell::Cell<usize>,
+    slips_below_physical: Cell<usize>,
 }
 
 /// `v` rounded to the nearest whole nanosecond, halves away from zero, as `v.max(0.0).round() as u64` (0 for
@@ -159,7 +161,7 @@ fn round_ns(v: f64) -> u64 {
 
 /// How many of the non-decreasing `list` are at most `x`, as `list.partition_point(|&v| v <= x)` counts
 /// them (`strict`: below `x`), checking `hint`'s count first and keeping the answer there.
-fn count_up_to(list: &[u64], x: u64, strict: bool, hint: &std::cell::Cell<usize>) -> usize {
+fn count_up_to(list: &[u64], x: u64, strict: bool, hint: &Cell<usize>) -> usize {
     let within = |v: u64| if strict { v < x } else { v <= x };
     let h = hint.get();
     if h <= list.len() && (h == 0 || within(list[h - 1])) && list.get(h).is_none_or(|&v| !within(v)) {
@@ -193,7 +195,7 @@ pub struct Geometry {
     lbns: u64,
     /// The zone the last LBN placed was in: a request's tracks, placed one after the other, are nearly
     /// always in one zone, where the binary search over the zones cost a fifth of a placement.
-    last_zone: std::cell::Cell<usize>,
+    last_zone: Cell<usize>,
 }
 
 /// A located LBN: its zone, zone-relative physical sector and position.
@@ -223,14 +225,14 @@ impl Geometry {
                     lbns,
                     slips: z.slips.clone(),
                     slip_from_lbn: z.slips.iter().enumerate().map(|(i, &s)| s - i as u64).collect(),
-                    slips_before_lbn: std::cell::Cell::new(0),
-                    slips_below_physical: std::cell::Cell::new(0),
+                    slips_before_lbn: Cell::new(0),
+                    slips_below_physical: Cell::new(0),
                 };
                 first_lbn += lbns;
                 zone
             })
             .collect();
-        Geometry { zones, surfaces: spec.surfaces, lbns: first_lbn, last_zone: std::cell::Cell::new(0) }
+        Geometry { zones, surfaces: spec.surfaces, lbns: first_lbn, last_zone: Cell::new(0) }
     }
 
     /// LBNs the zones hold (may exceed the drive's addressable capacity).
@@ -1547,7 +1549,7 @@ mod tests {
             strict in any::<bool>(),
         ) {
             list.sort_unstable();
-            let hint = std::cell::Cell::new(0);
+            let hint = Cell::new(0);
             for x in xs {
                 let want = list.partition_point(|&v| if strict { v < x } else { v <= x });
                 prop_assert_eq!(count_up_to(&list, x, strict, &hint), want);

@@ -142,7 +142,8 @@
 //!   | 1000 | skip | 15.56 (26/s) | 11.07 (−29 %) | 16.05 (+3 %) |
 //!   | 1000 | ignore | 6.02 (102/s) | 3.97 (−34 %) | 4.86 (−19 %) |
 //!
-//!   Before that change the descent's runs differed by seed (at 500: +28 / +23 / −14 %; at 1000 one seed collapses to 0.94 MiB/s,
+//!   Before that change the descent's runs differed by seed (at 500: +28 / +23 / −14 %; at 1000 one seed
+//!   collapses to 0.94 MiB/s,
 //!   its allocation at 36 MiB). Outside the experiment (seeds 1–3): at 200 and 300 handlers AccessHistory
 //!   15.38 and 12.70 MiB/s (18 and 39 thrashed pages/s), the fixed 50 % +12 and +29 %; a fixed 25 % loses at
 //!   500 (6.52) and the FIFO order at 50 % gains 3 %.

@@ -129,7 +129,8 @@
 //!   inode-table pages again (49,818 disk requests at one thread, against 4,494 in inode order), and split
 //!   P = 50 % makes 1.48× its `stat`/s at one thread, 1.49× at 8 and 1.11× at 16; in directories of 10
 //!   thousand to a million files at the paper's size, 1.00–1.10× at 16 threads (2026-12-06, after the
-//!   watermarks stopped moving with the threads' stacks, `0c6fcc5`; 1.52×, 1.10× and 1.03–1.09× before). The order widens the gap
+//!   watermarks stopped moving with the threads' stacks, `0c6fcc5`; 1.52×, 1.10× and 1.03–1.09× before).
+//!   The order widens the gap
 //!   where one thread waits on the disk; it does not make the paper's 3×.
 //! - Figure 2 (its driver reads the metadata blocks as the batch's `stat()` does): 0.65–1.2 ms after
 //!   creation up to 25 million / 64 files (a reclaim frees dentries, whose inodes wait on the inode LRU);

@@ -24,9 +24,9 @@
 //! or as soon as another request is added), or idle (nothing queued: call `next` again after the next
 //! `add`). When the device finishes a dispatched request the driver calls [`IoScheduler::completed`] with
 //! it, then, once it has read the dispatch's parts, gives the dispatch back ([`IoScheduler::recycle`]) for
-//! its lists to be reused. When a handler exits, [`IoScheduler::owner_exited`]. Before a submitter sleeps on a full request
-//! queue, the block layer asks [`IoScheduler::may_queue`] whether the scheduler exempts it ([`crate::blk`]).
-//! Every call carries `now`; the schedulers never read a clock and assert that time does not go backwards.
+//! its lists to be reused. When a handler exits, [`IoScheduler::owner_exited`]. Before a submitter sleeps
+//! on a full request queue, the block layer asks [`IoScheduler::may_queue`] whether the scheduler exempts it
+//! ([`crate::blk`]). Every call carries `now`; the schedulers never read a clock and assert that time does not go backwards.
 //!
 //! Requests are in 512-byte sectors ([`crate::io`]). A dispatched request may carry several added
 //! requests merged over contiguous sectors, at most `max_request_sectors` long; their ids come back in
