@@ -10,6 +10,14 @@
 //! Entries leave in eviction order once the bound is reached; a key taken out by a miss leaves a stale
 //! position in the order queue, skipped when it reaches the front and compacted away when stale positions
 //! outnumber live entries (so the queue stays within twice the bound).
+//!
+//! [`EvictionRuns`] is the unbounded form, for Li & Shen's definition of prefetch thrashing, which forgets
+//! nothing (papers/000 §2): every page is remembered until it is taken. It files pages by runs of
+//! [`RUN_PAGES`] consecutive keys, because the pages it holds leave memory as they came in, a readahead
+//! window at a time: a run's pages share one hash-map entry and one cache line. Kept one entry a page (what
+//! [`EvictionHistory`] does), such a history took 56 MB in the bench's simulation run for 8,000 s (One-Rand,
+//! 100 handlers, 512 MiB: 1.5 M pages evicted unused), and its scattered entries and rehashes cost the run
+//! about 8 % of its time; filed by runs, 16 MB (BENCHMARKS.md §4).
 
 use crate::hash::KeyMap;
 use std::collections::VecDeque;
@@ -86,6 +94,71 @@ impl<V> EvictionHistory<V> {
     pub const ENTRY_BYTES: usize = 2 * std::mem::size_of::<u64>() + std::mem::size_of::<V>();
 }
 
+/// Keys filed per [`EvictionRuns`] entry: `RUN_PAGES` consecutive keys share `key >> RUN_BITS`.
+const RUN_BITS: u32 = 3;
+pub const RUN_PAGES: usize = 1 << RUN_BITS;
+const RUN_MASK: u64 = RUN_PAGES as u64 - 1;
+
+/// A run of [`RUN_PAGES`] consecutive keys: which are remembered (bit `i`: key `run * RUN_PAGES + i`) and
+/// what each was.
+#[derive(Clone, Copy, Debug, Default)]
+struct Run<V> {
+    present: u8,
+    values: [V; RUN_PAGES],
+}
+
+const _: () = assert!(RUN_PAGES <= u8::BITS as usize, "a run's presence bits fit in a byte");
+
+/// An unbounded history of evicted pages: every page remembered, with what it was when it left, until it is
+/// taken. Filed by runs of consecutive keys (module doc); `len` counts pages, not runs.
+#[derive(Clone, Debug, Default)]
+pub struct EvictionRuns<V> {
+    runs: KeyMap<u64, Run<V>>,
+    len: u64,
+}
+
+impl<V: Copy + Default> EvictionRuns<V> {
+    pub fn new() -> EvictionRuns<V> {
+        EvictionRuns { runs: KeyMap::default(), len: 0 }
+    }
+
+    /// Pages remembered.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Page `key` was evicted, as `value` (a page remembered again has its value replaced).
+    pub fn remember(&mut self, key: u64, value: V) {
+        let run = self.runs.entry(key >> RUN_BITS).or_default();
+        let bit = 1u8 << (key & RUN_MASK);
+        self.len += (run.present & bit == 0) as u64;
+        run.present |= bit;
+        run.values[(key & RUN_MASK) as usize] = value;
+    }
+
+    /// A miss on page `key`: its entry, if it is remembered, leaves the history.
+    pub fn take(&mut self, key: u64) -> Option<V> {
+        let id = key >> RUN_BITS;
+        let run = self.runs.get_mut(&id)?;
+        let bit = 1u8 << (key & RUN_MASK);
+        if run.present & bit == 0 {
+            return None;
+        }
+        run.present &= !bit;
+        let value = run.values[(key & RUN_MASK) as usize];
+        if run.present == 0 {
+            self.runs.remove(&id);
+        }
+        self.len -= 1;
+        debug_assert!(self.len >= self.runs.len() as u64, "fewer pages than runs holding them");
+        Some(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +217,50 @@ mod tests {
         h.remember(1, true);
         assert!(h.is_empty());
         assert_eq!(h.take(1), None);
+    }
+
+    /// The unbounded history forgets nothing, replaces a page's value when it is remembered again, and
+    /// keeps a run's entry only while a page of it is remembered.
+    #[test]
+    fn eviction_runs_remember_every_page_until_taken() {
+        let mut h = EvictionRuns::new();
+        for key in 5..21u64 {
+            h.remember(key, key as u32);
+        }
+        h.remember(7, 70);
+        assert_eq!((h.len(), h.runs.len()), (16, 3), "keys 5..21 lie in runs 0, 1 and 2");
+        assert_eq!(h.take(4), None, "never remembered, in a run that is");
+        assert_eq!(h.take(7), Some(70), "the value remembered last");
+        assert_eq!(h.take(7), None, "a taken page is gone");
+        for key in [5, 6] {
+            assert_eq!(h.take(key), Some(key as u32));
+        }
+        assert_eq!(h.runs.len(), 2, "run 0 left with its last page");
+        assert_eq!((h.take(1_000), h.len()), (None, 13));
+        for key in 8..21u64 {
+            assert_eq!(h.take(key), Some(key as u32));
+        }
+        assert!(h.is_empty() && h.runs.is_empty());
+    }
+
+    /// Against a per-key map, over random remembers and takes on few keys: the same answers.
+    #[test]
+    fn eviction_runs_answer_as_a_map_of_every_key_does() {
+        let mut h = EvictionRuns::new();
+        let mut oracle = std::collections::HashMap::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for step in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = x % 200;
+            if x & (1 << 40) == 0 {
+                h.remember(key, step);
+                oracle.insert(key, step);
+            } else {
+                assert_eq!(h.take(key), oracle.remove(&key), "key {key} at step {step}");
+            }
+            assert_eq!(h.len(), oracle.len() as u64);
+        }
     }
 }

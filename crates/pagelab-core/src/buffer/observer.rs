@@ -12,7 +12,7 @@
 //! live here; MemRx's what-if predictor and the live driver's statistics will hang off the same seam.
 
 use super::Fetch;
-use crate::history::EvictionHistory;
+use crate::history::{EvictionHistory, EvictionRuns};
 use crate::key::{FileId, PageKey, StreamId};
 use crate::memory::{ReclaimCost, Reclaimer};
 use crate::time::Nanos;
@@ -372,29 +372,56 @@ impl Observer for Counters {
 
 /// Li & Shen's prefetch page thrashing (papers/000 §2): a page prefetched by a stream, evicted before
 /// anyone accessed it, and then demanded by that same stream (which must fetch it again, a "makeup
-/// fetch"). The detector remembers the last `history_pages` evicted-unused pages with their owner, oldest
-/// forgotten first, as the paper's eviction history is bounded (40 % of memory by default).
-#[derive(Clone, Debug, Default)]
+/// fetch"). The detector remembers every evicted-unused page with its owner (their definition, the
+/// simulator's default), or the last `history_pages` of them, oldest forgotten first, as the paper's
+/// eviction history is bounded (40 % of memory in their §3.3).
+#[derive(Clone, Debug)]
 pub struct ThrashDetector {
     /// Evicted-unaccessed prefetched pages → their owner.
-    ghosts: EvictionHistory<StreamId>,
+    ghosts: Ghosts,
     /// Thrashed pages so far.
     pub thrash_pages: u64,
 }
 
+/// The detector's memory of evicted-unaccessed pages: bounded, or every one of them.
+#[derive(Clone, Debug)]
+enum Ghosts {
+    Last(EvictionHistory<StreamId>),
+    All(EvictionRuns<StreamId>),
+}
+
+impl Default for ThrashDetector {
+    fn default() -> Self {
+        ThrashDetector::new(0)
+    }
+}
+
 impl ThrashDetector {
+    /// A detector remembering the last `history_pages` evicted-unused pages; `u32::MAX`: all of them.
     pub fn new(history_pages: u32) -> ThrashDetector {
-        ThrashDetector { ghosts: EvictionHistory::new(history_pages), thrash_pages: 0 }
+        let ghosts = if history_pages == u32::MAX {
+            Ghosts::All(EvictionRuns::new())
+        } else {
+            Ghosts::Last(EvictionHistory::new(history_pages))
+        };
+        ThrashDetector { ghosts, thrash_pages: 0 }
     }
 
     #[inline(never)]
     fn remember(&mut self, key: PageKey, owner: StreamId) {
-        self.ghosts.remember(key.raw(), owner);
+        match &mut self.ghosts {
+            Ghosts::Last(h) => h.remember(key.raw(), owner),
+            Ghosts::All(h) => h.remember(key.raw(), owner),
+        }
     }
 
     #[inline(never)]
     fn demand_allocated(&mut self, key: PageKey, owner: StreamId) {
-        if let Some(prefetcher) = self.ghosts.take(key.raw()) {
+        let ghost = match &mut self.ghosts {
+            Ghosts::Last(h) => h.take(key.raw()),
+            Ghosts::All(h) => h.take(key.raw()),
+        };
+        if let Some(prefetcher) = ghost {
             self.thrash_pages += (prefetcher == owner) as u64;
         }
     }
