@@ -5,6 +5,8 @@ pub mod bench;
 pub mod bench_live;
 pub mod cachesim;
 pub mod experiment;
+#[cfg(target_os = "linux")]
+pub mod huge_pages;
 pub mod interrupt;
 pub mod libcachesim;
 pub mod limits;

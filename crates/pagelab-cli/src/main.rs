@@ -17,6 +17,11 @@ use pagelab_cli::output::{is_broken_pipe, note, Failed};
 use pagelab_cli::{bench, cachesim, experiment, interrupt, live, mrc, simulate, trace_cmd, whatif};
 use std::process::ExitCode;
 
+/// Large blocks get transparent huge pages (the simulator's per-page arrays: [`pagelab_cli::huge_pages`]).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: pagelab_cli::huge_pages::HugePageAlloc = pagelab_cli::huge_pages::HugePageAlloc;
+
 #[derive(Parser)]
 #[command(
     name = "pagelab",
