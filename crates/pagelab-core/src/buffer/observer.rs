@@ -390,12 +390,6 @@ enum Ghosts {
     All(EvictionRuns<StreamId>),
 }
 
-impl Default for ThrashDetector {
-    fn default() -> Self {
-        ThrashDetector::new(0)
-    }
-}
-
 impl ThrashDetector {
     /// A detector remembering the last `history_pages` evicted-unused pages; `u32::MAX`: all of them.
     pub fn new(history_pages: u32) -> ThrashDetector {
@@ -469,5 +463,33 @@ mod tests {
         let mut neither = Chosen::<Counters, Counters>::new(None, None);
         evict(&mut neither);
         assert!(neither.first_mut().is_none() && neither.second_mut().is_none());
+    }
+
+    /// Remembering every page (`u32::MAX`, the simulator's default) or the last few gives the same count
+    /// while the few still hold the page, and only the unbounded one counts a page the bound forgot: the
+    /// owner's makeup fetch counts, another stream's demand does not and ends the ghost.
+    #[test]
+    fn the_unbounded_detector_counts_what_a_bounded_one_has_forgotten() {
+        let evict = |t: &mut ThrashDetector, i: u64, owner: u32| {
+            t.evicted(Nanos(1), PageKey::new(FileId(3), i), StreamId(owner), Eviction::PrefetchedUnused)
+        };
+        let demand = |t: &mut ThrashDetector, i: u64, owner: u32| {
+            t.allocated(Nanos(2), PageKey::new(FileId(3), i), StreamId(owner), true)
+        };
+        let (mut all, mut last) = (ThrashDetector::new(u32::MAX), ThrashDetector::new(4));
+        for t in [&mut all, &mut last] {
+            for i in 0..40 {
+                evict(t, i, 7);
+            }
+            demand(t, 39, 7); // the owner's makeup fetch: thrashing
+            demand(t, 38, 8); // another stream's: not thrashing, and the ghost is gone
+            demand(t, 38, 7);
+            demand(t, 0, 7); // the first page evicted: forgotten by the bounded detector
+        }
+        assert_eq!((all.thrash_pages, last.thrash_pages), (2, 1));
+        // Accessed evictions are not ghosts.
+        all.evicted(Nanos(3), PageKey::new(FileId(3), 50), StreamId(7), Eviction::Accessed);
+        demand(&mut all, 50, 7);
+        assert_eq!(all.thrash_pages, 2);
     }
 }
