@@ -40,6 +40,11 @@ impl InFlightReads {
         assert!(old.is_none(), "read {} issued twice", fetch.id);
     }
 
+    /// Read `id` was issued and has not finished.
+    pub fn is_issued(&self, id: u64) -> bool {
+        self.issued.contains_key(&id)
+    }
+
     /// The frames of the issued read `fetch`, in page order; `None` unless the cache issued exactly this
     /// fetch and it has not finished.
     #[inline]

@@ -902,7 +902,7 @@ impl<O: Observer> BufferCache<O> {
                     // checks the flag before waiting for the page to become uptodate).
                     self.check_marker(now, frame, cursor, layout, out);
                     cursor.counted = Some(idx);
-                    out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
+                    out.status = ReadStatus::Blocked { fetch: self.fetch_of(frame) };
                     return;
                 }
                 None => {
@@ -1331,7 +1331,7 @@ impl<O: Observer> BufferCache<O> {
     fn join_fetch(&mut self, frame: FrameId, id: u64, idx: u64, marker_page: Option<u64>) {
         let f = frame as usize;
         self.in_flight.join(frame);
-        self.pages.meta[f].fetch_of = id;
+        self.pages.meta[f].set_fetch(id);
         if marker_page == Some(idx) {
             self.pages.meta[f].flags |= flag::MARKER;
         }
@@ -1646,7 +1646,7 @@ impl<O: Observer> BufferCache<O> {
         if self.pages.meta[f].flags & flag::DIRTY != 0 && key.file().is_regular() {
             self.dirty.dropped(key.file(), key.index());
         }
-        let anon_slot = self.pages.meta[f].anon_slot;
+        let anon_slot = self.pages.meta[f].anon_slot();
         if anon_slot != NO_SWAP_SLOT {
             self.swap.as_mut().expect("a swap slot without swap").free(anon_slot);
         }
@@ -1678,16 +1678,25 @@ impl<O: Observer> BufferCache<O> {
     fn check_in_flight(&self, frame: FrameId, fetch: &Fetch) {
         let meta = &self.pages.meta[frame as usize];
         assert!(
-            meta.flags & flag::UPTODATE == 0 && meta.fetch_of == fetch.id,
+            meta.flags & flag::UPTODATE == 0 && meta.in_fetch(fetch.id),
             "frame {frame} of read {} is not in flight under it",
             fetch.id
         );
     }
 
+    /// The id of the fetch the page in `frame` is in flight under. Its record keeps the id's low 32 bits
+    /// (`FrameMeta`); the fetch is among the last 2^32 issued, which the check that it is in flight
+    /// confirms.
+    fn fetch_of(&self, frame: FrameId) -> u64 {
+        let low = self.pages.meta[frame as usize].fetch_low();
+        let id = self.next_fetch - (self.next_fetch as u32).wrapping_sub(low) as u64;
+        assert!(self.in_flight.is_issued(id), "frame {frame} is in flight under no read in flight");
+        id
+    }
+
     /// The page in `frame` was fetched by this very call's synchronous window.
     fn own_demand(&self, frame: FrameId, id: u64) -> bool {
-        let f = frame as usize;
-        self.pages.meta[f].flags & flag::DEMANDED != 0 && self.pages.meta[f].demand_read == id
+        self.pages.meta[frame as usize].demanded_by(id)
     }
 
     /// If the page was read for call `id`, its insertion was the call's access: clear the mark, and say so.
@@ -1733,7 +1742,7 @@ impl<O: Observer> BufferCache<O> {
     /// could be had for the page.
     fn blocked_on_fetch_of(&mut self, now: Nanos, key: PageKey, stream: StreamId) -> ReadStatus {
         match self.pages.lookup(key.raw()) {
-            Some(frame) => ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of },
+            Some(frame) => ReadStatus::Blocked { fetch: self.fetch_of(frame) },
             None => self.stall(now, stream),
         }
     }
@@ -1778,11 +1787,11 @@ impl<O: Observer> BufferCache<O> {
         }
         let resident_slots = (0..self.pages.table.ids())
             .filter(|&id| self.pages.lookup(self.pages.table.key(id)) == Some(id))
-            .filter(|&id| self.pages.meta[id as usize].anon_slot != NO_SWAP_SLOT)
+            .filter(|&id| self.pages.meta[id as usize].anon_slot() != NO_SWAP_SLOT)
             .inspect(|&id| {
                 let key = self.pages.table.key(id);
                 assert_eq!(
-                    swap.owner(self.pages.meta[id as usize].anon_slot),
+                    swap.owner(self.pages.meta[id as usize].anon_slot()),
                     Some(key),
                     "resident page's slot"
                 );

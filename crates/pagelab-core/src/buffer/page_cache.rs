@@ -43,6 +43,10 @@ pub(super) mod flag {
 /// "No swap slot" in [`PageCache::anon_slot`] and [`Writing::anon_slot`].
 pub(super) const NO_SWAP_SLOT: u64 = u64::MAX;
 
+/// [`NO_SWAP_SLOT`] in a [`FrameMeta`]'s 32 bits: no slot has this number, since a swap area has at most
+/// `u32::MAX` slots ([`super::BufferCache::with_observer`] refuses a larger one).
+const NO_SWAP_SLOT_32: u32 = u32::MAX;
+
 /// A page that reclaim took out of the section, for the buffer cache to account for (its observer, its
 /// slot, its memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,25 +86,86 @@ pub(super) struct Incoming {
     pub anon_slot: u64,
 }
 
-/// What the page cache records about the page in one frame.
+/// What the page cache records about the page in one frame: 32 bytes, so that a record never straddles two
+/// cache lines and two share one. In a long run frames are met in no order (victims free them in the
+/// order the lists reach them, not the order they were taken), and at 48 bytes half the records cost two
+/// lines: the bench's simulation over 8,000 s ran 0.94 of the time at 32 (BENCHMARKS.md §4). Ids are
+/// kept in part for that: a fetch's low 32 bits (the fetch is in flight, among the last 2^32 issued:
+/// [`super::BufferCache::fetch_of`] widens it again and checks), and a read call's low 48 bits (a page
+/// marked by a call 2^48 calls earlier would pass for the current call's: nine years at a million calls a
+/// second).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct FrameMeta {
     pub lbn: Lbn,
-    /// The fetch that brings the page in, while in flight.
-    pub fetch_of: u64,
-    /// The read call whose synchronous window fetched the page (with `flag::DEMANDED`).
-    pub demand_read: u64,
-    /// An anonymous page's swap slot (its copy there), or [`NO_SWAP_SLOT`].
-    pub anon_slot: u64,
+    /// The low 32 bits of the id of the fetch that brings the page in, while in flight.
+    fetch_low: u32,
+    /// The read call whose synchronous window fetched the page (with `flag::DEMANDED`): its id's low 32
+    /// bits, and the next 16 in `demand_high`.
+    demand_low: u32,
+    /// An anonymous page's swap slot (its copy there), or [`NO_SWAP_SLOT_32`].
+    anon_slot: u32,
     pub owner: StreamId,
     /// Where the page's data lives.
     pub slot: Slot,
     pub flags: u8,
     /// What `on_miss` returned for the page, until `on_insert`.
     pub history: History,
+    demand_high: u16,
 }
 
+const _: () = assert!(std::mem::size_of::<FrameMeta>() == 32, "a frame's record is half a cache line");
+
 impl FrameMeta {
+    /// The page is in flight under fetch `id` (by the id's low 32 bits: see the type's doc).
+    #[inline(always)]
+    pub fn in_fetch(&self, id: u64) -> bool {
+        self.fetch_low == id as u32
+    }
+
+    #[inline(always)]
+    pub fn set_fetch(&mut self, id: u64) {
+        self.fetch_low = id as u32;
+    }
+
+    /// The low 32 bits of the id of the fetch the page is in flight under.
+    pub fn fetch_low(&self) -> u32 {
+        self.fetch_low
+    }
+
+    /// The page was fetched by read call `call`'s synchronous window, and that call has not had it yet.
+    #[inline(always)]
+    pub fn demanded_by(&self, call: u64) -> bool {
+        self.flags & flag::DEMANDED != 0
+            && self.demand_low == call as u32
+            && self.demand_high == (call >> 32) as u16
+    }
+
+    #[inline(always)]
+    fn set_demand_read(&mut self, call: u64) {
+        (self.demand_low, self.demand_high) = (call as u32, (call >> 32) as u16);
+    }
+
+    /// The anonymous page's swap slot, or [`NO_SWAP_SLOT`].
+    #[inline(always)]
+    pub fn anon_slot(&self) -> u64 {
+        if self.anon_slot == NO_SWAP_SLOT_32 {
+            NO_SWAP_SLOT
+        } else {
+            self.anon_slot as u64
+        }
+    }
+
+    /// Caller guarantees `slot` is a slot of the swap area (below `u32::MAX`) or [`NO_SWAP_SLOT`].
+    #[inline(always)]
+    pub fn set_anon_slot(&mut self, slot: u64) {
+        self.anon_slot = if slot == NO_SWAP_SLOT {
+            NO_SWAP_SLOT_32
+        } else {
+            assert!(slot < NO_SWAP_SLOT_32 as u64, "swap slot {slot} past any swap area");
+            slot as u32
+        };
+    }
+
     /// The page's fetch completed: its contents are valid. Returns whether it is a readahead page (no
     /// reader demanded it), which is how it joins the policy.
     #[inline(always)]
@@ -300,16 +365,21 @@ impl PageCache {
     pub fn take_frame(&mut self, page: Incoming) -> FrameId {
         let frame = self.table.insert(page.key);
         let f = frame as usize;
-        self.meta[f] = FrameMeta {
+        let mut meta = FrameMeta {
             lbn: page.lbn,
-            fetch_of: page.fetch,
-            demand_read: page.read,
-            anon_slot: page.anon_slot,
+            fetch_low: 0,
+            demand_low: 0,
+            anon_slot: NO_SWAP_SLOT_32,
             owner: page.owner,
             slot: page.slot,
             flags: page.flags,
             history: page.history,
+            demand_high: 0,
         };
+        meta.set_fetch(page.fetch);
+        meta.set_demand_read(page.read);
+        meta.set_anon_slot(page.anon_slot);
+        self.meta[f] = meta;
         self.in_flight += 1;
         self.prefetched_unused += (page.flags & flag::PREFETCHED != 0) as u32;
         frame
@@ -382,7 +452,7 @@ impl PageCache {
         }
         self.prefetched_unused -= (self.meta[f].flags & flag::PREFETCHED != 0) as u32;
         self.meta[f].flags = 0;
-        self.meta[f].anon_slot = NO_SWAP_SLOT;
+        self.meta[f].set_anon_slot(NO_SWAP_SLOT);
         self.table.remove(frame);
         self.meta[f].slot
     }
@@ -402,8 +472,8 @@ impl PageCache {
         self.meta[f].owner = w.owner;
         self.meta[f].lbn = w.lbn;
         self.meta[f].slot = w.slot;
-        self.meta[f].anon_slot = w.anon_slot;
-        self.meta[f].demand_read = 0;
+        self.meta[f].set_anon_slot(w.anon_slot);
+        self.meta[f].set_demand_read(0);
         let access = policy_access(key, self.tick(), w.lbn, false);
         self.policy.on_insert(frame, &access, history, &mut self.table.shadows());
         frame
@@ -508,7 +578,7 @@ impl PageCache {
                 lbn: meta.lbn,
                 flags: meta.flags,
                 slot: meta.slot,
-                anon_slot: meta.anon_slot,
+                anon_slot: meta.anon_slot(),
             };
             self.writing.insert(key.raw(), w);
         }
@@ -517,12 +587,12 @@ impl PageCache {
             owner: meta.owner,
             flags: meta.flags,
             slot: meta.slot,
-            anon_slot: meta.anon_slot,
+            anon_slot: meta.anon_slot(),
             writing,
         });
         self.prefetched_unused -= (meta.flags & flag::PREFETCHED != 0) as u32;
         self.meta[f].flags = 0;
-        self.meta[f].anon_slot = NO_SWAP_SLOT;
+        self.meta[f].set_anon_slot(NO_SWAP_SLOT);
         writing
     }
 }

@@ -1052,3 +1052,36 @@ fn a_drivers_mistakes_in_a_read_are_errors() {
     read_through(&mut c, 1, 0, 4, 8);
     assert_eq!(c.resident_pages(), 6);
 }
+
+/// A frame's record keeps a fetch id's low 32 bits and a read call's low 48 (`FrameMeta`): a fetch past
+/// 2^32 is still named whole to its waiters, and a call 2^32 calls after the one that demanded a page is
+/// not taken for it (its look at the page is a wait, not its own miss).
+#[test]
+fn ids_past_the_frame_records_widths_still_name_their_fetch_and_call() {
+    let mut c = cache(8, "none");
+    let mut out = ReadOutcome::default();
+    c.next_fetch = (1 << 32) - 1;
+    c.next_read = (1 << 48) - 1;
+    let mut first = begin(&mut c, 1, 2, 0, 1);
+    c.read(Nanos(0), &mut first, &Flat, &mut out).unwrap();
+    let fetch = out.fetches[0];
+    assert_eq!((fetch.id, out.status), (1 << 32, ReadStatus::Blocked { fetch: 1 << 32 }));
+    // The next call's id has the first's low 32 bits.
+    c.next_read += (1 << 32) - 1;
+    let mut second = begin(&mut c, 2, 2, 0, 1);
+    assert_eq!(second.id as u32, first.id as u32);
+    c.read(Nanos(0), &mut second, &Flat, &mut out).unwrap();
+    assert_eq!((out.fetches.len(), out.status), (0, ReadStatus::Blocked { fetch: 1 << 32 }));
+    assert_eq!(
+        (stats(&c).misses, stats(&c).inflight_waits),
+        (1, 1),
+        "the second call waits on the first's page"
+    );
+    c.fetch_done(Nanos(1), &fetch).unwrap();
+    for cur in [&mut first, &mut second] {
+        c.read(Nanos(1), cur, &Flat, &mut out).unwrap();
+        assert_eq!(out.status, ReadStatus::Done);
+    }
+    assert_eq!((stats(&c).misses, stats(&c).hits), (1, 0), "each call's access counted once");
+    c.check();
+}

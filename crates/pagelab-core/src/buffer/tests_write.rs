@@ -336,7 +336,7 @@ fn a_page_back_from_a_full_swap_has_no_disk_location() {
     let frame = c.pages.lookup(PageKey::new(FileId::anon(0), 0).raw()).expect("page 0 is back");
     let f = frame as usize;
     assert_eq!(c.pages.lbn_of(frame), Lbn::NONE, "its slot is freed");
-    assert_eq!(c.pages.meta[f].anon_slot, NO_SWAP_SLOT);
+    assert_eq!(c.pages.meta[f].anon_slot(), NO_SWAP_SLOT);
     assert_ne!(c.pages.meta[f].flags & flag::DIRTY, 0, "only memory holds it now");
     c.check_swap();
 }

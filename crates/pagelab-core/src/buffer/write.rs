@@ -209,7 +209,7 @@ impl<O: Observer> BufferCache<O> {
                 }
                 Some(frame) => {
                     cursor.counted = Some(idx);
-                    out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
+                    out.status = ReadStatus::Blocked { fetch: self.fetch_of(frame) };
                     return;
                 }
                 None => {
@@ -303,7 +303,7 @@ impl<O: Observer> BufferCache<O> {
             }
             Some(frame) => {
                 cursor.faulted = true;
-                out.status = ReadStatus::Blocked { fetch: self.pages.meta[frame as usize].fetch_of };
+                out.status = ReadStatus::Blocked { fetch: self.fetch_of(frame) };
             }
             None => {
                 cursor.faulted = true;
@@ -654,8 +654,8 @@ impl<O: Observer> BufferCache<O> {
         let f = frame as usize;
         let swap = self.swap.as_mut().expect("swap-in without swap");
         if swap.full() {
-            swap.free(self.pages.meta[f].anon_slot);
-            self.pages.meta[f].anon_slot = NO_SWAP_SLOT;
+            swap.free(self.pages.meta[f].anon_slot());
+            self.pages.meta[f].set_anon_slot(NO_SWAP_SLOT);
             self.pages.meta[f].lbn = Lbn::NONE;
             self.pages.meta[f].flags |= flag::DIRTY;
         }
