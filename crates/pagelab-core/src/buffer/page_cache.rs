@@ -89,7 +89,7 @@ pub(super) struct Incoming {
 /// What the page cache records about the page in one frame: 32 bytes, so that a record never straddles two
 /// cache lines and two share one. In a long run frames are met in no order (victims free them in the
 /// order the lists reach them, not the order they were taken), and at 48 bytes half the records cost two
-/// lines: the bench's simulation over 8,000 s ran 0.94 of the time at 32 (BENCHMARKS.md §4). Ids are
+/// lines: the bench's simulation over 8,000 s ran about 0.96 of the time at 32 (BENCHMARKS.md §4). Ids are
 /// kept in part for that: a fetch's low 32 bits (the fetch is in flight, among the last 2^32 issued:
 /// [`super::BufferCache::fetch_of`] widens it again and checks), and a read call's low 48 bits (a page
 /// marked by a call 2^48 calls earlier would pass for the current call's: nine years at a million calls a
