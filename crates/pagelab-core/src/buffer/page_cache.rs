@@ -28,7 +28,8 @@ pub(super) mod flag {
     pub const PREFETCHED: u8 = 2;
     /// Linux PG_readahead: reaching this page starts the next asynchronous readahead.
     pub const MARKER: u8 = 4;
-    /// A page of a `read()` call fetched by that call's synchronous window (`demand_read` names the call):
+    /// A page of a `read()` call fetched by that call's synchronous window (its record names the call:
+    /// [`super::FrameMeta::demanded_by`]):
     /// the call finds it as a miss, and its insertion into the policy is that call's access.
     pub const DEMANDED: u8 = 8;
     /// Invalidated while its fetch was in flight: dropped, not inserted, when the fetch completes.
@@ -40,7 +41,7 @@ pub(super) mod flag {
     pub const WRITEBACK: u8 = 64;
 }
 
-/// "No swap slot" in [`PageCache::anon_slot`] and [`Writing::anon_slot`].
+/// "No swap slot" in [`FrameMeta::anon_slot`] and [`Writing::anon_slot`].
 pub(super) const NO_SWAP_SLOT: u64 = u64::MAX;
 
 /// [`NO_SWAP_SLOT`] in a [`FrameMeta`]'s 32 bits: no slot has this number, since a swap area has at most
@@ -115,16 +116,38 @@ pub(super) struct FrameMeta {
 
 const _: () = assert!(std::mem::size_of::<FrameMeta>() == 32, "a frame's record is half a cache line");
 
+/// What a record keeps of fetch `id` (see [`FrameMeta`]).
+#[inline(always)]
+fn fetch_low_of(id: u64) -> u32 {
+    id as u32
+}
+
+/// What a record keeps of read call `call`: its id's low 32 bits and the next 16 (see [`FrameMeta`]).
+#[inline(always)]
+fn demand_parts(call: u64) -> (u32, u16) {
+    (call as u32, (call >> 32) as u16)
+}
+
+/// Swap slot `slot` (below `u32::MAX`), or [`NO_SWAP_SLOT`], in a record's 32 bits.
+#[inline(always)]
+fn anon_slot_32(slot: u64) -> u32 {
+    if slot == NO_SWAP_SLOT {
+        return NO_SWAP_SLOT_32;
+    }
+    assert!(slot < NO_SWAP_SLOT_32 as u64, "swap slot {slot} past any swap area");
+    slot as u32
+}
+
 impl FrameMeta {
     /// The page is in flight under fetch `id` (by the id's low 32 bits: see the type's doc).
     #[inline(always)]
     pub fn in_fetch(&self, id: u64) -> bool {
-        self.fetch_low == id as u32
+        self.fetch_low == fetch_low_of(id)
     }
 
     #[inline(always)]
     pub fn set_fetch(&mut self, id: u64) {
-        self.fetch_low = id as u32;
+        self.fetch_low = fetch_low_of(id);
     }
 
     /// The low 32 bits of the id of the fetch the page is in flight under.
@@ -135,14 +158,12 @@ impl FrameMeta {
     /// The page was fetched by read call `call`'s synchronous window, and that call has not had it yet.
     #[inline(always)]
     pub fn demanded_by(&self, call: u64) -> bool {
-        self.flags & flag::DEMANDED != 0
-            && self.demand_low == call as u32
-            && self.demand_high == (call >> 32) as u16
+        self.flags & flag::DEMANDED != 0 && (self.demand_low, self.demand_high) == demand_parts(call)
     }
 
     #[inline(always)]
     fn set_demand_read(&mut self, call: u64) {
-        (self.demand_low, self.demand_high) = (call as u32, (call >> 32) as u16);
+        (self.demand_low, self.demand_high) = demand_parts(call);
     }
 
     /// The anonymous page's swap slot, or [`NO_SWAP_SLOT`].
@@ -158,12 +179,7 @@ impl FrameMeta {
     /// Caller guarantees `slot` is a slot of the swap area (below `u32::MAX`) or [`NO_SWAP_SLOT`].
     #[inline(always)]
     pub fn set_anon_slot(&mut self, slot: u64) {
-        self.anon_slot = if slot == NO_SWAP_SLOT {
-            NO_SWAP_SLOT_32
-        } else {
-            assert!(slot < NO_SWAP_SLOT_32 as u64, "swap slot {slot} past any swap area");
-            slot as u32
-        };
+        self.anon_slot = anon_slot_32(slot);
     }
 
     /// The page's fetch completed: its contents are valid. Returns whether it is a readahead page (no
@@ -365,21 +381,18 @@ impl PageCache {
     pub fn take_frame(&mut self, page: Incoming) -> FrameId {
         let frame = self.table.insert(page.key);
         let f = frame as usize;
-        let mut meta = FrameMeta {
+        let (demand_low, demand_high) = demand_parts(page.read);
+        self.meta[f] = FrameMeta {
             lbn: page.lbn,
-            fetch_low: 0,
-            demand_low: 0,
-            anon_slot: NO_SWAP_SLOT_32,
+            fetch_low: fetch_low_of(page.fetch),
+            demand_low,
+            anon_slot: anon_slot_32(page.anon_slot),
             owner: page.owner,
             slot: page.slot,
             flags: page.flags,
             history: page.history,
-            demand_high: 0,
+            demand_high,
         };
-        meta.set_fetch(page.fetch);
-        meta.set_demand_read(page.read);
-        meta.set_anon_slot(page.anon_slot);
-        self.meta[f] = meta;
         self.in_flight += 1;
         self.prefetched_unused += (page.flags & flag::PREFETCHED != 0) as u32;
         frame
