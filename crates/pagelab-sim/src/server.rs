@@ -243,17 +243,25 @@ enum Call {
     Read(ReadCursor),
     Write(WriteCursor),
     Touch(TouchCursor),
-    /// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done),
-    /// then the inode's page (`next`) unless the inode is cached (it outlived its dentry, or another task's
-    /// dentry came meanwhile), which the lookup then `held`
-    /// ([`BufferCache::metadata_iget`]), then the object is inserted ([`BufferCache::metadata_insert`]; once
-    /// it returned `true` the call is done: `Handler::call_done`).
-    Stat {
-        ino: u64,
-        read: Option<ReadCursor>,
-        next: Option<(FileId, u64)>,
-        held: bool,
-    },
+    /// A `stat()` that missed the metadata cache. Boxed: the other calls are moved in and out of their
+    /// handler at every step, and at 128 bytes or less a move is a few stores, where a larger one is a call
+    /// to `memcpy` (asserted below).
+    Stat(Box<StatCall>),
+}
+
+const _: () = assert!(std::mem::size_of::<Option<Call>>() <= 128, "a call moves with a few stores");
+
+/// A `stat()` that missed the metadata cache: the directory block is read (`read`, until it is done), then
+/// the inode's page (`next`) unless the inode is cached (it outlived its dentry, or another task's dentry
+/// came meanwhile), which the lookup then `held` ([`BufferCache::metadata_iget`]), then the object is
+/// inserted ([`BufferCache::metadata_insert`]; once it returned `true` the call is done:
+/// `Handler::call_done`).
+#[derive(Debug)]
+struct StatCall {
+    ino: u64,
+    read: Option<ReadCursor>,
+    next: Option<(FileId, u64)>,
+    held: bool,
 }
 
 /// Counters over the measured period.
@@ -700,7 +708,7 @@ impl Server {
     /// reference the driver leaked would keep its inode from reclaim for the rest of the run.
     fn check_lookups_holding(&self) {
         let holding =
-            self.handlers.iter().filter(|h| matches!(h.call, Some(Call::Stat { held: true, .. }))).count();
+            self.handlers.iter().filter(|h| matches!(&h.call, Some(Call::Stat(s)) if s.held)).count();
         assert_eq!(
             self.cache.metadata_lookups_holding(),
             holding as u64,
@@ -1302,7 +1310,7 @@ impl Server {
                             _ => h.call_pages,
                         };
                         let mut work = Nanos(self.cfg.cpu_per_page.0 * pages);
-                        if matches!(call, Call::Stat { .. }) {
+                        if matches!(call, Call::Stat(_)) {
                             work = STAT_MISS_CPU;
                             if self.measuring {
                                 self.win.stats += 1;
@@ -1376,7 +1384,8 @@ impl Server {
                         return;
                     }
                     let read = self.open_metadata_block(slot, dir, false);
-                    self.begin_call(slot, Call::Stat { ino, read, next: Some(inode), held: false });
+                    let stat = StatCall { ino, read, next: Some(inode), held: false };
+                    self.begin_call(slot, Call::Stat(Box::new(stat)));
                 }
                 Some(Step::ReadDirBlock { block }) => match self.open_metadata_block(slot, block, false) {
                     Some(cursor) => self.begin_call(slot, Call::Read(cursor)),
@@ -1624,7 +1633,8 @@ impl Server {
                 self.cache.write(now, cursor, &self.layout, &mut self.out).expect(OWN_CALL)
             }
             Call::Touch(cursor) => self.cache.touch(now, cursor, &mut self.out).expect(OWN_CALL),
-            Call::Stat { ino, read, next, held } => {
+            Call::Stat(stat) => {
+                let StatCall { ino, read, next, held } = &mut **stat;
                 self.out.clear();
                 // The directory's page, then the inode's, then the insert: each round finishes one or stops.
                 for _ in 0..3 {
