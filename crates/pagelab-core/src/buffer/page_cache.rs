@@ -580,7 +580,12 @@ impl PageCache {
         let f = frame as usize;
         debug_assert_ne!(self.meta[f].flags & flag::UPTODATE, 0, "the policy evicted a page under I/O");
         let key = PageKey::from_raw(self.table.remove(frame));
-        let meta = self.meta[f];
+        // The record is read and cleared in one place, before the calls below (which may write anywhere, for
+        // all the compiler knows, and would make it check and load the array again).
+        let record = &mut self.meta[f];
+        let meta = *record;
+        record.flags = 0;
+        record.set_anon_slot(NO_SWAP_SLOT);
         if let Some(pc) = &mut self.pc {
             pc.partitioner_mut().evicted(key.raw(), meta.flags & flag::PREFETCHED != 0);
         }
@@ -604,8 +609,6 @@ impl PageCache {
             writing,
         });
         self.prefetched_unused -= (meta.flags & flag::PREFETCHED != 0) as u32;
-        self.meta[f].flags = 0;
-        self.meta[f].set_anon_slot(NO_SWAP_SLOT);
         writing
     }
 }
