@@ -1329,12 +1329,14 @@ impl<O: Observer> BufferCache<O> {
 
     /// The page `idx` in `frame` is read by fetch `id`; it takes the readahead marker if it is the window's.
     fn join_fetch(&mut self, frame: FrameId, id: u64, idx: u64, marker_page: Option<u64>) {
-        let f = frame as usize;
-        self.in_flight.join(frame);
-        self.pages.meta[f].set_fetch(id);
+        // The record first, through one reference: after the push below the compiler would check the
+        // array's bounds and load its address again.
+        let record = &mut self.pages.meta[frame as usize];
+        record.set_fetch(id);
         if marker_page == Some(idx) {
-            self.pages.meta[f].flags |= flag::MARKER;
+            record.flags |= flag::MARKER;
         }
+        self.in_flight.join(frame);
     }
 
     /// Allocate the absent pages of one disk run; consecutive allocated pages form one fetch. `false`: a
