@@ -551,13 +551,15 @@ pub struct BufferCache<O: Observer = ()> {
 }
 
 /// Where the page cache's reclaim hands its victims ([`BufferCache::reclaim_pages`]): a clean victim is
-/// reported evicted and its slot and memory freed (an anonymous one leaves its copy in swap as the page); a
-/// dirty one waits in `started` for its write to start.
+/// reported evicted and its slot freed (an anonymous one leaves its copy in swap as the page), and its page
+/// counted in `released`, which the caller gives back to memory when the reclaim is over (the sink holds
+/// the only reference to memory meanwhile: nothing can read the budget between the victims); a dirty one
+/// waits in `started` for its write to start.
 struct EvictedPages<'a, O> {
     now: Nanos,
     observer: &'a mut O,
     slots: &'a mut SlotPool,
-    memory: &'a mut Memory,
+    released: u32,
     started: &'a mut Vec<(PageKey, StreamId, Eviction)>,
     swapped: &'a mut KeyMap<u64, u64>,
 }
@@ -581,9 +583,7 @@ impl<O: Observer> crate::memory::FreedSink<page_cache::Evicted> for EvictedPages
             // A clean anonymous page: its copy in swap is all that is left of it.
             self.swapped.insert(e.key.raw(), e.anon_slot);
         }
-        if self.slots.release(e.slot) {
-            self.memory.release();
-        }
+        self.released += self.slots.release(e.slot) as u32;
     }
 }
 
@@ -1612,8 +1612,9 @@ impl<O: Observer> BufferCache<O> {
         let BufferCache { pages, observer, slots, memory, started, swapped, .. } = self;
         pages.steer_next_eviction(incoming);
         debug_assert!(started.is_empty(), "writes of an earlier reclaim left unstarted");
-        let mut sink = EvictedPages { now, observer, slots, memory, started, swapped };
+        let mut sink = EvictedPages { now, observer, slots, released: 0, started, swapped };
         let mut cost = pages.reclaim(target, now, &mut sink);
+        memory.release_pages(sink.released);
         if self.started.is_empty() {
             return cost; // no dirty victim (the common case)
         }
