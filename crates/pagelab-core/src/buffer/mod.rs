@@ -552,9 +552,9 @@ pub struct BufferCache<O: Observer = ()> {
 
 /// Where the page cache's reclaim hands its victims ([`BufferCache::reclaim_pages`]): a clean victim is
 /// reported evicted and its slot freed (an anonymous one leaves its copy in swap as the page), and its page
-/// counted in `released`, which the caller gives back to memory when the reclaim is over (the sink holds
-/// the only reference to memory meanwhile: nothing can read the budget between the victims); a dirty one
-/// waits in `started` for its write to start.
+/// counted in `released`, which the caller gives back to memory when the reclaim is over (neither the
+/// section nor the sink can reach the budget meanwhile, so no one reads it between the victims); a dirty
+/// one waits in `started` for its write to start.
 struct EvictedPages<'a, O> {
     now: Nanos,
     observer: &'a mut O,
