@@ -37,8 +37,8 @@ impl<V> Default for EvictionHistory<V> {
 }
 
 impl<V> EvictionHistory<V> {
-    /// A history of at most `capacity` entries (0: remembers nothing; `u32::MAX`: every key remembered
-    /// until it is taken, so at most one entry per distinct key).
+    /// A history of at most `capacity` entries (0: remembers nothing). A history that forgets nothing is
+    /// [`EvictionRuns`].
     pub fn new(capacity: u32) -> EvictionHistory<V> {
         EvictionHistory { capacity, ..EvictionHistory::default() }
     }
@@ -73,8 +73,8 @@ impl<V> EvictionHistory<V> {
             let old = self.order.pop_front().expect("order holds every entry");
             self.entries.remove(&old);
         }
-        // Stale positions are dropped once they make up half the queue: at most twice the bound, and for
-        // an unbounded history (`u32::MAX`) at most twice its live entries (32 at least), so the queue
+        // Stale positions are dropped once they make up half the queue: at most twice the bound, and, while
+        // the history is far below its bound, at most twice its live entries (32 at least), so the queue
         // follows the live entries rather than the run's length.
         let live_max = (self.capacity as usize).min(self.entries.len().max(32));
         if self.order.len() > 2 * live_max {
@@ -193,11 +193,11 @@ mod tests {
         assert!(h.len() <= 4);
     }
 
-    /// Unbounded (`u32::MAX`): nothing is forgotten, and the order queue follows the live entries, not the
+    /// Far below its bound, nothing is forgotten, and the order queue follows the live entries, not the
     /// number of evictions (here 10,000 remembered, all but every 100th taken again).
     #[test]
-    fn an_unbounded_history_forgets_nothing_and_its_order_follows_the_live_entries() {
-        let mut h = EvictionHistory::new(u32::MAX);
+    fn a_history_below_its_bound_forgets_nothing_and_its_order_follows_the_live_entries() {
+        let mut h = EvictionHistory::new(1 << 20);
         for key in 0..10_000u64 {
             h.remember(key, key);
             if key % 100 != 0 {
