@@ -9,10 +9,18 @@ use super::Fetch;
 use crate::hash::KeyMap;
 use crate::policy::FrameId;
 
+/// An issued read: the fetch as issued, its pages' frames in page order, and whether any of its pages was
+/// invalidated in flight (marked stale: its completion drops them).
+struct Issued {
+    fetch: Fetch,
+    frames: Vec<FrameId>,
+    stale: bool,
+}
+
 #[derive(Default)]
 pub(super) struct InFlightReads {
-    /// Issued reads by fetch id, with their pages' frames in page order.
-    issued: KeyMap<u64, (Fetch, Vec<FrameId>)>,
+    /// Issued reads by fetch id.
+    issued: KeyMap<u64, Issued>,
     /// The frames of the read being built: joined, not yet issued.
     building: Vec<FrameId>,
     /// Emptied frame lists, reused: at most as many as reads were ever in flight at once.
@@ -36,7 +44,7 @@ impl InFlightReads {
         let next = self.spare.pop().unwrap_or_default();
         let frames = std::mem::replace(&mut self.building, next);
         self.pages += fetch.pages;
-        let old = self.issued.insert(fetch.id, (fetch, frames));
+        let old = self.issued.insert(fetch.id, Issued { fetch, frames, stale: false });
         assert!(old.is_none(), "read {} issued twice", fetch.id);
     }
 
@@ -50,22 +58,29 @@ impl InFlightReads {
     #[inline]
     pub fn frames(&self, fetch: &Fetch) -> Option<&[FrameId]> {
         match self.issued.get(&fetch.id) {
-            Some((issued, frames)) if issued == fetch => Some(frames),
+            Some(issued) if issued.fetch == *fetch => Some(&issued.frames),
             _ => None,
         }
     }
 
+    /// A page of the issued read `id` was marked stale (its file changed while it was read): the read's
+    /// completion must look at its pages one by one. Caller guarantees `id` is issued and not finished.
+    pub fn mark_stale(&mut self, id: u64) {
+        self.issued.get_mut(&id).expect("a page marked stale is in flight under an issued read").stale = true;
+    }
+
     /// The issued read `fetch` is over (completed or failed): its frames, for the caller to hand back with
-    /// [`InFlightReads::recycle`]. `None` as [`InFlightReads::frames`].
+    /// [`InFlightReads::recycle`], and whether any of its pages was marked stale
+    /// ([`InFlightReads::mark_stale`]). `None` as [`InFlightReads::frames`].
     #[inline]
-    pub fn finish(&mut self, fetch: &Fetch) -> Option<Vec<FrameId>> {
+    pub fn finish(&mut self, fetch: &Fetch) -> Option<(Vec<FrameId>, bool)> {
         let hashbrown::hash_map::Entry::Occupied(entry) = self.issued.entry(fetch.id) else { return None };
-        if entry.get().0 != *fetch {
+        if entry.get().fetch != *fetch {
             return None;
         }
-        let (_, frames) = entry.remove();
+        let Issued { frames, stale, .. } = entry.remove();
         self.pages -= fetch.pages;
-        Some(frames)
+        Some((frames, stale))
     }
 
     /// A list [`InFlightReads::finish`] returned, emptied and kept for a later read.
@@ -83,5 +98,43 @@ impl InFlightReads {
     /// No read is being built between calls.
     pub fn idle(&self) -> bool {
         self.building.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{FileId, Lbn, StreamId};
+
+    fn read(id: u64, pages: u32) -> Fetch {
+        let (file, owner) = (FileId(1), StreamId(0));
+        Fetch { id, file, first_page: 0, lbn: Lbn(0), pages, sync: true, write: false, owner }
+    }
+
+    fn issue(reads: &mut InFlightReads, fetch: Fetch, first_frame: FrameId) {
+        for frame in first_frame..first_frame + fetch.pages {
+            reads.join(frame);
+        }
+        reads.issue(fetch);
+    }
+
+    /// A read with a page marked stale says so when it finishes, and only that read: the completion of the
+    /// others goes on without looking at their pages one by one.
+    #[test]
+    fn a_read_finishes_stale_only_if_one_of_its_pages_was_marked() {
+        let mut reads = InFlightReads::default();
+        issue(&mut reads, read(1, 2), 10);
+        issue(&mut reads, read(2, 3), 20);
+        reads.mark_stale(2);
+        assert_eq!(reads.finish(&read(1, 2)), Some((vec![10, 11], false)));
+        assert_eq!(reads.finish(&read(2, 3)), Some((vec![20, 21, 22], true)));
+        assert_eq!(reads.finish(&read(2, 3)), None, "finished once");
+        assert_eq!(reads.pages(), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "in flight under an issued read")]
+    fn marking_a_page_of_no_read_in_flight_is_a_bug() {
+        InFlightReads::default().mark_stale(7);
     }
 }

@@ -938,21 +938,17 @@ impl<O: Observer> BufferCache<O> {
             self.check();
             return Ok(());
         }
-        let frames = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
+        let (frames, stale) = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
         let from_swap = fetch.file == FileId::SWAP;
         // A file read's pages are its pages in order (the fetch is as issued); a swap read's, the slots' owners.
         let first_key = if from_swap { 0 } else { PageKey::new(fetch.file, fetch.first_page).raw() };
-        // The common case: a file read with no page invalidated in flight and no prefetch cache to take its
-        // readahead pages. Every page joins the policy, in one call for the read.
-        let plain = !from_swap
-            && self.pages.pc.is_none()
-            && frames.iter().all(|&frame| {
-                self.check_in_flight(frame, fetch);
-                self.pages.meta[frame as usize].flags & flag::STALE == 0
-            });
+        // The common case: a file read with no page invalidated in flight (the record of reads in flight
+        // knows, without a pass over the pages) and no prefetch cache to take its readahead pages. Every page
+        // joins the policy, in one call for the read, which checks each is in flight under the read.
+        let plain = !from_swap && self.pages.pc.is_none() && !stale;
         if plain {
             let observer = &mut self.observer;
-            self.pages.complete_read(&frames, first_key, |key, owner, prefetched| {
+            self.pages.complete_read(&frames, first_key, fetch.id, |key, owner, prefetched| {
                 observer.inserted(now, PageKey::from_raw(key), owner, prefetched)
             });
         } else {
@@ -1007,7 +1003,7 @@ impl<O: Observer> BufferCache<O> {
             self.check();
             return Ok(());
         }
-        let frames = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
+        let (frames, _) = self.in_flight.finish(fetch).ok_or(CoreError::UnknownFetch(fetch.id))?;
         for &frame in &frames {
             self.check_in_flight(frame, fetch);
             self.drop_page(now, frame);
@@ -1057,7 +1053,7 @@ impl<O: Observer> BufferCache<O> {
             if self.pages.is_uptodate(id) {
                 self.drop_page(now, id);
             } else {
-                self.pages.meta[id as usize].flags |= flag::STALE;
+                self.mark_stale(id);
             }
         }
         // Pages reclaim is writing out: their write finishes, but their data never comes back.
@@ -1685,6 +1681,14 @@ impl<O: Observer> BufferCache<O> {
             "frame {frame} of read {} is not in flight under it",
             fetch.id
         );
+    }
+
+    /// The page in `frame`, in flight, was invalidated: its read's completion drops it, and looks at that
+    /// read's pages one by one.
+    fn mark_stale(&mut self, frame: FrameId) {
+        let id = self.fetch_of(frame);
+        self.pages.meta[frame as usize].flags |= flag::STALE;
+        self.in_flight.mark_stale(id);
     }
 
     /// The id of the fetch the page in `frame` is in flight under. Its record keeps the id's low 32 bits

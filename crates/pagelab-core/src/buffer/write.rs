@@ -350,7 +350,7 @@ impl<O: Observer> BufferCache<O> {
             if self.pages.is_uptodate(id) {
                 self.drop_page(now, id);
             } else {
-                self.pages.meta[id as usize].flags |= flag::STALE;
+                self.mark_stale(id);
             }
         }
         // Pages being swapped out: their memory and slots are freed when the write completes, and the
