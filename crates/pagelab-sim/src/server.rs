@@ -147,17 +147,16 @@ const _: () = assert!(std::mem::size_of::<Event>() <= 16, "an event is a tag and
 struct InService {
     slots: Vec<Option<Dispatch>>,
     free: Vec<u32>,
-    len: u32,
 }
 
 impl InService {
+    /// Dispatches in service: every slot not free holds one.
     fn len(&self) -> u32 {
-        self.len
+        (self.slots.len() - self.free.len()) as u32
     }
 
     /// `d` goes to the device; its completion event names the slot returned.
     fn start(&mut self, d: Dispatch) -> u32 {
-        self.len += 1;
         match self.free.pop() {
             Some(slot) => {
                 let entry = &mut self.slots[slot as usize];
@@ -177,8 +176,6 @@ impl InService {
     fn finish(&mut self, slot: u32) -> Dispatch {
         let d = self.slots[slot as usize].take().expect("a completion names a dispatch in service");
         self.free.push(slot);
-        self.len -= 1;
-        debug_assert_eq!(self.len as usize + self.free.len(), self.slots.len(), "every slot busy or free");
         d
     }
 }

@@ -1043,19 +1043,7 @@ impl<O: Observer> BufferCache<O> {
     /// slots stay with any reader pinning them); pages in flight are dropped when their fetch completes.
     /// O(capacity): a scan of the frames, for a rare event. Returns the pages dropped or marked.
     pub fn invalidate(&mut self, now: Nanos, file: FileId) -> u32 {
-        let mut dropped = 0;
-        for id in 0..self.pages.table.ids() {
-            let key = PageKey::from_raw(self.pages.table.key(id));
-            if key.file() != file || self.pages.lookup(key.raw()) != Some(id) {
-                continue;
-            }
-            dropped += 1;
-            if self.pages.is_uptodate(id) {
-                self.drop_page(now, id);
-            } else {
-                self.mark_stale(id);
-            }
-        }
+        let mut dropped = self.drop_file_pages(now, file);
         // Pages reclaim is writing out: their write finishes, but their data never comes back.
         let dirty = &mut self.dirty;
         dropped += self.pages.retire_writing(file, |key, w| {
@@ -1675,12 +1663,31 @@ impl<O: Observer> BufferCache<O> {
     /// and the pages' own state agree.
     #[inline(always)]
     fn check_in_flight(&self, frame: FrameId, fetch: &Fetch) {
-        let meta = &self.pages.meta[frame as usize];
         assert!(
-            meta.flags & flag::UPTODATE == 0 && meta.in_fetch(fetch.id),
+            self.pages.meta[frame as usize].in_flight_under(fetch.id, 0),
             "frame {frame} of read {} is not in flight under it",
             fetch.id
         );
+    }
+
+    /// Drop the pages of `file` in the table: resident ones at once, ones in flight marked stale for their
+    /// read's completion to drop. O(frames). Returns how many. Shared by [`BufferCache::invalidate`] and an
+    /// anonymous region's release.
+    fn drop_file_pages(&mut self, now: Nanos, file: FileId) -> u32 {
+        let mut dropped = 0;
+        for id in 0..self.pages.table.ids() {
+            let key = PageKey::from_raw(self.pages.table.key(id));
+            if key.file() != file || self.pages.lookup(key.raw()) != Some(id) {
+                continue;
+            }
+            dropped += 1;
+            if self.pages.is_uptodate(id) {
+                self.drop_page(now, id);
+            } else {
+                self.mark_stale(id);
+            }
+        }
+        dropped
     }
 
     /// The page in `frame`, in flight, was invalidated: its read's completion drops it, and looks at that

@@ -145,6 +145,13 @@ impl FrameMeta {
         self.fetch_low == fetch_low_of(id)
     }
 
+    /// The page is still being read by fetch `id`: in flight under it, not valid yet, and carrying none of
+    /// the flags `also_clear` (one mask test, for the completion's hot loop).
+    #[inline(always)]
+    pub fn in_flight_under(&self, id: u64, also_clear: u8) -> bool {
+        self.flags & (flag::UPTODATE | also_clear) == 0 && self.in_fetch(id)
+    }
+
     #[inline(always)]
     pub fn set_fetch(&mut self, id: u64) {
         self.fetch_low = fetch_low_of(id);
@@ -435,7 +442,7 @@ impl PageCache {
         let pages = frames.iter().enumerate().map(|(i, &frame)| {
             let key = first_key + i as u64;
             let m = &mut meta[frame as usize];
-            if m.flags & (flag::UPTODATE | flag::STALE) != 0 || !m.in_fetch(fetch_id) {
+            if !m.in_flight_under(fetch_id, flag::STALE) {
                 not_in_flight(frame, fetch_id);
             }
             let prefetched = m.arrive();

@@ -340,19 +340,7 @@ impl<O: Observer> BufferCache<O> {
             return Err(CoreError::BadRead(format!("release of anonymous region {region}")));
         }
         let file = FileId::anon(region);
-        let mut dropped = 0;
-        for id in 0..self.pages.table.ids() {
-            let key = PageKey::from_raw(self.pages.table.key(id));
-            if key.file() != file || self.pages.lookup(key.raw()) != Some(id) {
-                continue;
-            }
-            dropped += 1;
-            if self.pages.is_uptodate(id) {
-                self.drop_page(now, id);
-            } else {
-                self.mark_stale(id);
-            }
-        }
+        let mut dropped = u64::from(self.drop_file_pages(now, file));
         // Pages being swapped out: their memory and slots are freed when the write completes, and the
         // region's next owner may fault the same pages meanwhile.
         dropped += self.pages.retire_writing(file, |_, _| {}) as u64;
